@@ -1,0 +1,55 @@
+# mtrain — two commands: `make run` and `make test`. Nothing is installed by hand.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(VENV)/bin/pip
+export YOLO_OFFLINE := 1
+export ORT_DISABLE_TELEMETRY := 1
+export MPLCONFIGDIR := $(CURDIR)/.yolo/mpl
+export YOLO_CONFIG_DIR := $(CURDIR)/.yolo
+
+.PHONY: run test bench lint venv venv-test clean help
+
+help:
+	@echo "make run    set up .venv and start the companion on the bundled demo"
+	@echo "make test   set up .venv (with training extras) and run the tests"
+	@echo "make bench  run the benchmarks; results in benchmarks/results/"
+	@echo "make lint   ruff and mypy"
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+# Runtime only: ONNX Runtime, OpenCV, Flask. No torch.
+$(VENV)/.installed-run: pyproject.toml | $(PY)
+	$(PIP) install --quiet -e .
+	touch $@
+
+# Tests, lint and training: adds pytest, hypothesis, ruff, mypy, playwright,
+# torch (CPU use of the wheel on this machine's disk) and ultralytics.
+# ultralytics pulls the GUI build of OpenCV; the headless build is put back
+# so that the runtime needs no libGL.
+$(VENV)/.installed-test: pyproject.toml | $(PY)
+	$(PIP) install --quiet -e '.[dev,train]'
+	$(PIP) install --quiet --force-reinstall --no-deps \
+		"$$($(PIP) freeze | grep -i '^opencv-python-headless==')"
+	touch $(VENV)/.installed-run $@
+
+venv: $(VENV)/.installed-run
+venv-test: $(VENV)/.installed-test
+
+run: venv
+	$(VENV)/bin/mtrain serve
+
+test: venv-test
+	$(PY) -m pytest
+
+bench: venv-test
+	$(PY) benchmarks/run_all.py
+
+lint: venv-test
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy engine vision companion_app datasets benchmarks
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

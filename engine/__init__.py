@@ -1,0 +1,1 @@
+"""engine package."""

@@ -1,0 +1,68 @@
+"""Rectified tile crops: the only view of a tile the pip model ever sees.
+
+Training data (``datasets``) and inference (``vision.reader``) both cut crops
+with these functions, so the two cannot drift apart.
+
+Corner convention: ``corners[0], corners[1]`` are the short edge at the first
+value's end, ``corners[2], corners[3]`` the short edge at the second value's
+end, in polygon order.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+#: Side of one half-tile crop in pixels: the pip model's input size.
+HALF_PX = 96
+#: Extra border kept round the tile, as a fraction of the tile's short side, so
+#: that a slightly tight box still shows every pip.
+MARGIN = 0.06
+
+
+def order_corners(corners: np.ndarray) -> np.ndarray:
+    """Return ``corners`` (4, 2) re-ordered so that 0-1 is a short edge.
+
+    The polygon order is kept; only the starting corner moves by one if the
+    first edge was a long one.
+    """
+    c = np.asarray(corners, dtype=np.float32).reshape(4, 2)
+    e01 = float(np.linalg.norm(c[1] - c[0]))
+    e12 = float(np.linalg.norm(c[2] - c[1]))
+    if e01 > e12:
+        c = np.roll(c, -1, axis=0)
+    return c
+
+
+def rectify_tile(image: np.ndarray, corners: np.ndarray, half_px: int = HALF_PX,
+                 margin: float = MARGIN) -> np.ndarray:
+    """Warp one tile upright: the first half on top, shape ``(2*half_px, half_px, 3)``.
+
+    ``corners`` must follow the corner convention (0-1 the short edge at the
+    first value's end).
+    """
+    c = np.asarray(corners, dtype=np.float32).reshape(4, 2)
+    w, h = half_px, 2 * half_px
+    m = margin * w
+    dst = np.array([[m, m], [w - m, m], [w - m, h - m], [m, h - m]], dtype=np.float32)
+    matrix = cv2.getPerspectiveTransform(c, dst)
+    return cv2.warpPerspective(image, matrix, (w, h), flags=cv2.INTER_AREA,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def tile_halves(crop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Split an upright crop into its two halves, each ``(half_px, half_px, 3)``.
+
+    The second half is turned half a circle so that both halves are seen from
+    their own end of the tile, the way the first one is.
+    """
+    half_px = crop.shape[1]
+    first = crop[:half_px]
+    second = cv2.rotate(crop[half_px:2 * half_px], cv2.ROTATE_180)
+    return np.ascontiguousarray(first), np.ascontiguousarray(second)
+
+
+def half_crops(image: np.ndarray, corners: np.ndarray,
+               half_px: int = HALF_PX) -> tuple[np.ndarray, np.ndarray]:
+    """Both half crops of the tile at ``corners``: ``tile_halves(rectify_tile(...))``."""
+    return tile_halves(rectify_tile(image, corners, half_px))
