@@ -19,6 +19,8 @@ from engine.errors import BadInputError
 COMMAND_MODULES = (
     "engine.cli",
     "vision.cli",
+    "vision.watch_cli",
+    "vision.train",
     "datasets.cli",
     "companion_app.serve",
 )
