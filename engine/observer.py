@@ -1,0 +1,531 @@
+"""The observer: judges a sequence of observed tables (the camera's view).
+
+It is fed tables only (no hands, no boneyard), one observation at a time.
+Everything that changes between two consecutive observations belongs to the
+player to move (CONTRACTS.md, ``check``). Their turn ends at the first
+non-double tile, at a pass event, or when their own train becomes open (a
+pass event and a new own marker in the same observation end one turn
+together); the next observation then belongs to the next seat clockwise.
+
+Where several tiles appeared at once, the observer tries the orders in which
+they could have been laid (each train's tiles in their order along the
+train) and judges the one with the fewest breaches, so that a legal turn is
+never reported. It mirrors the legality rules of :class:`engine.round.Round`
+and does not cry wolf: the public view of a legal game yields no error alert.
+Whatever the camera saw is judged; nothing here raises for odd contents.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.rules import RuleSet
+from engine.table import MEXICAN, Owner, TableState
+from engine.tiles import Tile
+
+#: Alert codes of CONTRACTS.md, code -> meaning. ``open-double`` is a notice.
+ALERT_CODES: dict[str, str] = {
+    "mismatch": "a tile's near end does not match the end it was laid on",
+    "closed-train": "a tile on another player's train that is not open",
+    "unsatisfied-double": "a tile elsewhere while a satisfiable double is open",
+    "double-order": "doubles satisfied out of the order the rules require",
+    "extra-tile": "more tiles in one turn than the rules allow",
+    "first-turn": "a first-turn play the rules forbid",
+    "duplicate-tile": "the same tile twice on the table",
+    "not-in-set": "a value outside the set",
+    "tile-removed": "a tile that was on the table is gone",
+    "marker-missing": "a player passed and their train is not marked",
+    "marker-stale": "a player played on their own train and the marker stayed",
+    "open-double": "(notice) a double now waits to be satisfied",
+}
+
+#: Codes that are notices, not breaches.
+NOTICE_CODES = frozenset({"open-double"})
+
+#: Events an observation may carry.
+EVENTS = (None, "pass", "out")
+
+#: Above this many new tiles in one observation, only the natural order is judged.
+_MAX_SEARCH_TILES = 7
+
+Pair = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Alert:
+    """One problem seen at observation ``at``: ``code`` from :data:`ALERT_CODES`."""
+
+    at: int
+    code: str
+    seat: int | None
+    train: Owner | None
+    message: str
+
+    @property
+    def is_error(self) -> bool:
+        return self.code not in NOTICE_CODES
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "at": self.at,
+            "code": self.code,
+            "seat": self.seat,
+            "train": self.train,
+            "message": self.message,
+        }
+
+    def __str__(self) -> str:
+        seat = "-" if self.seat is None else self.seat
+        train = "-" if self.train is None else self.train
+        return f"[{self.at}] {self.code} seat {seat} train {train}: {self.message}"
+
+
+@dataclass
+class _Turn:
+    """What the player to move has done so far this turn (also the search state)."""
+
+    ends: dict[Owner, int]
+    open: list[Owner]
+    count: list[int]
+    fresh: list[Owner] = field(default_factory=list)
+    after_double: bool = False
+    over: bool = False  # a non-double tile ended the turn
+    chaining: bool = False
+    played_own: bool = False
+    #: observation index at which each open double was laid: doubles laid in one
+    #: observation tie, since the camera cannot tell which came first.
+    rank: dict[Owner, int] = field(default_factory=dict)
+    #: chicken foot: owner -> [the double's value, answers still owed]
+    cf: dict[Owner, list[int]] = field(default_factory=dict)
+
+    def copy(self) -> _Turn:
+        return _Turn(
+            dict(self.ends),
+            list(self.open),
+            list(self.count),
+            list(self.fresh),
+            self.after_double,
+            self.over,
+            self.chaining,
+            self.played_own,
+            dict(self.rank),
+            {o: list(v) for o, v in self.cf.items()},
+        )
+
+
+class Observer:
+    """Judges observed tables one at a time (see the module docstring).
+
+    >>> from engine.rules import RuleSet
+    >>> from engine.table import TableState
+    >>> obs = Observer(RuleSet(), players=2, engine=12, first=0)
+    >>> obs.observe(TableState.parse("12 | 0: | 1: | mexican:"))
+    []
+    >>> [a.code for a in obs.observe(TableState.parse("12 | 0: 12-5 | 1: 3-4 | mexican:"))]
+    ['mismatch', 'extra-tile']
+    """
+
+    def __init__(self, rules: RuleSet, players: int, engine: int, first: int = 0) -> None:
+        self.rules = rules
+        self.players = players
+        self.engine = engine
+        self.first = first
+        self.to_move = first % players if players > 0 else 0
+        self.index = -1
+        self.ended = False
+        self.size = rules.set + 1
+        self._opens = rules.marker_opens
+        self._trains: dict[Owner, tuple[Pair, ...]] = {}
+        self._markers: dict[Owner, bool] = {}
+        self._open: list[Owner] = []
+        self._rank: dict[Owner, int] = {}
+        self._feet: dict[Owner, tuple[Pair, ...]] = {}
+        self._cf: dict[Owner, list[int]] = {}  # chicken foot: owner -> [value, answers left]
+        self._turn: _Turn | None = None  # carried over between observations of one turn
+        self.started: set[int] = set()
+        self.alerts: list[Alert] = []
+
+    # ------------------------------------------------------------------ public
+
+    def observe(self, table: TableState, event: str | None = None) -> list[Alert]:
+        """Judge the next observed table; returns the alerts it raises (maybe none)."""
+        self.index += 1
+        alerts = self._start(table) if self.index == 0 else self._step(table, event)
+        self.alerts.extend(alerts)
+        return alerts
+
+    @property
+    def errors(self) -> list[Alert]:
+        return [a for a in self.alerts if a.is_error]
+
+    # ------------------------------------------------------------------ helpers
+
+    def _alert(self, code: str, train: Owner | None, message: str, seat: int | None = -1) -> Alert:
+        return Alert(self.index, code, self.to_move if seat == -1 else seat, train, message)
+
+    def _valid(self, pair: Pair) -> bool:
+        return 0 <= pair[0] < self.size and 0 <= pair[1] < self.size
+
+    def _is_open(self, owner: Owner, markers: dict[Owner, bool]) -> bool:
+        if owner == MEXICAN:
+            return True
+        return markers.get(owner, not self._opens) == self._opens
+
+    @staticmethod
+    def _trains_of(
+        table: TableState,
+    ) -> tuple[dict[Owner, tuple[Pair, ...]], dict[Owner, tuple[Pair, ...]], dict[Owner, bool]]:
+        """Lines, chicken feet and markers per owner (a second train for one owner is ignored)."""
+        trains: dict[Owner, tuple[Pair, ...]] = {}
+        feet: dict[Owner, tuple[Pair, ...]] = {}
+        markers: dict[Owner, bool] = {}
+        for train in table.trains:
+            if train.owner in trains:
+                continue
+            trains[train.owner] = train.tiles
+            feet[train.owner] = train.feet
+            markers[train.owner] = train.marker
+        return trains, feet, markers
+
+    def _counts(self, groups: list[tuple[Pair, ...]]) -> list[int]:
+        """Tiles on the table carrying each value (each distinct tile once)."""
+        tiles = {Tile(self.engine, self.engine)} if 0 <= self.engine < self.size else set()
+        for pairs in groups:
+            tiles.update(Tile(*p) for p in pairs if self._valid(p))
+        count = [0] * self.size
+        for tile in tiles:
+            count[tile.a] += 1
+            if tile.b != tile.a:
+                count[tile.b] += 1
+        return count
+
+    def _static(self, table: TableState, new: list[tuple[Owner, Pair]]) -> list[Alert]:
+        """not-in-set and duplicate-tile for the tiles that are new in this observation."""
+        alerts = []
+        seen: Counter[Tile] = Counter({Tile(self.engine, self.engine): 1})
+        for train in table.trains:
+            seen.update(Tile(*p) for p in train.tiles)
+            seen.update(Tile(*p) for p in train.feet)
+        for owner, pair in new:
+            if not self._valid(pair):
+                top = self.size - 1
+                message = f"tile {list(pair)} has a value outside the double-{top} set"
+                alerts.append(self._alert("not-in-set", owner, message))
+            times = seen[Tile(*pair)]
+            if times > 1:
+                message = f"tile {Tile(*pair)} is on the table {times} times"
+                alerts.append(self._alert("duplicate-tile", owner, message))
+        return alerts
+
+    # ------------------------------------------------------------------ the first table
+
+    def _start(self, table: TableState) -> list[Alert]:
+        trains, feet, markers = self._trains_of(table)
+        new = [(o, p) for o, pairs in trains.items() for p in pairs]
+        new += [(o, p) for o, pairs in feet.items() for p in pairs]
+        alerts = [Alert(a.at, a.code, None, a.train, a.message) for a in self._static(table, new)]
+        for owner, pairs in trains.items():
+            end = self.engine
+            for k, (near, far) in enumerate(pairs):
+                if near != end:
+                    alerts.append(
+                        Alert(self.index, "mismatch", None, owner,
+                              f"tile {k} [{near}, {far}] does not match {end}")
+                    )
+                end = far
+        self._trains, self._feet, self._markers = trains, feet, markers
+        self._open = [o for o, pairs in trains.items() if pairs and pairs[-1][0] == pairs[-1][1]]
+        self._rank = {o: 0 for o in self._open}
+        if self.rules.chicken_foot:
+            self._cf = {o: [trains[o][-1][1], 3] for o in self._open}
+        return alerts
+
+    # ------------------------------------------------------------------ later tables
+
+    def _diff(
+        self, old: tuple[Pair, ...], now: tuple[Pair, ...], owner: Owner, alerts: list[Alert]
+    ) -> int:
+        """Length of the common prefix; what was beyond it in ``old`` is reported removed."""
+        k = 0
+        while k < len(old) and k < len(now) and Tile(*old[k]) == Tile(*now[k]):
+            k += 1
+        for j in range(k, len(old)):
+            alerts.append(
+                self._alert("tile-removed", owner, f"tile {Tile(*old[j])} is gone from the train")
+            )
+        return k
+
+    def _step(self, table: TableState, event: str | None) -> list[Alert]:
+        trains, feet, markers = self._trains_of(table)
+        alerts: list[Alert] = []
+        mover = self.to_move
+
+        # 1. What is gone, what is new: per train (and its feet), the common prefix.
+        base_ends: dict[Owner, int] = {}
+        kept: list[tuple[Pair, ...]] = []
+        changed: set[Owner] = set()
+        sequences: list[tuple[Owner, bool, list[Pair]]] = []
+        for owner in list(self._trains) + [o for o in trains if o not in self._trains]:
+            for foot, old, now in (
+                (False, self._trains.get(owner, ()), trains.get(owner, ())),
+                (True, self._feet.get(owner, ()), feet.get(owner, ())),
+            ):
+                k = self._diff(old, now, owner, alerts)
+                if k < len(old):
+                    changed.add(owner)
+                kept.append(now[:k])
+                if not foot:
+                    base_ends[owner] = now[k - 1][1] if k else self.engine
+                if len(now) > k:
+                    sequences.append((owner, foot, list(now[k:])))
+        alerts += self._static(table, [(o, p) for o, _, seq in sequences for p in seq])
+        if self.ended:
+            for owner, _, seq in sequences:
+                for pair in seq:
+                    message = f"tile {Tile(*pair)} after the round ended"
+                    alerts.append(self._alert("extra-tile", owner, message))
+            self._trains, self._feet, self._markers = trains, feet, markers
+            return alerts
+
+        # 2. Judge the new tiles in the order with the fewest breaches.
+        still_open = [o for o in self._open if o not in changed and o in base_ends]
+        carried = self._turn or _Turn({}, [], [])
+        turn = _Turn(
+            base_ends,
+            still_open,
+            self._counts(kept),
+            list(carried.fresh),
+            carried.after_double,
+            carried.over,
+            carried.chaining,
+            carried.played_own,
+            {o: self._rank.get(o, -1) for o in still_open},
+            {o: list(v) for o, v in self._cf.items() if o in still_open},
+        )
+        breaches, turn = self._best_order(sequences, turn, mover)
+        alerts += breaches
+
+        # 3. Markers and the end of the turn.
+        own_open_before = self._is_open(mover, self._markers)
+        own_open_now = self._is_open(mover, markers)
+        newly_open = own_open_now and not own_open_before
+        passed = event == "pass" or newly_open
+        if event == "pass" and not own_open_now:
+            message = f"seat {mover} passed and their train is not marked"
+            alerts.append(self._alert("marker-missing", mover, message))
+        ends_turn = passed or turn.over or turn.chaining or event == "out"
+        if ends_turn and not passed and turn.played_own and own_open_now and event != "out":
+            message = f"seat {mover} played on their own train and the marker stayed"
+            alerts.append(self._alert("marker-stale", mover, message))
+        self._trains, self._feet, self._markers = trains, feet, markers
+        self._open, self._rank, self._cf = turn.open, turn.rank, turn.cf
+        if event == "out":
+            self.ended = True
+        if ends_turn:
+            if event != "out":
+                for owner in turn.fresh:
+                    if owner in turn.open and self._live(owner, turn):
+                        value = self._value(owner, turn)
+                        message = f"the double {value}-{value} on train {owner} waits"
+                        alerts.append(self._alert("open-double", owner, message))
+            self.started.add(mover)
+            self.to_move = (mover + 1) % self.players
+            self._turn = None
+        else:
+            self._turn = turn
+        return alerts
+
+    # ------------------------------------------------------------------ the search
+
+    def _best_order(
+        self, sequences: list[tuple[Owner, bool, list[Pair]]], turn: _Turn, mover: int
+    ) -> tuple[list[Alert], _Turn]:
+        """Judge the new tiles in the order with the fewest breaches (trains' own order kept)."""
+        total = sum(len(seq) for _, _, seq in sequences)
+        if total == 0:
+            return [], turn
+        if total > _MAX_SEARCH_TILES or len(sequences) == 1:
+            order = [(owner, foot, pair) for owner, foot, seq in sequences for pair in seq]
+            return self._judge(order, turn.copy(), mover)
+        best: tuple[list[Alert], _Turn] | None = None
+        Item = tuple[Owner, bool, Pair]
+
+        def orders(pos: list[int], acc: list[Item]) -> Iterator[list[Item]]:
+            if len(acc) == total:
+                yield list(acc)
+                return
+            for s, (owner, foot, seq) in enumerate(sequences):
+                if pos[s] < len(seq):
+                    acc.append((owner, foot, seq[pos[s]]))
+                    pos[s] += 1
+                    yield from orders(pos, acc)
+                    pos[s] -= 1
+                    acc.pop()
+
+        for order in orders([0] * len(sequences), []):
+            result = self._judge(order, turn.copy(), mover)
+            if best is None or len(result[0]) < len(best[0]):
+                best = result
+                if not result[0]:
+                    break
+        assert best is not None
+        return best
+
+    def _judge(
+        self, order: list[tuple[Owner, bool, Pair]], turn: _Turn, mover: int
+    ) -> tuple[list[Alert], _Turn]:
+        """Replay ``order`` (tiles laid one by one) on ``turn``; the breaches it shows."""
+        alerts = []
+        for owner, foot, pair in order:
+            code, message = self._check(owner, foot, pair, turn, mover)
+            if code:
+                alerts.append(self._alert(code, owner, message))
+            self._lay(owner, foot, pair, turn, mover)
+        return alerts, turn
+
+    def _required(self, doubles: list[Owner], turn: _Turn) -> list[Owner]:
+        """The doubles that may be satisfied now, per the rules' order (ties all count)."""
+        order = self.rules.satisfy_order
+        if order == "any":
+            return doubles
+        ranks = [turn.rank.get(o, -1) for o in doubles]
+        pick = min(ranks) if order == "played" else max(ranks)
+        return [o for o, r in zip(doubles, ranks, strict=False) if r == pick]
+
+    def _value(self, owner: Owner, turn: _Turn) -> int:
+        """The value of the open double on a train (the chicken foot's, once answered)."""
+        cf = turn.cf.get(owner)
+        return cf[0] if cf else turn.ends.get(owner, self.engine)
+
+    def _live(self, owner: Owner, turn: _Turn) -> bool:
+        """True when the double on ``owner``'s train can still be satisfied."""
+        value = self._value(owner, turn)
+        return 0 <= value < self.size and turn.count[value] < self.size
+
+    def _check(
+        self, owner: Owner, foot: bool, pair: Pair, turn: _Turn, mover: int
+    ) -> tuple[str, str]:
+        """The breach one tile makes, as (code, message), or ("", "")."""
+        near, far = pair
+        tile = Tile(near, far)
+        rules = self.rules
+        # One non-double tile per turn (a first-turn chain [001] goes on).
+        if turn.over:
+            return "extra-tile", f"tile {tile} after the turn's last tile"
+        cf = turn.cf.get(owner)
+        if foot:
+            # A chicken foot's side tile answers the double once its line tile is down.
+            if not cf or cf[1] == 3 or near != cf[0]:
+                return "mismatch", f"side tile [{near}, {far}] does not answer a double"
+        else:
+            # A tile's near end must match the end it is laid on.
+            end = turn.ends.get(owner, self.engine)
+            if near != end:
+                return "mismatch", f"tile [{near}, {far}] laid on {end}"
+            if cf and cf[1] < 3:
+                return "unsatisfied-double", f"tile {tile} before the chicken foot is answered"
+        is_double = near == far
+        # An open double from an earlier turn blocks every other train [000].
+        blocking = [o for o in turn.open if o not in turn.fresh and self._live(o, turn)]
+        if blocking:
+            required = self._required(blocking, turn)
+            if owner in required and not is_double:
+                return "", ""
+            if owner in blocking and not is_double:
+                return "double-order", f"double on train {required[0]} must be satisfied first"
+            return "unsatisfied-double", f"tile {tile} while double on train {required[0]} is open"
+        # After one's own doubles: their order, or [003] one's own double first.
+        must_own = rules.must_satisfy_own_double or rules.chicken_foot
+        if turn.after_double:
+            mine = [o for o in turn.fresh if o in turn.open and self._live(o, turn)]
+            if mine and (must_own or (len(mine) >= 2 and not is_double)):
+                required = self._required(mine, turn)
+                if owner in required and not is_double:
+                    return "", ""
+                if owner in mine and not is_double:
+                    return "double-order", f"double on train {required[0]} must be satisfied first"
+                return (
+                    "unsatisfied-double",
+                    f"tile {tile} while the double on train {required[0]} is open",
+                )
+        # At most so many doubles per turn [002].
+        if is_double and rules.doubles_per_turn and len(turn.fresh) >= rules.doubles_per_turn:
+            return "extra-tile", f"more than {rules.doubles_per_turn} double(s) in one turn"
+        # At most so many open doubles on the table [002].
+        if is_double and rules.max_open_doubles:
+            live = sum(1 for o in turn.open if self._live(o, turn))
+            if live >= rules.max_open_doubles:
+                return "extra-tile", f"more than {rules.max_open_doubles} open double(s)"
+        # A first-turn chain [001] stays on one's own train.
+        if turn.chaining and owner != mover:
+            return "extra-tile", f"tile {tile} after a first-turn chain"
+        # [002][004]: the first tile must start one's own train.
+        if rules.first_turn == "own-train-only" and mover not in self.started and owner != mover:
+            return "first-turn", f"seat {mover} must start their own train on their first turn"
+        # Another player's train takes a tile only when it is open.
+        if owner != mover and not self._is_open(owner, self._markers):
+            return "closed-train", f"train {owner} is not open"
+        return "", ""
+
+    def _lay(self, owner: Owner, foot: bool, pair: Pair, turn: _Turn, mover: int) -> None:
+        """Put the tile down in the search state (whatever the breach)."""
+        near, far = pair
+        if self._valid(pair):
+            tile = Tile(near, far)
+            turn.count[tile.a] += 1
+            if tile.b != tile.a:
+                turn.count[tile.b] += 1
+        if owner == mover:
+            turn.played_own = True
+        cf = turn.cf.get(owner)
+        if cf:
+            cf[1] -= 1
+            if cf[1] <= 0:
+                del turn.cf[owner]
+                if owner in turn.open:
+                    turn.open.remove(owner)
+            if not foot:
+                turn.ends[owner] = far
+        elif not foot:
+            turn.ends[owner] = far
+            if owner in turn.open:
+                turn.open.remove(owner)
+        if near == far and not foot:
+            turn.open.append(owner)
+            turn.rank[owner] = self.index
+            turn.fresh.append(owner)
+            turn.after_double = True
+            if self.rules.chicken_foot:
+                turn.cf[owner] = [near, 3]
+            return
+        if turn.over:
+            return
+        blocking = any(o not in turn.fresh and self._live(o, turn) for o in turn.open)
+        if (
+            self.rules.first_turn == "chain"
+            and owner == mover
+            and mover not in self.started
+            and not blocking
+            and not foot
+        ):
+            turn.chaining = True
+            turn.after_double = False
+        else:
+            turn.over = True
+
+
+def replay(
+    rules: RuleSet,
+    players: int,
+    engine: int,
+    first: int,
+    observations: list[tuple[TableState, str | None]],
+) -> list[Alert]:
+    """Feed every observation to a new :class:`Observer`; all the alerts, in order."""
+    observer = Observer(rules, players, engine, first)
+    for table, event in observations:
+        observer.observe(table, event)
+    return observer.alerts
