@@ -205,7 +205,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     print(f"blocked rounds: {stats['blocked_rate']:.1%}")
     for seat, name in enumerate(bots):
         print(
-            f"seat {seat} ({name}): average points per round {stats['avg_points'][seat]:.1f}, "
+            f"seat {seat} ({name}): average penalty per round {stats['avg_penalty'][seat]:.1f}, "
             f"win rate {stats['win_rate'][seat]:.1%}"
         )
     return 0

@@ -267,6 +267,7 @@ class Observer:
         base_ends: dict[Owner, int] = {}
         kept: list[tuple[Pair, ...]] = []
         changed: set[Owner] = set()
+        reopened: list[Owner] = []
         sequences: list[tuple[Owner, bool, list[Pair]]] = []
         for owner in list(self._trains) + [o for o in trains if o not in self._trains]:
             for foot, old, now in (
@@ -279,6 +280,8 @@ class Observer:
                 kept.append(now[:k])
                 if not foot:
                     base_ends[owner] = now[k - 1][1] if k else self.engine
+                    if k < len(old) and k and now[k - 1][0] == now[k - 1][1]:
+                        reopened.append(owner)  # a tile laid on a double is gone
                 if len(now) > k:
                     sequences.append((owner, foot, list(now[k:])))
         alerts += self._static(table, [(o, p) for o, _, seq in sequences for p in seq])
@@ -292,6 +295,7 @@ class Observer:
 
         # 2. Judge the new tiles in the order with the fewest breaches.
         still_open = [o for o in self._open if o not in changed and o in base_ends]
+        still_open += [o for o in reopened if o not in still_open]
         carried = self._turn or _Turn({}, [], [])
         turn = _Turn(
             base_ends,
@@ -302,7 +306,7 @@ class Observer:
             carried.over,
             carried.chaining,
             carried.played_own,
-            {o: self._rank.get(o, -1) for o in still_open},
+            {o: self._rank.get(o, self.index - 1) for o in still_open},
             {o: list(v) for o, v in self._cf.items() if o in still_open},
         )
         breaches, turn = self._best_order(sequences, turn, mover)

@@ -57,6 +57,15 @@ class Round:
     boneyard chosen), or from CONTRACTS.md's STATE with :meth:`from_json`.
     """
 
+    __slots__ = (
+        "rules", "players", "engine", "n", "size",
+        "_lo", "_hi", "_pips", "_dbl", "_tile",
+        "_opens", "_chicken", "_must_own", "_chain", "_own_only",
+        "hands", "_hv", "boneyard", "lines", "feet", "ends", "markers", "_count",
+        "open", "_cf", "turn", "drawn", "_drawn_tile", "fresh", "after_double", "chaining",
+        "started", "over", "winner", "blocked", "turns", "_stack", "move_stack",
+    )
+
     def __init__(self, rules: RuleSet, players: int, engine: int) -> None:
         if players < 1:
             raise ValueError("a round needs at least one player")
@@ -555,7 +564,7 @@ class Round:
                 self._finish(p)  # going out on a double ends the round at once
         elif not hand:
             self._finish(p)
-        elif self._chain and i == p and not self.started[p] and not self.fresh_blocking():
+        elif self._chain and i == p and not self.started[p] and not self._older_double_blocks():
             self.chaining = True  # [001]: the first-turn chain may go on
             self.after_double = False
             self.drawn = False
@@ -576,7 +585,7 @@ class Round:
                 self.chaining = False
         return (PLAY, t, i, p, prev_end, foot)
 
-    def fresh_blocking(self) -> bool:
+    def _older_double_blocks(self) -> bool:
         """True when an open double from an earlier turn constrains the player to move."""
         return any(i not in self.fresh and not self.is_dead(i) for i in self.open)
 
@@ -750,8 +759,8 @@ class Round:
             "players": self.players,
             "engine": self.engine,
             "turn": self.turn,
-            "hands": [[list(t.pair()) for t in self.hand(p)] for p in range(self.players)],
-            "boneyard": [list(self.tile(t).pair()) for t in reversed(self.boneyard)],
+            "hands": [[list(t.pair) for t in self.hand(p)] for p in range(self.players)],
+            "boneyard": [list(self.tile(t).pair) for t in reversed(self.boneyard)],
             "trains": [t.to_json() for t in table.trains],
             "drawn": self.drawn,
             "first_turn": not any(self.started),

@@ -55,7 +55,7 @@ def simulate(
         mine = [s for s in range(players) if bots[s] == name]
         by_bot[name] = {
             "seats": len(mine),
-            "avg_points": sum(points[s] for s in mine) / (rounds * len(mine)),
+            "avg_penalty": sum(points[s] for s in mine) / (rounds * len(mine)),
             "win_rate": sum(wins[s] for s in mine) / (games * len(mine)),
         }
     return {
@@ -65,7 +65,7 @@ def simulate(
         "games": games,
         "rounds": rounds,
         "avg_round_turns": turns / rounds,
-        "avg_points": [p / rounds for p in points],
+        "avg_penalty": [p / rounds for p in points],
         "win_rate": [w / games for w in wins],
         "blocked_rate": blocked / rounds,
         "by_bot": by_bot,

@@ -64,7 +64,9 @@ class Tile:
             return self.a
         raise ValueError(f"{self} has no {value}")
 
+    @property
     def pair(self) -> tuple[int, int]:
+        """``(a, b)`` with ``a <= b``."""
         return (self.a, self.b)
 
     def __iter__(self) -> Any:

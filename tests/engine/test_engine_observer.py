@@ -133,6 +133,16 @@ class TestHandMade:
         texts = [START3, "12 | 0: 12-5 | 1: | 2: | mexican:", START3]
         assert codes(self.rules, 3, 12, 0, texts) == ["tile-removed"]
 
+    def test_a_tile_seen_once_on_a_double_does_not_cascade(self) -> None:
+        # The camera once saw a stray tile on the open double; it is reported as
+        # gone, and the double is still the one to satisfy.
+        texts = [START5, "12 | 0: 12-5 5-5 * | 1: | 2: | mexican:",
+                 "12 | 0: 12-5 5-5 5-1 * | 1: | 2: | mexican:",
+                 "12 | 0: 12-5 5-5 * | 1: | 2: | mexican:",
+                 "12 | 0: 12-5 5-5 5-2 * | 1: | 2: | mexican:"]
+        got = codes(self.rules, 3, 12, 0, texts, [None, "pass", None, None, None])
+        assert got == ["open-double", "tile-removed"]
+
     def test_markers(self) -> None:
         texts = [START3, START3]
         assert codes(self.rules, 3, 12, 0, texts, [None, "pass"]) == ["marker-missing"]

@@ -31,6 +31,7 @@ class TestTile:
 
     def test_properties(self) -> None:
         tile = Tile(4, 9)
+        assert tile.pair == (4, 9)
         assert tile.pips == 13 and not tile.is_double and tile.has(9) and tile.other(9) == 4
         assert Tile(6, 6).is_double and Tile(6, 6).other(6) == 6
         with pytest.raises(ValueError):
