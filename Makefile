@@ -42,6 +42,7 @@ run: venv
 	$(VENV)/bin/mtrain serve
 
 test: venv-test
+	sh tests/browser/ensure_chromium.sh
 	$(PY) -m pytest
 
 bench: venv-test

@@ -1,1 +1,135 @@
-"""companion_app package."""
+"""The companion web app: a tablet page with the live table, alerts and the score pad.
+
+``create_app(test_config=None)`` is the application factory (Flask's tutorial
+layout): blueprints for the live page, games, the score pad and the hands;
+the database opened per request through ``g``; the table worker attached in
+``app.extensions["mtrain_worker"]`` by :func:`attach_worker`.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, render_template, request
+
+from companion_app import db, store
+from companion_app.events import Broadcaster
+from companion_app.security import AccessError, check_csrf, csrf_token, is_unlocked
+
+MAX_UPLOAD_BYTES = 12 * 1024 * 1024
+
+__all__ = ["MAX_UPLOAD_BYTES", "attach_worker", "create_app"]
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """Build the app on the database ``DATABASE`` (default ``instance/mtrain.sqlite3``).
+
+    Raises :class:`engine.errors.BadInputError` naming the file when the
+    database is corrupt or cannot be used; a read-only file opens read-only.
+    """
+    app = Flask(__name__, instance_relative_config=True)
+    app.config.from_mapping(
+        DATABASE=os.path.join(app.instance_path, "mtrain.sqlite3"),
+        MAX_CONTENT_LENGTH=MAX_UPLOAD_BYTES,
+        MODELS_DIR=str(Path(__file__).resolve().parent.parent / "models"),
+        SESSION_COOKIE_SAMESITE="Lax",
+        SSE_KEEPALIVE_SECONDS=15.0,
+        SOURCE_LABEL="",
+    )
+    if test_config is not None:
+        app.config.from_mapping(test_config)
+    if app.config["DATABASE"] == os.path.join(app.instance_path, "mtrain.sqlite3"):
+        os.makedirs(app.instance_path, exist_ok=True)
+
+    info = db.prepare(app.config["DATABASE"])
+    app.config["READ_ONLY"] = info.read_only
+    conn = db.connect(info.path, read_only=info.read_only)
+    try:
+        conn.isolation_level = None
+        ro = info.read_only
+        app.secret_key = store.ensure_setting(
+            conn, "secret_key", lambda: secrets.token_hex(32), read_only=ro
+        )
+        if "PIN" not in app.config:
+            app.config["PIN"] = store.ensure_setting(conn, "pin", store.new_pin, read_only=ro)
+    finally:
+        conn.close()
+
+    db.init_app(app)
+    app.extensions["mtrain_broadcaster"] = Broadcaster()
+    app.extensions["mtrain_worker"] = None
+
+    from companion_app.views import games, hands, live, scores
+
+    app.register_blueprint(live.bp)
+    app.register_blueprint(games.bp)
+    app.register_blueprint(scores.bp)
+    app.register_blueprint(hands.bp)
+
+    app.before_request(check_csrf)
+
+    @app.context_processor
+    def inject() -> dict[str, Any]:
+        return {
+            "csrf_token": csrf_token,
+            "unlocked": is_unlocked(),
+            "read_only": app.config["READ_ONLY"],
+            "database": app.config["DATABASE"],
+            "current_game_for_nav": lambda: store.current_game(db.get_db()),
+        }
+
+    @app.after_request
+    def harden(response: Any) -> Any:
+        # Everything is local: no external script, style, font or image may load.
+        response.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+            "script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
+        )
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        return response
+
+    @app.errorhandler(AccessError)
+    def access_error(exc: AccessError) -> Any:
+        return _error(exc.status, exc.message)
+
+    @app.errorhandler(413)
+    def too_large(exc: Exception) -> Any:
+        limit = app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
+        return _error(413, f"The upload is too large: photos up to {limit} MB are accepted.")
+
+    @app.errorhandler(404)
+    def not_found(exc: Exception) -> Any:
+        return _error(404, "There is no such page (or no such game, round or seat).")
+
+    @app.errorhandler(405)
+    def bad_method(exc: Exception) -> Any:
+        return _error(405, "That page cannot be used this way.")
+
+    @app.errorhandler(400)
+    def bad_request(exc: Exception) -> Any:
+        return _error(400, "The form was malformed; reload the page and try again.")
+
+    return app
+
+
+def _error(status: int, message: str) -> Any:
+    if request.accept_mimetypes.best == "application/json" or request.is_json:
+        return {"error": message}, status
+    return render_template("error.html", status=status, message=message), status
+
+
+def attach_worker(app: Flask, source: Any, *, start: bool = True) -> Any:
+    """Attach a :class:`~companion_app.worker.TableWorker` running ``source`` to the app."""
+    from companion_app.worker import TableWorker
+
+    worker = TableWorker(app, source)
+    app.extensions["mtrain_worker"] = worker
+    app.config["SOURCE_LABEL"] = source.label
+    if start:
+        worker.start()
+    return worker

@@ -1,0 +1,147 @@
+"""End-of-round hands: checking an uploaded photo, reading its tiles, parsing corrections.
+
+The reading itself is the vision package's (:class:`vision.TileReader`, ONNX
+Runtime, no torch); when the models are missing the page says so and the
+tiles are entered by hand. Points come from :func:`engine.hand_points`.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ACCEPTED_FORMATS = {"JPEG": "image/jpeg", "PNG": "image/png", "WEBP": "image/webp",
+                    "MPO": "image/jpeg", "BMP": "image/bmp"}
+MAX_PIXELS = 50_000_000
+
+TILE_TEXT = re.compile(r"^(\d{1,2})\s*[-/:|x]\s*(\d{1,2})$")
+
+
+class HandError(ValueError):
+    """An upload or a correction that cannot be used; the message is shown on the page."""
+
+
+@dataclass(frozen=True)
+class Photo:
+    data: bytes
+    mimetype: str
+    width: int
+    height: int
+
+
+def check_photo(data: bytes, filename: str = "upload") -> Photo:
+    """Accept ``data`` only if it is a JPEG, PNG, WebP or BMP photo; size after EXIF rotation."""
+    from PIL import Image, ImageOps, UnidentifiedImageError
+
+    if not data:
+        raise HandError(f"{filename}: the file is empty; take or choose a photo.")
+    try:
+        with Image.open(io.BytesIO(data)) as probe:
+            fmt = probe.format or ""
+            probe.verify()
+        with Image.open(io.BytesIO(data)) as image:
+            if image.width * image.height > MAX_PIXELS:
+                raise HandError(f"{filename}: the photo is too large "
+                                f"({image.width}×{image.height} pixels).")
+            upright = ImageOps.exif_transpose(image)
+            width, height = upright.size
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
+        if isinstance(exc, HandError):
+            raise
+        raise HandError(f"{filename}: not an image (a photo in JPEG, PNG or WebP is needed)."
+                        ) from None
+    except Image.DecompressionBombError:
+        raise HandError(f"{filename}: the photo is too large.") from None
+    if fmt not in ACCEPTED_FORMATS:
+        raise HandError(f"{filename}: {fmt or 'this'} images are not accepted; "
+                        "use JPEG, PNG or WebP.")
+    return Photo(data, ACCEPTED_FORMATS[fmt], width, height)
+
+
+def models_status(models_dir: str | os.PathLike[str]) -> str | None:
+    """``None`` when hands can be read from photos, else why not (one sentence)."""
+    folder = Path(models_dir)
+    missing = [name for name in ("tiles.onnx", "pips.onnx") if not (folder / name).is_file()]
+    if missing:
+        paths = ", ".join(str(folder / m) for m in missing)
+        return (f"The tile-reading models are missing ({paths}): photos are kept, "
+                "but enter each hand's tiles by hand.")
+    try:
+        import vision.reader  # noqa: F401
+    except ImportError as exc:
+        return f"The tile reader cannot be loaded ({exc}): enter each hand's tiles by hand."
+    return None
+
+
+_readers: dict[str, Any] = {}
+
+
+def read_tiles(photo: Photo, models_dir: str | os.PathLike[str],
+               rules_json: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tiles of a hand photo through the vision scoring (left to right as they lie):
+    ``values``, ``corners`` (image pixels), ``confidence``, ``uncertain``.
+
+    Raises :class:`HandError` with the reader's message when the photo cannot be read.
+    """
+    from engine import RuleSet
+    from engine.errors import BadInputError
+    from vision.reader import TileReader
+    from vision.scoring import hand_from_reading
+
+    key = str(Path(models_dir).resolve())
+    reader = _readers.get(key)
+    if reader is None:
+        reader = _readers[key] = TileReader(models_dir)
+    suffix = ".png" if photo.mimetype == "image/png" else ".jpg"
+    with tempfile.TemporaryDirectory(prefix="mtrain-hand-") as folder:
+        path = Path(folder) / f"hand{suffix}"
+        path.write_bytes(photo.data)
+        try:
+            hand = hand_from_reading(reader.read(path), RuleSet.from_json(rules_json), str(path))
+        except BadInputError as exc:
+            raise HandError(f"The photo could not be read: {exc.problem}") from None
+    return [
+        {
+            "values": [int(v) for v in tile.values],
+            "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in tile.corners],
+            "confidence": round(float(tile.confidence), 3),
+            "uncertain": bool(tile.uncertain) or i in hand.uncertain,
+        }
+        for i, tile in enumerate(hand.readings)
+    ]
+
+
+def parse_tiles(texts: list[str], set_size: int) -> list[list[int]]:
+    """Tiles from the page's fields (``"5-7"``, several per field allowed), checked against
+    the set; :class:`HandError` names the first bad one."""
+    tiles: list[list[int]] = []
+    seen: set[tuple[int, int]] = set()
+    for text in texts:
+        text = re.sub(r"\s*([-/:|x])\s*", r"\1", text.strip())
+        for token in re.split(r"[,;\s]+", text):
+            token = token.strip()
+            if not token:
+                continue
+            match = TILE_TEXT.match(token)
+            if match is None:
+                raise HandError(f"{token!r} is not a tile; write it like 5-7.")
+            a, b = sorted((int(match.group(1)), int(match.group(2))))
+            if b > set_size:
+                raise HandError(f"{token}: a double-{set_size} set has no {b}.")
+            if (a, b) in seen:
+                raise HandError(f"{a}-{b} is listed twice; a set has one of each tile.")
+            seen.add((a, b))
+            tiles.append([a, b])
+    return tiles
+
+
+def points(tiles: list[list[int]], rules_json: dict[str, Any]) -> int:
+    """The hand's penalty under the game's rule set (``engine.hand_points``)."""
+    from engine import RuleSet, Tile, hand_points
+
+    return int(hand_points([Tile(a, b) for a, b in tiles], RuleSet.from_json(rules_json)))

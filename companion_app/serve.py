@@ -1,0 +1,102 @@
+"""``mtrain serve``: the companion web app on the LAN, fed by the camera, a recording or the sim.
+
+Registration is cheap (argparse only); Flask and the sources load in the handler.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+DEFAULT_PORT = 8000
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "serve",
+        help="start the companion web app (table, alerts, score pad)",
+        description="Start the companion web app. With no --source it plays the bundled "
+        "demo recording in a loop (or, without one, a simulated bot game).",
+    )
+    parser.add_argument(
+        "--source", metavar="CAMERA|VIDEO|DIR",
+        help="a camera index (0), a video file, a folder of frames, 'demo' or 'sim'",
+    )
+    parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT,
+                        help="port (default 8000; 0 picks a free one)")
+    parser.add_argument("--db", metavar="PATH", default="instance/mtrain.sqlite3",
+                        help="the SQLite database (default instance/mtrain.sqlite3)")
+    parser.add_argument("--turn-seconds", type=float, default=2.0,
+                        help="sim and demo replay: seconds between tables (default 2)")
+    parser.set_defaults(func=serve)
+
+
+def lan_address() -> str:
+    """This machine's address on the LAN (no packet is sent), or 127.0.0.1."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.255.255.255", 1))
+            return str(probe.getsockname()[0])
+        except OSError:
+            return "127.0.0.1"
+
+
+def page_url(host: str, port: int) -> str:
+    shown = lan_address() if host in ("0.0.0.0", "::", "") else host
+    return f"http://{shown}:{port}/"
+
+
+def print_banner(url: str, pin: str, source: str, why: str | None, read_only: bool,
+                 database: str) -> None:
+    import segno
+
+    out = sys.stdout
+    print(f"mtrain serve: open {url} on a phone or tablet on this network", file=out)
+    print(f"mtrain serve: the table's PIN is {pin} (needed for any change)", file=out)
+    print(f"mtrain serve: live source: {source}" + (f" — {why}" if why else ""), file=out)
+    print(f"mtrain serve: database {database}" + (" (READ-ONLY)" if read_only else ""), file=out)
+    try:
+        segno.make(url, error="m").terminal(out=out, compact=True)
+    except UnicodeEncodeError:  # a console that cannot show block characters
+        segno.make(url, error="m").terminal(out=out, compact=False)
+    out.flush()
+
+
+def serve(args: argparse.Namespace) -> int:
+    from werkzeug.serving import make_server
+
+    from companion_app import attach_worker, create_app
+    from companion_app.sources import default_source, source_from_arg
+    from engine.errors import BadInputError
+
+    if not 0 <= args.port < 65536:
+        raise BadInputError("--port", f"{args.port} is not a port number")
+    db_path = Path(args.db)
+    if str(db_path) == "instance/mtrain.sqlite3":
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+    why: str | None = None
+    if args.source is None:
+        source, why = default_source(args.turn_seconds)
+    else:
+        source = source_from_arg(args.source, args.turn_seconds)
+    app = create_app({"DATABASE": str(db_path)})
+    try:
+        server: Any = make_server(args.host, args.port, app, threaded=True)
+    except OSError as exc:
+        raise BadInputError(f"{args.host}:{args.port}", f"cannot listen ({exc.strerror})") from None
+    url = page_url(args.host, int(server.server_port))
+    app.config["PUBLIC_URL"] = url
+    worker = attach_worker(app, source)
+    print_banner(url, app.config["PIN"], source.label, why, app.config["READ_ONLY"], str(db_path))
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("mtrain serve: stopped", file=sys.stdout)
+    finally:
+        worker.stop()
+        server.server_close()
+    return 0

@@ -1,0 +1,271 @@
+"""Where the live table comes from: the camera tracker, a recording, or the simulator.
+
+A :class:`Source` turns the current game's context into a stream of
+:data:`~companion_app.events.SourceEvent`\\ s. ``mtrain serve --source`` picks
+one with :func:`source_from_arg`; with no ``--source`` it is
+:func:`default_source`: the bundled demo recording (``datasets/demo/``) when
+present and the tile models are there to read it, else the simulator.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from companion_app.events import (
+    AlertRaised,
+    CameraStatus,
+    RoundOver,
+    SourceEvent,
+    TableSettled,
+)
+from companion_app.sim import GameContext, sim_events
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEMO_DIR = REPO_ROOT / "datasets" / "demo"
+MODELS_DIR = REPO_ROOT / "models"
+VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".mov", ".webm")
+
+
+class Source(Protocol):
+    """A stream of table events for one game context."""
+
+    #: one line for the console and the page ("camera 0", "sim", …)
+    label: str
+    #: True for a camera: when its stream ends the camera is lost and retried.
+    live: bool
+
+    def events(self, ctx: GameContext) -> Iterator[SourceEvent]: ...
+
+
+@dataclass
+class SimSource:
+    """Bots play the current round turn by turn (see :mod:`companion_app.sim`)."""
+
+    turn_seconds: float = 2.0
+    seed: int | None = None
+    breach_rate: float = 0.15
+    label: str = "sim: engine bots playing turn by turn"
+    live: bool = False
+
+    def events(self, ctx: GameContext) -> Iterator[SourceEvent]:
+        return sim_events(
+            ctx, seed=self.seed, turn_seconds=self.turn_seconds, breach_rate=self.breach_rate
+        )
+
+
+@dataclass
+class TrackerSource:
+    """The vision tracker on a camera index, a video file or a folder of frames."""
+
+    source: int | str
+    models_dir: Path = MODELS_DIR
+    loop: bool = False
+    label: str = ""
+    live: bool = False
+    #: a recording's ``demo.json``: its players, rules and first seat replace the game's.
+    labels: Path | None = None
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            if isinstance(self.source, int):
+                self.label = f"camera {self.source}"
+            else:
+                self.label = f"recording {self.source}" + (" (looped)" if self.loop else "")
+        self.live = isinstance(self.source, int)
+        self._latest: Any = None
+
+    def events(self, ctx: GameContext) -> Iterator[SourceEvent]:
+        from engine import RuleSet
+        from vision.tracker import Tracker
+
+        players, rules, first = ctx.players, ctx.rules, 0
+        engine: int | None = ctx.engine
+        if self.labels is not None:
+            meta = DemoLogSource(self.labels).load()
+            players = int(meta.get("players", players))
+            rules = meta.get("rules", rules)
+            first = int(meta.get("first", 0))
+            engine = None  # the recording's own engine, from its first table
+        tracker = Tracker(self.source, players, RuleSet.from_json(rules),
+                          models_dir=self.models_dir, engine=engine, first=first)
+        self._keep_frames(tracker)
+        try:
+            for event in tracker:
+                yield from adapt_tracker_event(event, tracker)
+        finally:
+            close = getattr(getattr(tracker, "source", None), "close", None)
+            if callable(close):
+                close()
+
+    def _keep_frames(self, tracker: Any) -> None:
+        """Remember the tracker's latest frame, for reading hands from the table camera."""
+        frames = getattr(tracker, "source", None)
+        read = getattr(frames, "read", None)
+        if frames is None or read is None:
+            return
+
+        def keep() -> Any:
+            frame = read()
+            if frame is not None:
+                self._latest = frame
+            return frame
+
+        frames.read = keep
+
+    def still(self) -> bytes | None:
+        """The latest frame as JPEG (None before the first frame)."""
+        return None if self._latest is None else _jpeg(self._latest)
+
+
+@dataclass
+class DemoLogSource:
+    """The demo recording's own labels (``datasets/demo/demo.json``) played table by table.
+
+    Used when the recording cannot be *watched* (the tile models are missing): the
+    tables the video shows are fed, at the recording's pace, to :class:`engine.Observer`
+    with the recording's players and rules, so the page shows the same game and alerts.
+    """
+
+    path: Path
+    turn_seconds: float = 2.0
+    label: str = ""
+    live: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            self.label = f"demo recording {self.path.name} (its labels; no models to watch it)"
+
+    def load(self) -> dict[str, Any]:
+        from engine.errors import BadInputError
+
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise BadInputError(str(self.path), f"cannot be read as JSON ({exc})") from None
+        if not isinstance(data, dict) or not isinstance(data.get("observations"), list):
+            raise BadInputError(str(self.path), "has no observations list")
+        return data
+
+    def events(self, ctx: GameContext) -> Iterator[SourceEvent]:
+        import time
+
+        from engine import Observer, RuleSet, TableState
+
+        data = self.load()
+        rules = RuleSet.from_json(data.get("rules", {"name": "standard"}))
+        players = int(data.get("players", ctx.players))
+        observations = data["observations"]
+        engine = TableState.from_json(observations[0], str(self.path)).engine
+        observer = Observer(rules, players, engine, int(data.get("first", 0)))
+        yield CameraStatus(True, f"{self.label}: playing")
+        for obs in observations:
+            table = TableState.from_json(obs, str(self.path))
+            event = obs.get("event")
+            alerts = observer.observe(table, event)
+            yield TableSettled(table.to_json(), getattr(observer, "to_move", None), event)
+            for alert in alerts:
+                yield AlertRaised(alert.to_json())
+            if self.turn_seconds:
+                time.sleep(self.turn_seconds)
+        yield RoundOver("End of the demo recording; it starts again.")
+
+
+LOST_WORDS = ("cannot", "stopped", "lost", "giving up", "not a video")
+
+
+def adapt_tracker_event(event: Any, tracker: Any = None) -> Iterator[SourceEvent]:
+    """The app's events from one :class:`vision.tracker.TrackerEvent`."""
+    kind = str(getattr(event, "kind", ""))
+    if kind == "table" and getattr(event, "table", None) is not None:
+        observer = getattr(tracker, "observer", None)
+        turn = getattr(observer, "to_move", None)
+        yield TableSettled(event.table.to_json(), turn if isinstance(turn, int) else None)
+    elif kind == "alert" and getattr(event, "alert", None) is not None:
+        yield AlertRaised(event.alert.to_json())
+    elif kind == "status":
+        message = str(getattr(event, "message", ""))
+        ok = not any(word in message for word in LOST_WORDS)
+        yield CameraStatus(ok, message)
+    elif kind in ("round-over", "out"):
+        yield RoundOver()
+
+
+def _jpeg(frame: Any) -> bytes | None:
+    import cv2
+
+    ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 88])
+    return bytes(buf) if ok else None
+
+
+def demo_recording(demo_dir: Path | None = None) -> Path | None:
+    """The bundled demo recording: a video file in ``datasets/demo/`` or the folder of frames."""
+    demo_dir = DEMO_DIR if demo_dir is None else demo_dir
+    if not demo_dir.is_dir():
+        return None
+    videos = sorted(p for p in demo_dir.iterdir() if p.suffix.lower() in VIDEO_SUFFIXES)
+    if videos:
+        return videos[0]
+    frames = [p for p in demo_dir.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png")]
+    return demo_dir if frames else None
+
+
+def models_present(models_dir: Path | None = None) -> bool:
+    models_dir = MODELS_DIR if models_dir is None else models_dir
+    return (models_dir / "tiles.onnx").is_file() and (models_dir / "pips.onnx").is_file()
+
+
+def tracker_available() -> bool:
+    try:
+        import importlib.util
+
+        return importlib.util.find_spec("vision.tracker") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def default_source(turn_seconds: float = 2.0) -> tuple[Source, str]:
+    """The demo recording in a loop when it can be read, else the sim; with the reason."""
+    recording = demo_recording()
+    if recording is None:
+        return SimSource(turn_seconds), "no demo recording in datasets/demo/; playing the sim"
+    labels = demo_labels()
+    if not models_present() or not tracker_available():
+        why = ("the tile models are missing in models/" if not models_present()
+               else "vision.tracker is not available")
+        if labels is not None:
+            return DemoLogSource(labels, turn_seconds), f"{why}; replaying the demo's labels"
+        return SimSource(turn_seconds), f"{why}; playing the sim"
+    return (TrackerSource(str(recording), loop=True, labels=labels),
+            f"watching the demo recording {recording}")
+
+
+def demo_labels(demo_dir: Path | None = None) -> Path | None:
+    """``datasets/demo/demo.json``: the recording's true tables (a ``check`` log)."""
+    path = (DEMO_DIR if demo_dir is None else demo_dir) / "demo.json"
+    return path if path.is_file() else None
+
+
+def source_from_arg(text: str, turn_seconds: float = 2.0) -> Source:
+    """``--source``: ``sim``, ``demo``, a camera index, a video file or a folder of frames."""
+    from engine.errors import BadInputError
+
+    if text == "sim":
+        return SimSource(turn_seconds)
+    if text == "demo":
+        if demo_recording() is None:
+            raise BadInputError("--source", f"demo: no recording in {DEMO_DIR}")
+        source, _ = default_source(turn_seconds)
+        return source
+    if text.isdigit():
+        return TrackerSource(int(text))
+    path = Path(text)
+    if not path.exists():
+        raise BadInputError("--source", f"{text}: no such camera index, video file or folder")
+    if path.is_file() and path.suffix.lower() not in VIDEO_SUFFIXES:
+        raise BadInputError("--source", f"{text}: not a video file ({', '.join(VIDEO_SUFFIXES)})")
+    return TrackerSource(str(path))
+

@@ -1,0 +1,361 @@
+"""Reading and writing the companion's records: games, seats, rounds, scores, hands, alerts.
+
+Every function takes the connection first so the request handlers (through
+:func:`companion_app.db.get_db`) and the worker thread (its own connection)
+share one set of queries.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from companion_app.db import transaction
+
+
+@dataclass(frozen=True)
+class Game:
+    id: int
+    name: str
+    created: str
+    rules: dict[str, Any]
+    set_size: int
+    rounds: int
+    current_round: int
+    players: tuple[str, ...]
+
+    @property
+    def seats(self) -> int:
+        return len(self.players)
+
+    def engine_of(self, number: int) -> int:
+        """Round ``number``'s engine: the countdown from the set's top double."""
+        return max(self.set_size - (number - 1), 0)
+
+
+# -- settings -------------------------------------------------------------
+
+
+def get_setting(db: sqlite3.Connection, key: str) -> str | None:
+    row = db.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+    return None if row is None else str(row["value"])
+
+
+def set_setting(db: sqlite3.Connection, key: str, value: str) -> None:
+    with transaction(db):
+        db.execute(
+            "INSERT INTO settings (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+
+def ensure_setting(db: sqlite3.Connection, key: str, make: Any, *, read_only: bool) -> str:
+    """The stored value of ``key``, created with ``make()`` on first use."""
+    value = get_setting(db, key)
+    if value is None:
+        value = str(make())
+        if not read_only:
+            set_setting(db, key, value)
+    return value
+
+
+def new_pin() -> str:
+    """A random six-digit table PIN."""
+    return f"{secrets.randbelow(10**6):06d}"
+
+
+# -- games ----------------------------------------------------------------
+
+
+def create_game(
+    db: sqlite3.Connection,
+    *,
+    name: str,
+    players: Sequence[str],
+    rules: Mapping[str, Any],
+    set_size: int,
+    rounds: int,
+) -> int:
+    with transaction(db):
+        cur = db.execute(
+            "INSERT INTO games (name, rules, set_size, rounds) VALUES (?, ?, ?, ?)",
+            (name, json.dumps(dict(rules), sort_keys=True), set_size, rounds),
+        )
+        game_id = int(cur.lastrowid or 0)
+        db.executemany(
+            "INSERT INTO players (game_id, seat, name) VALUES (?, ?, ?)",
+            [(game_id, seat, player) for seat, player in enumerate(players)],
+        )
+        db.execute(
+            "INSERT INTO rounds (game_id, number, engine) VALUES (?, 1, ?)",
+            (game_id, set_size),
+        )
+        db.execute(
+            "INSERT INTO settings (key, value) VALUES ('current_game', ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (str(game_id),),
+        )
+    return game_id
+
+
+def get_game(db: sqlite3.Connection, game_id: int) -> Game | None:
+    row = db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+    if row is None:
+        return None
+    players = tuple(
+        str(p["name"])
+        for p in db.execute(
+            "SELECT name FROM players WHERE game_id = ? ORDER BY seat", (game_id,)
+        )
+    )
+    return Game(
+        id=int(row["id"]),
+        name=str(row["name"]),
+        created=str(row["created"]),
+        rules=json.loads(row["rules"]),
+        set_size=int(row["set_size"]),
+        rounds=int(row["rounds"]),
+        current_round=int(row["current_round"]),
+        players=players,
+    )
+
+
+def list_games(db: sqlite3.Connection) -> list[Game]:
+    ids = [int(r["id"]) for r in db.execute("SELECT id FROM games ORDER BY id DESC")]
+    return [g for g in (get_game(db, i) for i in ids) if g is not None]
+
+
+def current_game(db: sqlite3.Connection) -> Game | None:
+    """The game the table is playing: the one last chosen or created."""
+    chosen = get_setting(db, "current_game")
+    if chosen is not None and chosen.isdigit():
+        game = get_game(db, int(chosen))
+        if game is not None:
+            return game
+    row = db.execute("SELECT MAX(id) FROM games").fetchone()
+    return None if row[0] is None else get_game(db, int(row[0]))
+
+
+def resume_game(db: sqlite3.Connection, game_id: int) -> None:
+    set_setting(db, "current_game", str(game_id))
+
+
+def set_current_round(db: sqlite3.Connection, game: Game, number: int) -> None:
+    with transaction(db):
+        db.execute("UPDATE games SET current_round = ? WHERE id = ?", (number, game.id))
+        db.execute(
+            "INSERT OR IGNORE INTO rounds (game_id, number, engine) VALUES (?, ?, ?)",
+            (game.id, number, game.engine_of(number)),
+        )
+
+
+# -- the table ------------------------------------------------------------
+
+
+def save_table(
+    db: sqlite3.Connection, game: Game, number: int, table: Mapping[str, Any], turn: int | None
+) -> None:
+    with transaction(db):
+        db.execute(
+            "INSERT INTO rounds (game_id, number, engine, table_json, turn, updated) "
+            "VALUES (?, ?, ?, ?, ?, datetime('now')) "
+            "ON CONFLICT (game_id, number) DO UPDATE SET table_json = excluded.table_json, "
+            "turn = excluded.turn, updated = excluded.updated",
+            (game.id, number, game.engine_of(number), json.dumps(dict(table)), turn),
+        )
+
+
+def last_table(
+    db: sqlite3.Connection, game: Game, number: int
+) -> tuple[dict[str, Any] | None, int | None]:
+    row = db.execute(
+        "SELECT table_json, turn FROM rounds WHERE game_id = ? AND number = ?",
+        (game.id, number),
+    ).fetchone()
+    if row is None or row["table_json"] is None:
+        return None, None
+    turn = None if row["turn"] is None else int(row["turn"])
+    return json.loads(row["table_json"]), turn
+
+
+# -- scores ---------------------------------------------------------------
+
+
+def scores(db: sqlite3.Connection, game_id: int) -> dict[tuple[int, int], int]:
+    """(round, seat) → points."""
+    return {
+        (int(r["round"]), int(r["seat"])): int(r["points"])
+        for r in db.execute("SELECT round, seat, points FROM scores WHERE game_id = ?", (game_id,))
+    }
+
+
+def set_score(
+    db: sqlite3.Connection, game_id: int, number: int, seat: int, points: int, source: str
+) -> bool:
+    """Write one score; an existing different value is kept in ``score_edits``.
+
+    Returns whether anything changed.
+    """
+    with transaction(db):
+        row = db.execute(
+            "SELECT points FROM scores WHERE game_id = ? AND round = ? AND seat = ?",
+            (game_id, number, seat),
+        ).fetchone()
+        old = None if row is None else int(row["points"])
+        if old == points:
+            return False
+        db.execute(
+            "INSERT INTO scores (game_id, round, seat, points, updated) "
+            "VALUES (?, ?, ?, ?, datetime('now')) ON CONFLICT (game_id, round, seat) "
+            "DO UPDATE SET points = excluded.points, updated = excluded.updated",
+            (game_id, number, seat, points),
+        )
+        db.execute(
+            "INSERT INTO score_edits (game_id, round, seat, old_points, new_points, source) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (game_id, number, seat, old, points, source),
+        )
+    return True
+
+
+def score_history(db: sqlite3.Connection, game_id: int) -> list[sqlite3.Row]:
+    """Every change of a score of the game, newest first."""
+    return list(
+        db.execute(
+            "SELECT * FROM score_edits WHERE game_id = ? ORDER BY id DESC", (game_id,)
+        )
+    )
+
+
+# -- hands ----------------------------------------------------------------
+
+
+def save_hand_photo(
+    db: sqlite3.Connection,
+    game_id: int,
+    number: int,
+    seat: int,
+    *,
+    photo: bytes,
+    photo_type: str,
+    size: tuple[int, int],
+    readings: list[dict[str, Any]],
+    tiles: list[list[int]],
+    note: str | None,
+) -> None:
+    with transaction(db):
+        db.execute(
+            "INSERT INTO hands (game_id, round, seat, photo, photo_type, width, height, readings, "
+            "tiles, read_note, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, datetime('now')) "
+            "ON CONFLICT (game_id, round, seat) DO UPDATE SET photo = excluded.photo, "
+            "photo_type = excluded.photo_type, width = excluded.width, height = excluded.height, "
+            "readings = excluded.readings, tiles = excluded.tiles, read_note = excluded.read_note, "
+            "updated = excluded.updated",
+            (game_id, number, seat, photo, photo_type, size[0], size[1],
+             json.dumps(readings), json.dumps(tiles), note),
+        )
+
+
+def save_hand_tiles(
+    db: sqlite3.Connection, game_id: int, number: int, seat: int, tiles: list[list[int]]
+) -> None:
+    with transaction(db):
+        db.execute(
+            "INSERT INTO hands (game_id, round, seat, tiles, updated) "
+            "VALUES (?, ?, ?, ?, datetime('now')) ON CONFLICT (game_id, round, seat) "
+            "DO UPDATE SET tiles = excluded.tiles, updated = excluded.updated",
+            (game_id, number, seat, json.dumps(tiles)),
+        )
+
+
+def hands(db: sqlite3.Connection, game_id: int, number: int) -> dict[int, dict[str, Any]]:
+    """seat → the stored hand (without the photo bytes)."""
+    out = {}
+    for r in db.execute(
+        "SELECT seat, photo IS NOT NULL AS has_photo, width, height, readings, tiles, read_note "
+        "FROM hands WHERE game_id = ? AND round = ?",
+        (game_id, number),
+    ):
+        out[int(r["seat"])] = {
+            "has_photo": bool(r["has_photo"]),
+            "width": r["width"],
+            "height": r["height"],
+            "readings": json.loads(r["readings"]),
+            "tiles": json.loads(r["tiles"]),
+            "note": r["read_note"],
+        }
+    return out
+
+
+def hand_photo(
+    db: sqlite3.Connection, game_id: int, number: int, seat: int
+) -> tuple[bytes, str] | None:
+    row = db.execute(
+        "SELECT photo, photo_type FROM hands WHERE game_id = ? AND round = ? AND seat = ?",
+        (game_id, number, seat),
+    ).fetchone()
+    if row is None or row["photo"] is None:
+        return None
+    return bytes(row["photo"]), str(row["photo_type"])
+
+
+# -- alerts ---------------------------------------------------------------
+
+
+def add_alert(
+    db: sqlite3.Connection, game_id: int | None, number: int | None, alert: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Store one observer alert (CONTRACTS.md ``check`` shape) and return it with its id."""
+    train = alert.get("train")
+    with transaction(db):
+        cur = db.execute(
+            "INSERT INTO alerts (game_id, round, at_index, code, seat, train, message) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (game_id, number, alert.get("at"), str(alert.get("code", "alert")),
+             alert.get("seat"), None if train is None else str(train),
+             str(alert.get("message", ""))),
+        )
+    row = db.execute("SELECT * FROM alerts WHERE id = ?", (cur.lastrowid,)).fetchone()
+    return alert_json(row)
+
+
+def alert_json(row: sqlite3.Row) -> dict[str, Any]:
+    train = row["train"]
+    if isinstance(train, str) and train.isdigit():
+        train = int(train)
+    return {
+        "id": int(row["id"]),
+        "game_id": row["game_id"],
+        "round": row["round"],
+        "at": row["at_index"],
+        "code": row["code"],
+        "seat": row["seat"],
+        "train": train,
+        "message": row["message"],
+        "created": row["created"],
+        "acked": row["acked"],
+    }
+
+
+def alerts(
+    db: sqlite3.Connection, game_id: int | None, number: int | None, *, unacked_only: bool = False
+) -> list[dict[str, Any]]:
+    """The alerts of one round (``game_id`` None: those with no game), oldest first."""
+    sql = "SELECT * FROM alerts WHERE game_id IS ? AND round IS ?"
+    if unacked_only:
+        sql += " AND acked IS NULL"
+    return [alert_json(r) for r in db.execute(sql + " ORDER BY id", (game_id, number))]
+
+
+def ack_alert(db: sqlite3.Connection, alert_id: int) -> dict[str, Any] | None:
+    with transaction(db):
+        db.execute(
+            "UPDATE alerts SET acked = datetime('now') WHERE id = ? AND acked IS NULL", (alert_id,)
+        )
+    row = db.execute("SELECT * FROM alerts WHERE id = ?", (alert_id,)).fetchone()
+    return None if row is None else alert_json(row)

@@ -1,0 +1,1 @@
+"""The app's blueprints: ``live`` (table, alerts, access), ``games``, ``scores``, ``hands``."""

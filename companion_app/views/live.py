@@ -1,0 +1,171 @@
+"""The live page: the table drawing, the alerts, the stream that updates both; access."""
+
+from __future__ import annotations
+
+import io
+import json
+import queue
+from collections.abc import Iterator
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    session,
+    stream_with_context,
+    url_for,
+)
+
+from companion_app import store
+from companion_app.db import get_db
+from companion_app.security import AccessError, pin_required, try_pin
+from companion_app.views.common import worker
+
+bp = Blueprint("live", __name__)
+
+
+def snapshot() -> dict[str, Any]:
+    """Everything the live page shows, as JSON: game, seats, table, turn, alerts, camera."""
+    db = get_db()
+    game = store.current_game(db)
+    last = current_app.extensions.get("mtrain_last_table")
+    table: dict[str, Any] | None = None
+    turn = None
+    if game is not None:
+        table, turn = store.last_table(db, game, game.current_round)
+        if (table is None and last and last.get("game_id") == game.id
+                and last.get("round") == game.current_round):
+            table, turn = last["table"], last["turn"]
+        alerts = store.alerts(db, game.id, game.current_round)
+    else:
+        if last and last.get("game_id") is None:
+            table, turn = last["table"], last["turn"]
+        alerts = store.alerts(db, None, None)
+    w = worker()
+    status = None if w is None else {"ok": w.status.ok, "message": w.status.message}
+    return {
+        "game": None if game is None else {
+            "id": game.id, "name": game.name, "round": game.current_round,
+            "rounds": game.rounds, "engine": game.engine_of(game.current_round),
+        },
+        "players": list(game.players) if game else [f"Seat {i + 1}" for i in range(4)],
+        "table": table,
+        "turn": turn,
+        "alerts": alerts[-50:],
+        "status": status,
+        "source": current_app.config.get("SOURCE_LABEL", ""),
+    }
+
+
+@bp.get("/")
+def index() -> str:
+    return render_template("live.html", state=snapshot())
+
+
+@bp.get("/api/state")
+def state() -> Any:
+    return snapshot()
+
+
+@bp.get("/stream")
+def stream() -> Response:
+    """Server-sent events: ``table``, ``alert``, ``ack``, ``status``, ``round-over``."""
+    broadcaster = current_app.extensions["mtrain_broadcaster"]
+    keepalive = float(current_app.config["SSE_KEEPALIVE_SECONDS"])
+
+    def events() -> Iterator[str]:
+        # Subscribe before taking the snapshot so that nothing falls between the two.
+        q = broadcaster.subscribe()
+        try:
+            yield f"retry: 3000\nevent: snapshot\ndata: {json.dumps(snapshot())}\n\n"
+            while True:
+                try:
+                    message = q.get(timeout=keepalive)
+                except queue.Empty:
+                    yield ": keepalive\n\n"
+                else:
+                    yield f"event: {message['type']}\ndata: {json.dumps(message)}\n\n"
+        finally:
+            broadcaster.unsubscribe(q)
+
+    return Response(
+        stream_with_context(events()),
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+@bp.post("/alerts/<int:alert_id>/ack")
+@pin_required
+def ack(alert_id: int) -> Any:
+    alert = store.ack_alert(get_db(), alert_id)
+    if alert is None:
+        raise AccessError(404, f"There is no alert {alert_id}.")
+    current_app.extensions["mtrain_broadcaster"].publish({"type": "ack", "alert": alert})
+    if request.accept_mimetypes.best == "application/json":
+        return {"alert": alert}
+    return redirect(request.referrer or url_for("live.index"))
+
+
+@bp.route("/unlock", methods=["GET", "POST"])
+def unlock() -> Any:
+    """Enter the table's PIN once; this browser may then change things."""
+    nxt = request.values.get("next") or url_for("live.index")
+    if not nxt.startswith("/") or nxt.startswith("//"):
+        nxt = url_for("live.index")
+    if request.method == "POST":
+        pin = request.form.get("pin", "")
+        if not pin.strip():
+            return render_template("unlock.html", next=nxt,
+                                   error="Please enter the table's PIN."), 400
+        if not try_pin(pin):
+            return render_template(
+                "unlock.html", next=nxt,
+                error="Wrong PIN. The table's PIN is shown on the host's console.",
+            ), 403
+        flash("Unlocked: this device may now change the game.")
+        return redirect(nxt)
+    return render_template("unlock.html", next=nxt, error=None)
+
+
+@bp.post("/lock")
+def lock() -> Any:
+    session.pop("unlocked", None)
+    flash("Locked: changes need the PIN again.")
+    return redirect(url_for("live.index"))
+
+
+@bp.get("/qr.svg")
+def qr() -> Response:
+    """A QR code of the page's address, for phones at the table."""
+    import segno
+
+    url = current_app.config.get("PUBLIC_URL") or request.host_url
+    out = io.BytesIO()
+    segno.make(url, error="m").save(out, kind="svg", scale=6, border=2, dark="#111",
+                                    light="#fff", xmldecl=False, title=f"mtrain: {url}")
+    return Response(out.getvalue(), mimetype="image/svg+xml")
+
+
+@bp.get("/settings")
+def settings() -> str:
+    return render_template("settings.html", source=current_app.config.get("SOURCE_LABEL", ""),
+                           url=current_app.config.get("PUBLIC_URL") or request.host_url)
+
+
+@bp.post("/settings/pin")
+@pin_required
+def new_pin() -> Any:
+    """Draw a new random PIN (shown once on this page and on the console)."""
+    pin = store.new_pin()
+    store.set_setting(get_db(), "pin", pin)
+    current_app.config["PIN"] = pin
+    try_pin(pin)
+    print(f"mtrain: the table's new PIN is {pin}", flush=True)
+    flash(f"The table's new PIN is {pin}. Other devices must enter it again.")
+    return redirect(url_for("live.settings"))

@@ -1,0 +1,175 @@
+"""The background worker: runs a source, stores what it reports, tells the open pages.
+
+One :class:`TableWorker` lives in ``app.extensions["mtrain_worker"]``. Its
+thread reads the current game from the database, runs the source for that
+game's round (players, rules, engine), saves each settled table and every
+alert, and publishes them on the app's :class:`~companion_app.events.Broadcaster`.
+A camera that stops delivering is reported lost and retried; a recording or
+the sim starts again from the top. :meth:`handle` is the same step without the
+thread, for tests.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Flask
+
+from companion_app import store
+from companion_app.db import open_for
+from companion_app.events import (
+    AlertRaised,
+    Broadcaster,
+    CameraStatus,
+    RoundOver,
+    SourceEvent,
+    TableSettled,
+)
+from companion_app.sim import GameContext
+from companion_app.sources import Source
+
+DEFAULT_PLAYERS = 4
+
+
+@dataclass(frozen=True)
+class Context:
+    """The game the source is playing for (None: no game yet, a default table)."""
+
+    game_id: int | None
+    round: int | None
+    sim: GameContext
+
+
+class TableWorker:
+    """Runs one source in a daemon thread for the app it belongs to."""
+
+    def __init__(self, app: Flask, source: Source, *, retry_seconds: float = 5.0,
+                 restart_seconds: float = 1.0) -> None:
+        self.app = app
+        self.source = source
+        self.retry_seconds = retry_seconds
+        self.restart_seconds = restart_seconds
+        self.broadcaster: Broadcaster = app.extensions["mtrain_broadcaster"]
+        self.status = CameraStatus(True, f"{source.label}: starting")
+        self._stop = threading.Event()
+        self._changed = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._db: sqlite3.Connection | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="mtrain-worker", daemon=True)
+            self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        self._changed.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    @property
+    def has_camera(self) -> bool:
+        """Whether the source can give a still of the table (a camera or a recording)."""
+        return callable(getattr(self.source, "still", None))
+
+    def camera_still(self) -> bytes | None:
+        """The latest camera frame as JPEG, for reading hands; None when there is none."""
+        still = getattr(self.source, "still", None)
+        return still() if callable(still) else None
+
+    def notify(self) -> None:
+        """The current game or round changed (a view calls this): restart the source."""
+        self._changed.set()
+
+    # -- the loop ----------------------------------------------------------------------
+
+    def _conn(self) -> sqlite3.Connection:
+        if self._db is None:
+            self._db = open_for(self.app)
+        return self._db
+
+    def context(self) -> Context:
+        game = store.current_game(self._conn())
+        if game is None:
+            from companion_app.rules import STANDARD
+
+            return Context(None, None, GameContext(DEFAULT_PLAYERS, 12, dict(STANDARD)))
+        number = game.current_round
+        return Context(game.id, number, GameContext(game.seats, game.engine_of(number), game.rules))
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.is_set():
+                self._changed.clear()
+                ctx = self.context()
+                events = self.source.events(ctx.sim)
+                try:
+                    for event in events:
+                        if self._stop.is_set() or self._changed.is_set():
+                            break
+                        self.handle(event, ctx)
+                    else:
+                        if self.source.live:
+                            self._set_status(False, f"{self.source.label}: camera lost, retrying")
+                            self._changed.wait(self.retry_seconds)
+                        else:  # a recording or the sim: play it again after a breath
+                            self._changed.wait(self.restart_seconds)
+                except Exception as exc:  # noqa: BLE001 - a failing source is reported, retried
+                    self._set_status(False, f"{self.source.label}: {exc}; retrying")
+                    self._changed.wait(self.retry_seconds)
+                finally:
+                    close = getattr(events, "close", None)
+                    if callable(close):
+                        close()  # releases the camera of an abandoned tracker
+        finally:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def _set_status(self, ok: bool, message: str) -> None:
+        self.status = CameraStatus(ok, message)
+        self.broadcaster.publish({"type": "status", "ok": ok, "message": message})
+
+    # -- one event ---------------------------------------------------------------------
+
+    def handle(self, event: SourceEvent, ctx: Context | None = None) -> dict[str, Any] | None:
+        """Store one event and publish it; returns the published message."""
+        ctx = ctx or self.context()
+        db = self._conn()
+        read_only = bool(self.app.config.get("READ_ONLY"))
+        message: dict[str, Any] | None = None
+        if isinstance(event, TableSettled):
+            game = None if ctx.game_id is None else store.get_game(db, ctx.game_id)
+            if game is not None and ctx.round is not None and not read_only:
+                store.save_table(db, game, ctx.round, event.table, event.turn)
+            message = {"type": "table", "game_id": ctx.game_id, "round": ctx.round,
+                       "table": event.table, "turn": event.turn, "event": event.event}
+            self.app.extensions["mtrain_last_table"] = message
+            if not self.status.ok or self.status.message.endswith(": starting"):
+                self._set_status(True, f"{self.source.label}: live")
+        elif isinstance(event, AlertRaised):
+            if read_only:
+                alert = dict(event.alert) | {"id": None, "acked": None, "round": ctx.round}
+            else:
+                alert = store.add_alert(db, ctx.game_id, ctx.round, event.alert)
+            message = {"type": "alert", "alert": alert}
+        elif isinstance(event, CameraStatus):
+            self.status = event
+            message = {"type": "status", "ok": event.ok, "message": event.message}
+        elif isinstance(event, RoundOver):
+            message = {"type": "round-over", "message": event.message,
+                       "game_id": ctx.game_id, "round": ctx.round}
+        if message is not None:
+            self.broadcaster.publish(message)
+        return message
+

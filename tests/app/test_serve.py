@@ -1,0 +1,182 @@
+"""``mtrain serve``: its arguments, the source it picks, bad input as one line."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from companion_app import serve, sources
+from engine.errors import BadInputError
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="mtrain")
+    sub = parser.add_subparsers()
+    serve.register(sub)
+    return parser.parse_args(["serve", *argv])
+
+
+def test_register_adds_serve_with_its_options() -> None:
+    args = parse("--source", "sim", "--host", "127.0.0.1", "--port", "9000", "--db", "x.db")
+    assert (args.source, args.host, args.port, args.db) == ("sim", "127.0.0.1", 9000, "x.db")
+    assert args.func is serve.serve
+    assert parse().source is None
+
+
+def test_no_source_plays_the_demo_or_else_the_sim(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sources, "DEMO_DIR", tmp_path / "demo")
+    source, why = sources.default_source()
+    assert isinstance(source, sources.SimSource) and "no demo recording" in why
+    (tmp_path / "demo").mkdir()
+    (tmp_path / "demo" / "table.mp4").write_bytes(b"")
+    assert sources.demo_recording() == tmp_path / "demo" / "table.mp4"
+    monkeypatch.setattr(sources, "models_present", lambda: False)
+    source, why = sources.default_source()
+    assert isinstance(source, sources.SimSource) and "models are missing" in why
+    (tmp_path / "demo" / "demo.json").write_text("{}")
+    source, why = sources.default_source()
+    assert isinstance(source, sources.DemoLogSource) and "replaying the demo's labels" in why
+    monkeypatch.setattr(sources, "models_present", lambda: True)
+    monkeypatch.setattr(sources, "tracker_available", lambda: True)
+    source, why = sources.default_source()
+    assert isinstance(source, sources.TrackerSource) and "demo recording" in why
+    assert "looped" in source.label and not source.live
+    assert source.labels == tmp_path / "demo" / "demo.json"
+
+
+def test_source_arguments(tmp_path: Path) -> None:
+    assert isinstance(sources.source_from_arg("sim"), sources.SimSource)
+    camera = sources.source_from_arg("0")
+    assert isinstance(camera, sources.TrackerSource) and camera.live and camera.source == 0
+    (tmp_path / "frames").mkdir()
+    folder = sources.source_from_arg(str(tmp_path / "frames"))
+    assert isinstance(folder, sources.TrackerSource) and not folder.live
+    with pytest.raises(BadInputError, match="no such camera index"):
+        sources.source_from_arg(str(tmp_path / "missing.mp4"))
+    (tmp_path / "notes.txt").write_text("x")
+    with pytest.raises(BadInputError, match="not a video file"):
+        sources.source_from_arg(str(tmp_path / "notes.txt"))
+
+
+def test_a_corrupt_database_stops_serve_with_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.sqlite3"
+    path.write_bytes(b"garbage" * 50)
+    with pytest.raises(BadInputError) as caught:
+        serve.serve(parse("--source", "sim", "--db", str(path), "--port", "0"))
+    assert caught.value.source == str(path)
+    assert path.read_bytes() == b"garbage" * 50
+
+
+def test_a_bad_port_is_bad_input() -> None:
+    with pytest.raises(BadInputError, match="not a port"):
+        serve.serve(parse("--port", "70000"))
+
+
+def test_the_banner_prints_url_pin_and_a_qr_code(capsys: pytest.CaptureFixture[str]) -> None:
+    serve.print_banner("http://192.0.2.1:8000/", "123456", "sim", "no demo", False, "x.db")
+    out = capsys.readouterr().out
+    assert "http://192.0.2.1:8000/" in out and "PIN is 123456" in out
+    assert "live source: sim — no demo" in out
+    assert out.count("\n") > 10  # the QR code's rows
+
+
+def test_adapting_tracker_events() -> None:
+    from engine import Alert, TableState
+    from vision.tracker import TrackerEvent
+
+    class Observed:
+        class observer:  # noqa: N801 - stands in for the tracker's observer
+            to_move = 2
+
+    table = TableState.from_json({"engine": 5, "trains": [{"owner": 0, "tiles": [[5, 1]],
+                                                          "marker": False}]})
+    (settled,) = sources.adapt_tracker_event(TrackerEvent("table", 3, 0.1, table=table),
+                                             Observed())
+    assert settled == sources.TableSettled(table.to_json(), 2)
+    alert = Alert(1, "mismatch", 0, 0, "m")
+    (raised,) = sources.adapt_tracker_event(TrackerEvent("alert", 3, 0.1, alert=alert))
+    assert raised == sources.AlertRaised(alert.to_json())
+    (lost,) = sources.adapt_tracker_event(
+        TrackerEvent("status", 3, 0.1, "camera 0 stopped delivering frames; reconnecting"))
+    assert lost == sources.CameraStatus(False, "camera 0 stopped delivering frames; reconnecting")
+    (ok,) = sources.adapt_tracker_event(TrackerEvent("status", 0, 0.0, "reading camera 0"))
+    assert ok.ok  # type: ignore[union-attr]
+
+
+def test_the_tracker_source_keeps_the_latest_frame_for_hands() -> None:
+    import numpy as np
+
+    class Frames:
+        def read(self) -> object:
+            return np.full((12, 16, 3), 90, np.uint8)
+
+    class FakeTracker:
+        source = Frames()
+
+    source = sources.TrackerSource(0)
+    assert source.still() is None
+    tracker = FakeTracker()
+    source._keep_frames(tracker)
+    tracker.source.read()
+    still = source.still()
+    assert still is not None and still[:2] == b"\xff\xd8"  # a JPEG
+
+
+def test_no_torch_on_the_app_path() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, companion_app, companion_app.serve, companion_app.sources, "
+            "companion_app.worker, companion_app.hands, companion_app.sim;"
+            "from companion_app import create_app;"
+            "print('torch' in sys.modules, 'ultralytics' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.split() == ["False", "False"]
+
+
+def test_the_demo_labels_replay_through_the_observer(tmp_path: Path) -> None:
+    import json
+
+    from engine import RuleSet
+
+    log = {
+        "players": 2, "rules": {"name": "standard"}, "first": 0,
+        "observations": [
+            {"engine": 12, "trains": [{"owner": 0, "tiles": [], "marker": False},
+                                      {"owner": 1, "tiles": [], "marker": False}]},
+            {"engine": 12, "trains": [{"owner": 0, "tiles": [[12, 5]], "marker": False},
+                                      {"owner": 1, "tiles": [], "marker": False}]},
+            {"engine": 12, "trains": [{"owner": 0, "tiles": [[12, 5]], "marker": False},
+                                      {"owner": 1, "tiles": [[3, 4]], "marker": False}]},
+        ],
+    }
+    path = tmp_path / "demo.json"
+    path.write_text(json.dumps(log))
+    source = sources.DemoLogSource(path, turn_seconds=0)
+    ctx = sources.GameContext(4, 12, RuleSet.preset("standard").to_json())
+    events = list(source.events(ctx))
+    tables = [e for e in events if isinstance(e, sources.TableSettled)]
+    alerts = [e.alert for e in events if isinstance(e, sources.AlertRaised)]
+    assert len(tables) == 3 and tables[1].table["trains"][0]["tiles"] == [[12, 5]]
+    assert tables[1].turn == 1  # seat 1 moves after seat 0's tile
+    assert [a["code"] for a in alerts] == ["mismatch"] and alerts[0]["seat"] == 1
+    assert isinstance(events[-1], sources.RoundOver)
+    path.write_text("{not json")
+    with pytest.raises(BadInputError, match="cannot be read as JSON"):
+        list(source.events(ctx))
+
+
+def test_mtrain_serve_on_a_corrupt_database_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from companion_app.cli import main
+
+    path = tmp_path / "bad.sqlite3"
+    path.write_bytes(b"garbage" * 50)
+    assert main(["serve", "--db", str(path), "--source", "sim"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"mtrain: {path}: is not an SQLite database")
