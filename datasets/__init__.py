@@ -1,1 +1,40 @@
-"""datasets package."""
+"""datasets package: the seeded synthetic image generator and the label files.
+
+- :func:`render` / :func:`render_crops` (``datasets.render``): one labelled scene
+  (``hands`` or ``table``) or the half-tile crops of one, from a random generator;
+  :func:`scene_rng` gives image ``index`` of a seed its own generator.
+- :func:`synthesize` (``datasets.synth``): write ``count`` images + label JSON to a
+  folder (``mtrain synth``), deterministic per seed.
+- :func:`load_labels`, :func:`iter_scenes` (``datasets.labels``): read label files.
+- :func:`export_obb`, :func:`export_pips` (``datasets.yolo_export``): ultralytics datasets.
+- ``datasets/eval/``: a small fixed evaluation set (seeds 9001, 9002, never trained on).
+
+Heavy modules (cv2) load on first use of a name, so ``import datasets`` stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_NAMES = {
+    "render": "datasets.render",
+    "render_crops": "datasets.render",
+    "render_hands": "datasets.render",
+    "render_table": "datasets.render",
+    "scene_rng": "datasets.render",
+    "Scene": "datasets.render",
+    "synthesize": "datasets.synth",
+    "load_labels": "datasets.labels",
+    "iter_scenes": "datasets.labels",
+    "export_obb": "datasets.yolo_export",
+    "export_pips": "datasets.yolo_export",
+}
+
+__all__ = sorted(_NAMES)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _NAMES:
+        return getattr(importlib.import_module(_NAMES[name]), name)
+    raise AttributeError(f"module 'datasets' has no attribute {name!r}")

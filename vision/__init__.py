@@ -1,1 +1,67 @@
-"""vision package."""
+"""Seeing the table: detections, image loading, tile reading, table reconstruction.
+
+The public names are loaded on first use (PEP 562), so that ``import vision``
+and the command line's registration stay cheap: OpenCV and ONNX Runtime load
+only when a name that needs them is touched.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+#: Public name -> module that defines it.
+_EXPORTS = {
+    "Detections": "vision.detections",
+    "polygon_iou": "vision.detections",
+    "load_image": "vision.images",
+    "rectify_tile": "vision.crops",
+    "tile_halves": "vision.crops",
+    "half_crops": "vision.crops",
+    "order_corners": "vision.crops",
+    "TileReader": "vision.reader",
+    "TileReading": "vision.reader",
+    "FrameReading": "vision.reader",
+    "PolygonAnnotator": "vision.annotate",
+    "ReadingAnnotator": "vision.annotate",
+    "HandReading": "vision.scoring",
+    "score_photos": "vision.scoring",
+    "reconstruct": "vision.table",
+    "TableReading": "vision.table",
+    "Uncertainty": "vision.table",
+    "MatView": "vision.mat",
+    "detect_mat": "vision.mat",
+    "rectify": "vision.mat",
+    "write_mat": "vision.mat",
+    "CameraPlan": "vision.camera_plan",
+    "plan_camera": "vision.camera_plan",
+    "Tracker": "vision.tracker",
+    "TrackerEvent": "vision.tracker",
+}
+
+__all__ = sorted(_EXPORTS)
+
+if TYPE_CHECKING:
+    from vision.annotate import PolygonAnnotator, ReadingAnnotator  # noqa: F401
+    from vision.camera_plan import CameraPlan, plan_camera  # noqa: F401
+    from vision.crops import half_crops, order_corners, rectify_tile, tile_halves  # noqa: F401
+    from vision.detections import Detections, polygon_iou  # noqa: F401
+    from vision.images import load_image  # noqa: F401
+    from vision.mat import MatView, detect_mat, rectify, write_mat  # noqa: F401
+    from vision.reader import FrameReading, TileReader, TileReading  # noqa: F401
+    from vision.scoring import HandReading, score_photos  # noqa: F401
+    from vision.table import TableReading, Uncertainty, reconstruct  # noqa: F401
+    from vision.tracker import Tracker, TrackerEvent  # noqa: F401
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'vision' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,563 @@
+"""Tile reading benchmark: accuracy on synthetic and real images, and latency.
+
+    .venv/bin/python benchmarks/vision.py [--models DIR] [--limit N] [--tune N]
+
+Writes ``benchmarks/results/vision.json``. Parts:
+
+- **synthetic** (``datasets/eval/``, from a seed never trained on): tile recall
+  and precision (a read tile matches a labelled one at polygon IoU >= 0.5, one
+  to one, best first), per-half accuracy (halves aligned by which end of the
+  read tile lies on the labelled ``a`` end), tile-exact accuracy (both values,
+  either order; over all labelled tiles, so a missed tile counts as wrong),
+  hand-total exact rate (``hands`` scenes: penalty of all tiles read equals the
+  penalty of all tiles labelled, standard rules), and how well ``uncertain``
+  flags the wrong readings.
+- **real** (``../shared/realdata/`` when present; never used for tuning):
+  ``tiles/`` single-tile photos read by the reader (a tile not detected is a
+  miss) and, separately, with the whole photo as the tile's box (pip model
+  only); ``halves/N/`` single-half crops resized to 96x96 and given straight
+  to the pip model (they are too small a view for the tile detector);
+  ``oblique/`` per-half accuracy against the labelled half boxes (raw stored
+  pixel frame, EXIF rotation not applied); ``row/row.jpg`` the eight tiles;
+  ``detect/`` tile recall against the labelled boxes (axis-aligned IoU >= 0.5
+  with the bounds of each read tile). Every miss is listed by image name.
+- **latency**: median of reading a rendered 1280x720 table frame (image in
+  memory, all tiles read), and of loading + reading a 12 MP JPEG of a
+  rendered scene.
+- ``--tune N``: renders N fresh scenes (a seed used by neither training nor
+  the eval set) and sweeps the pip score threshold; the best one is what
+  ``vision.reader.PIP_THRESHOLD`` should be set to.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from engine import RuleSet, Tile, hand_points  # noqa: E402
+from vision.crops import HALF_PX, order_corners  # noqa: E402
+from vision.detections import Detections, polygon_iou  # noqa: E402
+from vision.images import load_image  # noqa: E402
+from vision.reader import TileReader, _inside_half, tile_half_crops  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results" / "vision.json"
+REALDATA = ROOT.parent / "shared" / "realdata"
+EVAL = ROOT / "datasets" / "eval"
+#: Seed of the scenes rendered for ``--tune`` (not the training or eval seeds).
+TUNE_SEED = 777_001
+ROW_TRUTH = [(0, 0), (1, 10), (2, 3), (4, 5), (6, 7), (8, 11), (9, 10), (10, 12)]
+TARGETS = {"synthetic_recall": 0.995, "synthetic_tile_exact": 0.995,
+           "real_tiles_exact": 0.95, "real_row_exact": 0.95, "real_halves_accuracy": 0.95,
+           "frame_ms": 100.0, "photo_ms": 1000.0}
+
+
+# -- matching ------------------------------------------------------------------
+
+def match(truth: np.ndarray, read: np.ndarray, threshold: float = 0.5) -> list[tuple[int, int]]:
+    """One-to-one pairs ``(truth index, read index)`` by polygon IoU, best first."""
+    if not len(truth) or not len(read):
+        return []
+    iou = polygon_iou(truth, read)
+    pairs = []
+    used_t: set[int] = set()
+    used_r: set[int] = set()
+    for flat in np.argsort(-iou, axis=None):
+        i, j = divmod(int(flat), iou.shape[1])
+        if iou[i, j] < threshold:
+            break
+        if i in used_t or j in used_r:
+            continue
+        pairs.append((i, j))
+        used_t.add(i)
+        used_r.add(j)
+    return pairs
+
+
+def aligned_values(truth_corners: np.ndarray, read_corners: np.ndarray,
+                   read_values: tuple[int, int]) -> tuple[int, int]:
+    """The read values reordered so that the first lies at the labelled ``a`` end."""
+    a_end = truth_corners[:2].mean(axis=0)
+    mine_a = read_corners[:2].mean(axis=0)
+    mine_b = read_corners[2:].mean(axis=0)
+    if np.linalg.norm(mine_a - a_end) <= np.linalg.norm(mine_b - a_end):
+        return read_values
+    return read_values[1], read_values[0]
+
+
+def half_polygons(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The two halves of a tile as quadrilaterals (``a`` half first)."""
+    c = np.asarray(corners, np.float32)
+    m03, m12 = (c[0] + c[3]) / 2, (c[1] + c[2]) / 2
+    return np.array([c[0], c[1], m12, m03]), np.array([m03, m12, c[2], c[3]])
+
+
+def box_corners(xyxy: Iterable[float]) -> np.ndarray:
+    x0, y0, x1, y1 = xyxy
+    return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+
+
+def rate(num: int, den: int) -> float | None:
+    return round(num / den, 4) if den else None
+
+
+# -- synthetic -------------------------------------------------------------------
+
+def synthetic(reader: TileReader, folder: Path, limit: int | None) -> dict[str, Any]:
+    labels = sorted(folder.glob("*.json"))
+    scenes = []
+    for path in labels:
+        obj = json.loads(path.read_text())
+        if obj.get("kind") in ("hands", "table"):
+            scenes.append((path, obj))
+    if limit:
+        scenes = scenes[:limit]
+    n_truth = n_read = n_match = halves_ok = exact = 0
+    hands = hands_ok = 0
+    flagged_wrong = wrong = flagged_right = right = 0
+    marker_truth = marker_found = 0
+    misses: list[str] = []
+    rules = RuleSet()
+    for path, obj in scenes:
+        image = load_image(path.parent / obj["image"])
+        frame = reader.read(image)
+        truth = np.array([t["corners"] for t in obj["tiles"]], np.float32).reshape(-1, 4, 2)
+        read = np.array([t.corners for t in frame.tiles], np.float32).reshape(-1, 4, 2)
+        pairs = match(truth, read)
+        n_truth += len(truth)
+        n_read += len(read)
+        n_match += len(pairs)
+        matched_t = {i for i, _ in pairs}
+        matched_r = {j for _, j in pairs}
+        for i, t in enumerate(obj["tiles"]):
+            if i not in matched_t:
+                misses.append(f"{obj['image']}: tile {t['values']} not found")
+        for j in set(range(len(read))) - matched_r:
+            misses.append(f"{obj['image']}: extra tile read as {frame.tiles[j].values}")
+        for i, j in pairs:
+            want = tuple(obj["tiles"][i]["values"])
+            reading = frame.tiles[j]
+            got = aligned_values(truth[i], reading.corners, reading.values)
+            halves_ok += int(got[0] == want[0]) + int(got[1] == want[1])
+            ok = sorted(got) == sorted(want)
+            exact += ok
+            if ok:
+                right += 1
+                flagged_right += reading.uncertain
+            else:
+                wrong += 1
+                flagged_wrong += reading.uncertain
+                misses.append(f"{obj['image']}: {list(want)} read as {list(reading.values)}"
+                              f" (confidence {reading.confidence:.2f}"
+                              f"{', flagged' if reading.uncertain else ''})")
+        if obj["kind"] == "hands":
+            hands += 1
+            want_points = hand_points([Tile(*t["values"]) for t in obj["tiles"]], rules)
+            got_points = hand_points([Tile(*t.values) for t in frame.tiles], rules)
+            hands_ok += want_points == got_points
+        marker_truth += len(obj.get("markers", []))
+        if obj.get("markers"):
+            mt = np.array([m["corners"] for m in obj["markers"]], np.float32).reshape(-1, 4, 2)
+            marker_found += len(match(mt, frame.markers.corners, 0.3))
+    return {
+        "images": len(scenes), "tiles": n_truth, "read": n_read,
+        "recall": rate(n_match, n_truth), "precision": rate(n_match, n_read),
+        "half_accuracy": rate(halves_ok, 2 * n_match),
+        "tile_exact": rate(exact, n_truth),
+        "tile_exact_of_found": rate(exact, n_match),
+        "hand_total_exact": rate(hands_ok, hands), "hands": hands,
+        "marker_recall": rate(marker_found, marker_truth),
+        "uncertain_flags_wrong": rate(flagged_wrong, wrong),
+        "uncertain_flags_right": rate(flagged_right, right),
+        "misses": misses,
+    }
+
+
+# -- real photos -------------------------------------------------------------------
+
+def read_raw(path: Path) -> np.ndarray:
+    """Pixels as stored, EXIF orientation not applied (for labels in that frame)."""
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
+    if image is None:
+        raise ValueError(f"cannot read {path}")
+    return image
+
+
+def real_tiles(reader: TileReader, folder: Path) -> dict[str, Any]:
+    files = sorted(folder.glob("*.jpg"))
+    exact_reader = exact_box = 0
+    misses = []
+    for path in files:
+        want = sorted(int(v) for v in path.stem.split("-"))
+        image = load_image(path)
+        frame = reader.read(image)
+        if frame.tiles:
+            got = sorted(frame.tiles[0].values)
+            exact_reader += got == want
+            if got != want:
+                misses.append(f"tiles/{path.name}: reader read {got}")
+        else:
+            misses.append(f"tiles/{path.name}: reader found no tile")
+        h, w = image.shape[:2]
+        whole = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+        box = Detections(whole[None], np.array([1.0]), np.array([0]))
+        given = reader.read_tiles(image, box)
+        got = sorted(given[0].values)
+        exact_box += got == want
+        if got != want:
+            misses.append(f"tiles/{path.name}: with the photo as box read {got}")
+    return {"images": len(files), "exact_reader": rate(exact_reader, len(files)),
+            "exact_given_box": rate(exact_box, len(files)), "misses": misses}
+
+
+def real_halves(reader: TileReader, folder: Path) -> dict[str, Any]:
+    crops, truths, names = [], [], []
+    for sub in sorted(folder.iterdir(), key=lambda p: int(p.name) if p.name.isdigit() else -1):
+        if not sub.is_dir() or not sub.name.isdigit():
+            continue
+        for path in sorted(sub.glob("*.jpg")):
+            crops.append(cv2.resize(load_image(path), (HALF_PX, HALF_PX),
+                                    interpolation=cv2.INTER_AREA))
+            truths.append(int(sub.name))
+            names.append(f"halves/{sub.name}/{path.name}")
+    counts = reader.count_pips(crops) if crops else []
+    ok = 0
+    misses = []
+    for (count, certainty, _), want, name in zip(counts, truths, names, strict=True):
+        ok += count == want
+        if count != want:
+            misses.append(f"{name}: counted {count} (certainty {certainty:.2f})")
+    return {"images": len(crops), "accuracy": rate(ok, len(crops)), "misses": misses}
+
+
+def real_oblique(reader: TileReader, folder: Path) -> dict[str, Any]:
+    total = ok = found = 0
+    misses = []
+    for path in sorted(folder.glob("*.jpg")):
+        image = read_raw(path)
+        h, w = image.shape[:2]
+        frame = reader.read(image)
+        halves, values = [], []
+        for t in frame.tiles:
+            pa, pb = half_polygons(t.corners)
+            halves += [pa, pb]
+            values += [t.values[0], t.values[1]]
+        label = path.with_suffix(".txt")
+        for line in label.read_text().split("\n"):
+            parts = line.split()
+            if len(parts) != 5:
+                continue
+            want = int(parts[0])
+            cx, cy, bw, bh = (float(v) for v in parts[1:])
+            box = box_corners([(cx - bw / 2) * w, (cy - bh / 2) * h,
+                               (cx + bw / 2) * w, (cy + bh / 2) * h])
+            total += 1
+            iou = polygon_iou(box[None], np.array(halves).reshape(-1, 4, 2))[0]
+            if not len(iou) or iou.max() < 0.3:
+                misses.append(f"oblique/{path.name}: half {want} at ({cx:.2f}, {cy:.2f}) "
+                              "not found")
+                continue
+            found += 1
+            got = values[int(iou.argmax())]
+            ok += got == want
+            if got != want:
+                misses.append(f"oblique/{path.name}: half {want} at ({cx:.2f}, {cy:.2f}) "
+                              f"read as {got}")
+    return {"halves": total, "found": rate(found, total), "accuracy": rate(ok, total),
+            "misses": misses}
+
+
+def real_row(reader: TileReader, path: Path) -> dict[str, Any]:
+    frame = reader.read(path)
+    tiles = sorted(frame.tiles, key=lambda t: float(t.corners[:, 0].mean()))
+    read = [(min(t.values), max(t.values)) for t in tiles]
+    want = Counter(ROW_TRUTH)
+    got = Counter(read)
+    exact = sum((want & got).values())
+    misses = [f"row/row.jpg: {list(v)} not read" for v in (want - got).elements()]
+    misses += [f"row/row.jpg: extra or wrong {list(v)}" for v in (got - want).elements()]
+    return {"tiles": len(ROW_TRUTH), "read": [list(v) for v in read],
+            "exact": rate(exact, len(ROW_TRUTH)),
+            "in_order": read == ROW_TRUTH, "misses": misses}
+
+
+def real_detect(reader: TileReader, folder: Path) -> dict[str, Any]:
+    total = found = n_read = 0
+    misses = []
+    for path in sorted(folder.glob("*.jpg")):
+        image = load_image(path)
+        h, w = image.shape[:2]
+        frame = reader.read(image)
+        n_read += len(frame.tiles)
+        truth = []
+        for line in path.with_suffix(".txt").read_text().split("\n"):
+            parts = line.split()
+            if len(parts) != 5:
+                continue
+            cx, cy, bw, bh = (float(v) for v in parts[1:])
+            truth.append(box_corners([(cx - bw / 2) * w, (cy - bh / 2) * h,
+                                      (cx + bw / 2) * w, (cy + bh / 2) * h]))
+        bounds = np.array([box_corners(b) for b in
+                           (np.concatenate([t.corners.min(0), t.corners.max(0)])
+                            for t in frame.tiles)], np.float32).reshape(-1, 4, 2)
+        pairs = match(np.array(truth, np.float32).reshape(-1, 4, 2), bounds)
+        total += len(truth)
+        found += len(pairs)
+        if len(pairs) < len(truth):
+            misses.append(f"detect/{path.name}: {len(truth) - len(pairs)} of {len(truth)} "
+                          "tiles not found")
+    return {"tiles": total, "read": n_read, "recall": rate(found, total), "misses": misses}
+
+
+def real_topdown(reader: TileReader, folder: Path) -> dict[str, Any]:
+    out = {}
+    for path in sorted(folder.glob("*.jpg")):
+        frame = reader.read(path)
+        out[path.name] = [f"{t.values[0]}-{t.values[1]}{'?' if t.uncertain else ''}"
+                          for t in frame.tiles]
+    return {"read": out, "note": "no labels: for looking at, not scored"}
+
+
+def real(reader: TileReader, root: Path) -> dict[str, Any]:
+    parts: dict[str, Any] = {}
+    for name, func in (("tiles", real_tiles), ("halves", real_halves),
+                       ("oblique", real_oblique), ("detect", real_detect),
+                       ("topdown", real_topdown)):
+        if (root / name).is_dir():
+            parts[name] = func(reader, root / name)
+    if (root / "row" / "row.jpg").is_file():
+        parts["row"] = real_row(reader, root / "row" / "row.jpg")
+    return parts
+
+
+# -- tuning (synthetic only) ---------------------------------------------------------
+
+def tune(reader: TileReader, count: int) -> dict[str, Any]:
+    """Sweep the reader's thresholds on freshly rendered scenes (never on real photos).
+
+    - pip score threshold: per-half accuracy of counting on tiles found;
+    - tile detector threshold: recall and precision;
+    - ``uncertain_below``: which share of wrong and of right readings it flags.
+    """
+    from datasets.render import render, scene_rng
+
+    scores: list[np.ndarray] = []
+    truths: list[int] = []
+    det_scores: list[float] = []  # best score of each labelled tile's match (0: none)
+    spare_scores: list[float] = []  # scores of detections matching no tile
+    readings: list[tuple[float, bool]] = []  # (confidence, read right)
+    tile_floor = reader.detector.conf_threshold
+    pip_floor = reader.pip_detector.conf_threshold
+    reader.detector.conf_threshold = 0.05
+    reader.pip_detector.conf_threshold = 0.05
+    try:
+        for index in range(count):
+            scene = render("hands" if index % 2 else "table", scene_rng(TUNE_SEED, index))
+            labels = scene.labels("tune.jpg")
+            truth = np.array([t["corners"] for t in labels["tiles"]],
+                             np.float32).reshape(-1, 4, 2)
+            found = reader.detector(scene.image)
+            found = found[found.class_id == reader.tile_class]
+            pairs = match(truth, found.corners)
+            matched = dict(pairs)
+            det_scores += [float(found.confidence[matched[i]]) if i in matched else 0.0
+                           for i in range(len(truth))]
+            spare = set(range(len(found))) - set(matched.values())
+            spare_scores += [float(found.confidence[j]) for j in spare]
+            kept = found[found.confidence >= tile_floor]
+            read_corners = np.array([order_corners(c) for c in kept.corners]).reshape(-1, 4, 2)
+            crops: list[np.ndarray] = []
+            for i, j in match(truth, read_corners):
+                crops.extend(tile_half_crops(scene.image, read_corners[j]))
+                first, _ = aligned_values(truth[i], read_corners[j], (0, 1))
+                want = labels["tiles"][i]["values"]
+                # first == 0: the first crop shows the labelled a half
+                truths.extend([want[0], want[1]] if first == 0 else [want[1], want[0]])
+            for pips in reader.pip_detector(crops):
+                scores.append(pips[_inside_half(pips.center)].confidence)
+            reader.detector.conf_threshold = tile_floor
+            reader.pip_detector.conf_threshold = pip_floor
+            frame = reader.read(scene.image)
+            for i, j in match(truth, np.array([t.corners for t in frame.tiles],
+                                               np.float32).reshape(-1, 4, 2)):
+                tile = frame.tiles[j]
+                readings.append((tile.confidence,
+                                 sorted(tile.values) == sorted(labels["tiles"][i]["values"])))
+            reader.detector.conf_threshold = 0.05
+            reader.pip_detector.conf_threshold = 0.05
+    finally:
+        reader.detector.conf_threshold = tile_floor
+        reader.pip_detector.conf_threshold = pip_floor
+    pip_sweep = {}
+    for t in np.round(np.arange(0.15, 0.86, 0.05), 2):
+        ok = sum(int(np.sum(s >= t)) == v for s, v in zip(scores, truths, strict=True))
+        pip_sweep[f"{t:.2f}"] = rate(ok, len(truths))
+    best = max(pip_sweep, key=lambda k: (pip_sweep[k] or 0, -abs(float(k) - 0.5)))
+    tile_sweep = {}
+    det = np.array(det_scores)
+    spare_arr = np.array(spare_scores)
+    for t in (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5):
+        hits = int(np.sum(det >= t))
+        extra = int(np.sum(spare_arr >= t))
+        tile_sweep[f"{t:.2f}"] = {"recall": rate(hits, len(det)),
+                                  "precision": rate(hits, hits + extra)}
+    flag_sweep = {}
+    right = [c for c, ok in readings if ok]
+    wrong = [c for c, ok in readings if not ok]
+    for t in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7):
+        flag_sweep[f"{t:.2f}"] = {
+            "flags_wrong": rate(sum(c < t for c in wrong), len(wrong)),
+            "flags_right": rate(sum(c < t for c in right), len(right))}
+    return {"scenes": count, "halves": len(truths), "pip_sweep": pip_sweep,
+            "best_pip_threshold": float(best), "tile_sweep": tile_sweep,
+            "uncertain_sweep": flag_sweep, "readings": len(readings),
+            "wrong_readings": len(wrong)}
+
+
+# -- latency ---------------------------------------------------------------------------
+
+def latency(reader: TileReader, runs: int) -> dict[str, Any]:
+    from datasets.render import render_table, scene_rng
+
+    scene = render_table(scene_rng(TUNE_SEED + 1, 0), size=(1280, 720))
+    frame_image = scene.image
+    reader.read(frame_image)  # warm up
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        frame = reader.read(frame_image)
+        times.append((time.perf_counter() - t0) * 1000)
+    tiles_in_frame = len(frame.tiles)
+    four_three = render_table(scene_rng(TUNE_SEED + 1, 1), size=(1280, 960)).image
+    big = cv2.resize(four_three, (4000, 3000), interpolation=cv2.INTER_CUBIC)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "photo.jpg"
+        cv2.imwrite(str(path), big, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        reader.read(path)
+        photo_times, load_times = [], []
+        for _ in range(max(3, runs // 4)):
+            t0 = time.perf_counter()
+            image = load_image(path)
+            t1 = time.perf_counter()
+            photo = reader.read(image)
+            t2 = time.perf_counter()
+            load_times.append((t1 - t0) * 1000)
+            photo_times.append((t2 - t0) * 1000)
+    return {"frame_ms": round(statistics.median(times), 1), "frame_tiles": tiles_in_frame,
+            "photo_ms": round(statistics.median(photo_times), 1),
+            "photo_load_ms": round(statistics.median(load_times), 1),
+            "photo_tiles": len(photo.tiles), "photo_size": [4000, 3000],
+            "threads": os.cpu_count()}
+
+
+# -- main --------------------------------------------------------------------------------
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--models", default=None, help="models folder (default models/)")
+    parser.add_argument("--eval", default=str(EVAL), help="synthetic eval folder")
+    parser.add_argument("--realdata", default=str(REALDATA))
+    parser.add_argument("--limit", type=int, default=None, help="at most N eval scenes")
+    parser.add_argument("--runs", type=int, default=20, help="latency repetitions")
+    parser.add_argument("--tune", type=int, default=0, metavar="N",
+                        help="also sweep the pip threshold on N rendered scenes")
+    parser.add_argument("--out", default=str(RESULTS))
+    args = parser.parse_args(argv)
+
+    try:
+        reader = TileReader(args.models)
+    except Exception as exc:  # noqa: BLE001 - report and fail the benchmark cleanly
+        print(f"[vision] cannot load the models: {exc}")
+        return 1
+    results: dict[str, Any] = {"targets": TARGETS, "pip_threshold": reader.pip_threshold}
+    eval_dir = Path(args.eval)
+    if eval_dir.is_dir() and any(eval_dir.glob("*.json")):
+        t0 = time.perf_counter()
+        results["synthetic"] = synthetic(reader, eval_dir, args.limit)
+        results["synthetic"]["seconds"] = round(time.perf_counter() - t0, 1)
+    else:
+        print(f"[vision] no synthetic eval set in {eval_dir}: skipped")
+    real_dir = Path(args.realdata)
+    if real_dir.is_dir():
+        results["real"] = real(reader, real_dir)
+    else:
+        print(f"[vision] no real photos in {real_dir}: skipped")
+    if args.tune:
+        results["tune"] = tune(reader, args.tune)
+    results["latency"] = latency(reader, args.runs)
+    results["met"] = targets_met(results)
+
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=1) + "\n")
+    print(summary(results))
+    print(f"[vision] results in {out}")
+    return 0
+
+
+def targets_met(r: dict[str, Any]) -> dict[str, bool | None]:
+    syn = r.get("synthetic", {})
+    real_parts = r.get("real", {})
+    lat = r.get("latency", {})
+
+    def at_least(value: float | None, target: float) -> bool | None:
+        return None if value is None else value >= target
+
+    return {
+        "synthetic_recall": at_least(syn.get("recall"), TARGETS["synthetic_recall"]),
+        "synthetic_tile_exact": at_least(syn.get("tile_exact"), TARGETS["synthetic_tile_exact"]),
+        "real_tiles_exact": at_least(real_parts.get("tiles", {}).get("exact_reader"),
+                                     TARGETS["real_tiles_exact"]),
+        "real_row_exact": at_least(real_parts.get("row", {}).get("exact"),
+                                   TARGETS["real_row_exact"]),
+        "real_halves_accuracy": at_least(real_parts.get("halves", {}).get("accuracy"),
+                                         TARGETS["real_halves_accuracy"]),
+        "frame_ms": None if "frame_ms" not in lat else lat["frame_ms"] <= TARGETS["frame_ms"],
+        "photo_ms": None if "photo_ms" not in lat else lat["photo_ms"] <= TARGETS["photo_ms"],
+    }
+
+
+def summary(r: dict[str, Any]) -> str:
+    lines = []
+    syn = r.get("synthetic")
+    if syn:
+        lines.append(f"[vision] synthetic: {syn['images']} images, {syn['tiles']} tiles; "
+                     f"recall {syn['recall']}, precision {syn['precision']}, "
+                     f"half {syn['half_accuracy']}, tile-exact {syn['tile_exact']}, "
+                     f"hand totals {syn['hand_total_exact']}")
+    for name, part in r.get("real", {}).items():
+        shown = {k: v for k, v in part.items() if k not in ("misses", "read")}
+        lines.append(f"[vision] real {name}: {shown}")
+        for miss in part.get("misses", []):
+            lines.append(f"           miss {miss}")
+    if "tune" in r:
+        tuned = r["tune"]
+        lines.append(f"[vision] tuning ({tuned['scenes']} rendered scenes): pip threshold "
+                     f"{tuned['pip_sweep']} best {tuned['best_pip_threshold']}")
+        lines.append(f"[vision] tile threshold: {tuned['tile_sweep']}")
+        lines.append(f"[vision] uncertain below: {tuned['uncertain_sweep']} "
+                     f"({tuned['wrong_readings']} wrong of {tuned['readings']})")
+    lat = r["latency"]
+    lines.append(f"[vision] latency: {lat['frame_ms']} ms per 1280x720 frame "
+                 f"({lat['frame_tiles']} tiles), {lat['photo_ms']} ms per 12 MP photo "
+                 f"(of which loading {lat['photo_load_ms']} ms)")
+    lines.append(f"[vision] targets met: {r['met']}")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

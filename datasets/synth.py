@@ -1,0 +1,112 @@
+"""Write rendered scenes to a folder: ``NAME.jpg`` (or ``.png`` for crops) + ``NAME.json``."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import cv2
+
+from datasets.render import KINDS, render, render_crops, scene_rng
+
+#: Crops rendered per scene for ``--kind crops`` (each scene gives up to this many).
+CROPS_PER_SCENE = 24
+
+
+def _write_scene(out: Path, kind: str, seed: int, index: int, max_quality: int = 95) -> int:
+    rng = scene_rng(seed, index)
+    if kind == "crops":
+        written = 0
+        for j, (crop, label) in enumerate(render_crops(rng, CROPS_PER_SCENE)):
+            name = f"{kind}_{seed}_{index:06d}_{j:02d}"
+            label["image"] = f"{name}.png"
+            cv2.imwrite(str(out / f"{name}.png"), crop)
+            (out / f"{name}.json").write_text(json.dumps(label), encoding="utf-8")
+            written += 1
+        return written
+    scene = render(kind, rng)
+    name = f"{kind}_{seed}_{index:06d}"
+    quality = min(int(rng.integers(55, 96)), max_quality)
+    ok, buf = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    assert ok
+    (out / f"{name}.jpg").write_bytes(buf.tobytes())
+    labels = scene.labels(f"{name}.jpg")
+    (out / f"{name}.json").write_text(json.dumps(labels), encoding="utf-8")
+    return 1
+
+
+def _work(job: tuple[str, str, int, int, int]) -> int:
+    out, kind, seed, index, max_quality = job
+    cv2.setNumThreads(1)
+    return _write_scene(Path(out), kind, seed, index, max_quality)
+
+
+def synthesize(
+    out: str | Path,
+    kind: str,
+    count: int,
+    seed: int,
+    jobs: int = 1,
+    progress: bool = True,
+    max_quality: int = 95,
+) -> int:
+    """Render ``count`` scenes of ``kind`` (for crops: ``count`` crops) into ``out``.
+
+    Deterministic: the files depend on ``seed`` and ``count`` only, never on
+    ``jobs``. JPEG quality is drawn from 55-95 and capped at ``max_quality``.
+    Returns the number of images written.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}")
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    from tqdm import tqdm
+
+    bar = tqdm(total=count, desc=f"synth {kind}", unit="img", disable=not progress)
+    written = 0
+    scenes = 0
+    with bar:
+        # crops: a scene gives a varying number of crops, so render scenes in order
+        # until there are enough; the first ``count`` crops (by scene) are kept, so the
+        # files never depend on the batch sizes.
+        while written < count:
+            batch = count - written if kind != "crops" else max(1, -(-(count - written) // 10))
+            items = [
+                (str(folder), kind, seed, i, max_quality) for i in range(scenes, scenes + batch)
+            ]
+            for n in _map(jobs, items):
+                written += n
+                bar.update(min(n, max(0, count - bar.n)))
+            scenes += batch
+            if kind != "crops" or scenes > 4 * count:
+                break
+    if kind == "crops" and written > count:
+        _trim_crops(folder, seed, count)
+        written = count
+    return written
+
+
+def _trim_crops(folder: Path, seed: int, count: int) -> None:
+    names = sorted(p.stem for p in folder.glob(f"crops_{seed}_*.json"))
+    for stem in names[count:]:
+        (folder / f"{stem}.json").unlink()
+        (folder / f"{stem}.png").unlink(missing_ok=True)
+
+
+def _map(jobs: int, items: list[tuple[str, str, int, int, int]]) -> Iterator[int]:
+    if jobs <= 1 or len(items) < 4:
+        yield from map(_work, items)
+        return
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        yield from pool.map(_work, items, chunksize=2)
+
+
+def default_jobs() -> int:
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+def image_files(folder: Path) -> Iterable[Path]:
+    return sorted(p for p in folder.iterdir() if p.suffix in (".jpg", ".png"))

@@ -1,0 +1,124 @@
+"""Geometry of rendered scenes and their labels."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from datasets.render import Scene, crop_labels, jitter_corners, render_crops, scene_rng
+from vision.crops import HALF_PX, half_crops
+
+
+def _labelled(scene: Scene) -> dict:
+    return scene.labels("x.jpg")
+
+
+def test_tile_corners_lie_inside_the_image(
+    hands_scenes: list[Scene], table_scenes: list[Scene]
+) -> None:
+    for scene in hands_scenes + table_scenes:
+        h, w = scene.image.shape[:2]
+        labels = _labelled(scene)
+        assert labels["width"] == w and labels["height"] == h
+        for item in labels["tiles"] + labels["markers"]:
+            c = np.array(item["corners"])
+            assert c.shape == (4, 2)
+            assert np.all(c >= 0) and np.all(c[:, 0] < w) and np.all(c[:, 1] < h)
+
+
+def test_first_two_corners_are_on_the_a_half(hands_scenes: list[Scene]) -> None:
+    checked = 0
+    for scene in hands_scenes:
+        labels = _labelled(scene)
+        for pip in labels["pips"]:
+            c = np.array(labels["tiles"][pip["tile"]]["corners"])
+            x0, y0, x1, y1 = pip["box"]
+            centre = np.array([(x0 + x1) / 2, (y0 + y1) / 2])
+            a_end, b_end = c[:2].mean(0), c[2:].mean(0)
+            near_a = np.linalg.norm(centre - a_end) < np.linalg.norm(centre - b_end)
+            assert near_a == (pip["half"] == 0)
+            checked += 1
+    assert checked > 20
+
+
+def test_tile_corners_go_round_with_a_short_first_edge(hands_scenes: list[Scene]) -> None:
+    ratios = []
+    for scene in hands_scenes:
+        for tile in _labelled(scene)["tiles"]:
+            c = np.array(tile["corners"])
+            ratios.append(np.linalg.norm(c[2] - c[1]) / np.linalg.norm(c[1] - c[0]))
+            # opposite edges match (a quadrilateral, not a bow tie)
+            assert np.linalg.norm(c[3] - c[2]) / np.linalg.norm(c[1] - c[0]) < 1.6
+    assert 1.6 < np.median(ratios) < 2.4  # oblique views foreshorten some tiles
+
+
+def test_fully_visible_tiles_have_one_pip_box_per_pip(hands_scenes: list[Scene]) -> None:
+    for scene in hands_scenes:
+        labels = _labelled(scene)
+        for index, tile in enumerate(labels["tiles"]):
+            if tile["visible"] < 1:
+                continue
+            for half in (0, 1):
+                boxes = [p for p in labels["pips"] if p["tile"] == index and p["half"] == half]
+                assert len(boxes) == tile["values"][half]
+
+
+def test_half_crops_hold_the_labelled_pips(hands_scenes: list[Scene]) -> None:
+    checked = 0
+    for scene in hands_scenes:
+        for tile in scene.tiles:
+            if tile.visible < 1:
+                continue
+            a, b = half_crops(scene.image, tile.corners)
+            assert a.shape == b.shape == (HALF_PX, HALF_PX, 3)
+            for half in (0, 1):
+                boxes = np.array(crop_labels(tile, tile.corners, half)).reshape(-1, 4)
+                assert len(boxes) == tile.values[half]
+                assert np.all(boxes >= 0) and np.all(boxes <= HALF_PX)
+                checked += 1
+    assert checked >= 8
+
+
+def test_pips_are_darker_or_more_colourful_than_the_face(hands_scenes: list[Scene]) -> None:
+    """The pixels inside pip boxes differ from the crop's blank area (labels hit pips)."""
+    diffs = []
+    for scene in hands_scenes:
+        for tile in scene.tiles:
+            if tile.visible < 1 or min(tile.values) > 0 or max(tile.values) == 0:
+                continue
+            half = 0 if tile.values[0] > 0 else 1
+            crop = half_crops(scene.image, tile.corners)[half].astype(float)
+            blank = half_crops(scene.image, tile.corners)[1 - half].astype(float)
+            for x0, y0, x1, y1 in crop_labels(tile, tile.corners, half):
+                cx, cy = int((x0 + x1) / 2), int((y0 + y1) / 2)
+                diffs.append(np.abs(crop[cy, cx] - blank[cy, cx]).sum())
+    if diffs:
+        assert np.median(diffs) > 30
+
+
+def test_render_crops_labels_count_the_half(hands_scenes: list[Scene]) -> None:
+    crops = [c for i in range(3) for c in render_crops(scene_rng(77, i))]
+    assert crops
+    agree = sum(len(label["pips"]) == label["value"] for _, label in crops)
+    assert agree / len(crops) > 0.9
+    for image, label in crops:
+        assert image.shape == (HALF_PX, HALF_PX, 3)
+        assert label["kind"] == "crops" and label["width"] == HALF_PX
+
+
+def test_jitter_moves_corners_a_little() -> None:
+    rng = np.random.default_rng(1)
+    c = np.array([[100, 100], [140, 100], [140, 180], [100, 180]], float)
+    moved = [np.abs(jitter_corners(c, rng) - c).max() for _ in range(50)]
+    assert 0 < np.median(moved) < 12
+
+
+def test_table_scene_labels_carry_the_table(table_scenes: list[Scene]) -> None:
+    for scene in table_scenes:
+        labels = _labelled(scene)
+        table = labels["table"]
+        assert isinstance(table["engine"], int)
+        laid = [tuple(sorted(t)) for train in table["trains"] for t in train["tiles"]]
+        laid.append((table["engine"], table["engine"]))
+        seen = [tuple(sorted(t["values"])) for t in labels["tiles"]]
+        assert set(seen) <= set(laid)
+        assert len(seen) == len(set(seen))

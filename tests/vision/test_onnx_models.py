@@ -1,0 +1,187 @@
+"""ONNX decoding matches ultralytics' own pre- and post-processing."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+from reader_fixtures import (
+    fixed_batch_dir,
+    quiet_predict,
+    restore_pil_open,
+    ultralytics_yolo,
+    untrained_dir,
+)
+
+from engine.errors import BadInputError
+from vision.detections import Detections
+from vision.onnx_models import (
+    BoxDetector,
+    Letterbox,
+    ObbDetector,
+    OnnxModel,
+    letterbox,
+    load_specs,
+    nms_boxes,
+    nms_rotated,
+    probiou,
+)
+
+
+@pytest.fixture(scope="session")
+def untrained_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return untrained_dir(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def untrained_fixed_batch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return fixed_batch_dir(tmp_path_factory)
+
+
+
+def _torch() -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import torch
+        from ultralytics.data.augment import LetterBox
+        from ultralytics.utils.metrics import batch_probiou
+        from ultralytics.utils.nms import TorchNMS
+    restore_pil_open()
+    return torch, LetterBox, batch_probiou, TorchNMS
+
+
+def _random_xywhr(rng: np.random.Generator, n: int) -> np.ndarray:
+    return np.column_stack([rng.uniform(0, 100, n), rng.uniform(0, 100, n),
+                            rng.uniform(5, 40, n), rng.uniform(5, 40, n),
+                            rng.uniform(-np.pi / 4, 3 * np.pi / 4, n)]).astype(np.float32)
+
+
+def _blurred_noise(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
+    return cv2.GaussianBlur((rng.random((*shape, 3)) * 255).astype(np.uint8), (0, 0), 3)
+
+
+class TestLetterbox:
+    @pytest.mark.parametrize("shape", [(720, 1280), (1280, 720), (480, 700), (383, 385),
+                                       (100, 30), (384, 384), (3000, 4000)])
+    def test_same_pixels_as_ultralytics(self, shape: tuple[int, int]) -> None:
+        _, LetterBox, _, _ = _torch()
+        image = _blurred_noise(np.random.default_rng(0), shape)
+        ours, box = letterbox(image, (384, 384))
+        theirs = LetterBox((384, 384), auto=False)(image=image)
+        assert ours.shape == theirs.shape == (384, 384, 3)
+        if box.gain_x >= 0.5:  # bilinear, exactly as ultralytics
+            assert np.array_equal(ours, theirs)
+        else:  # area averaging for big shrinks: same geometry, smoother pixels
+            w, h = box.new_size
+            inside = np.zeros((384, 384), bool)
+            inside[box.pad_y:box.pad_y + h, box.pad_x:box.pad_x + w] = True
+            assert np.all(ours[~inside] == 114) and np.all(theirs[~inside] == 114)
+            diff = np.abs(ours.astype(int) - theirs.astype(int))[inside]
+            assert diff.mean() < 8
+
+    def test_to_image_inverts_the_fit(self) -> None:
+        box = Letterbox.fit((720, 1280), (384, 384))
+        corners = np.array([[0, 0], [1280, 720]], np.float32)
+        model = corners * [box.gain_x, box.gain_y] + [box.pad_x, box.pad_y]
+        assert np.allclose(box.to_image(model), corners, atol=1e-3)
+        assert box.pad_x == 0 and box.pad_y == 84
+
+
+class TestNms:
+    def test_probiou_matches_ultralytics(self) -> None:
+        torch, _, batch_probiou, _ = _torch()
+        rng = np.random.default_rng(1)
+        a, b = _random_xywhr(rng, 40), _random_xywhr(rng, 30)
+        theirs = batch_probiou(torch.from_numpy(a), torch.from_numpy(b)).numpy()
+        assert np.allclose(probiou(a, b), theirs, atol=1e-4)
+
+    def test_probiou_of_a_box_with_itself_is_one(self) -> None:
+        boxes = _random_xywhr(np.random.default_rng(2), 5)
+        assert np.allclose(np.diag(probiou(boxes, boxes)), 1.0, atol=1e-3)
+
+    def test_rotated_nms_matches_ultralytics_fast_nms(self) -> None:
+        torch, _, batch_probiou, TorchNMS = _torch()
+        rng = np.random.default_rng(3)
+        boxes = _random_xywhr(rng, 200)
+        scores = rng.random(200).astype(np.float32)
+        theirs = TorchNMS.fast_nms(torch.from_numpy(boxes), torch.from_numpy(scores), 0.5,
+                                   iou_func=batch_probiou).numpy()
+        assert np.array_equal(nms_rotated(boxes, scores, 0.5), theirs)
+
+    def test_box_nms_is_greedy_like_torchvision(self) -> None:
+        torch, _, _, TorchNMS = _torch()
+        rng = np.random.default_rng(4)
+        xy = rng.uniform(0, 100, (150, 2))
+        boxes = np.hstack([xy, xy + rng.uniform(5, 30, (150, 2))]).astype(np.float32)
+        scores = rng.random(150).astype(np.float32)
+        theirs = TorchNMS.nms(torch.from_numpy(boxes), torch.from_numpy(scores), 0.5).numpy()
+        assert np.array_equal(nms_boxes(boxes, scores, 0.5), theirs)
+
+    def test_suppressed_box_still_suppresses_in_fast_nms(self) -> None:
+        # A overlaps B, B overlaps C, A does not overlap C: greedy keeps A and C,
+        # fast NMS keeps only A (ultralytics' OBB behaviour, repeated on purpose).
+        boxes = np.array([[0, 0, 10, 10, 0], [6, 0, 10, 10, 0], [12, 0, 10, 10, 0]], np.float32)
+        scores = np.array([0.9, 0.8, 0.7], np.float32)
+        assert nms_rotated(boxes, scores, 0.3).tolist() == [0]
+
+
+class TestDecodersAgainstUltralytics:
+    @pytest.mark.parametrize("shape", [(480, 700), (600, 760), (700, 500)])  # bilinear range
+    def test_obb(self, untrained_models: Path, shape: tuple[int, int]) -> None:
+        spec = load_specs(untrained_models)["tiles"]
+        image = _blurred_noise(np.random.default_rng(5), shape)
+        ours = ObbDetector(spec, conf_threshold=0.45)(image)
+        result = quiet_predict(ultralytics_yolo(spec.file, "obb"), image, imgsz=384, conf=0.45)
+        theirs = Detections.from_ultralytics(result)
+        assert len(ours) == len(theirs) > 3
+        assert np.allclose(ours.corners, theirs.corners, atol=0.05)
+        assert np.allclose(ours.confidence, theirs.confidence, atol=1e-5)
+        assert np.array_equal(ours.class_id, theirs.class_id)
+
+    def test_detect_on_a_batch_of_crops(self, untrained_models: Path) -> None:
+        spec = load_specs(untrained_models)["pips"]
+        rng = np.random.default_rng(6)
+        crops = [_blurred_noise(rng, (96, 96)) for _ in range(4)] + [_blurred_noise(rng, (80, 60))]
+        ours = BoxDetector(spec, conf_threshold=0.1, iou_threshold=0.7)(crops)
+        model = ultralytics_yolo(spec.file, "detect")
+        total = 0
+        for crop, mine in zip(crops, ours, strict=True):
+            theirs = Detections.from_ultralytics(quiet_predict(model, crop, imgsz=96, conf=0.1))
+            assert len(mine) == len(theirs)
+            assert np.allclose(mine.xyxy, theirs.xyxy, atol=0.05)
+            assert np.allclose(mine.confidence, theirs.confidence, atol=1e-5)
+            total += len(mine)
+        assert total > 5
+
+    def test_fixed_and_dynamic_batch_agree(self, untrained_models: Path,
+                                           untrained_fixed_batch: Path) -> None:
+        dynamic = OnnxModel(load_specs(untrained_models)["pips"])
+        fixed = OnnxModel(load_specs(untrained_fixed_batch)["pips"])
+        assert dynamic.fixed_batch is None and fixed.fixed_batch == 1
+        blob = np.random.default_rng(7).random((5, 3, 96, 96)).astype(np.float32)
+        assert np.allclose(dynamic.run(blob), fixed.run(blob), atol=1e-4)
+
+
+class TestModelIndex:
+    def test_missing_index_names_the_file(self, tmp_path: Path) -> None:
+        with pytest.raises(BadInputError) as err:
+            load_specs(tmp_path)
+        assert err.value.source.endswith("models.json")
+
+    def test_missing_model_file(self, tmp_path: Path) -> None:
+        (tmp_path / "models.json").write_text(json.dumps({
+            "tiles": {"file": "tiles.onnx", "imgsz": 384, "names": ["tile"], "task": "obb"},
+            "pips": {"file": "pips.onnx", "imgsz": 96, "names": ["pip"], "task": "detect"}}))
+        with pytest.raises(BadInputError, match="no such model file"):
+            load_specs(tmp_path)
+
+    @pytest.mark.parametrize("text", ["{", "[]", '{"tiles": {"file": "x"}}', '{"pips": {}}'])
+    def test_malformed_index(self, tmp_path: Path, text: str) -> None:
+        (tmp_path / "models.json").write_text(text)
+        with pytest.raises(BadInputError):
+            load_specs(tmp_path)

@@ -1,0 +1,332 @@
+"""TileReader: from detections and pip counts to tile readings."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+from reader_fixtures import (
+    MODELS,
+    ROOT,
+    fixed_batch_dir,
+    needs_trained_models,
+    untrained_dir,
+)
+
+from vision.crops import half_crops
+from vision.detections import Detections, polygon_iou
+from vision.reader import (
+    PIP_THRESHOLD,
+    FrameReading,
+    TileReader,
+    TileReading,
+    _inside_half,
+    count_certainty,
+    tile_half_crops,
+)
+
+# A tile lying on its side: a half (red) on the left, b half (blue) on the right.
+TILE = np.array([[100, 140], [100, 100], [180, 100], [180, 140]], np.float32)
+
+@pytest.fixture(scope="session")
+def untrained_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return untrained_dir(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def untrained_fixed_batch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return fixed_batch_dir(tmp_path_factory)
+
+
+
+def two_colour_tile_image(scale: float = 1.0) -> np.ndarray:
+    image = np.full((int(300 * scale), int(400 * scale), 3), 60, np.uint8)
+    c = (TILE * scale).astype(np.int32)
+    x0, y0, x1, y1 = c[:, 0].min(), c[:, 1].min(), c[:, 0].max(), c[:, 1].max()
+    mid = (x0 + x1) // 2
+    image[y0:y1, x0:mid] = (0, 0, 255)
+    image[y0:y1, mid:x1] = (255, 0, 0)
+    return image
+
+
+class StubDetector:
+    def __init__(self, detections: Detections) -> None:
+        self.detections = detections
+
+    def __call__(self, image: np.ndarray) -> Detections:
+        return self.detections
+
+
+class StubPips:
+    """Pip scores to report per crop, in order; records the crops it saw."""
+
+    def __init__(self, scores: Sequence[Sequence[float]]) -> None:
+        self.scores = scores
+        self.seen: list[np.ndarray] = []
+
+    def __call__(self, crops: Sequence[np.ndarray]) -> list[Detections]:
+        self.seen = list(crops)
+        out = []
+        for s in self.scores[:len(crops)]:
+            n = len(s)
+            xy = np.column_stack([np.linspace(20, 76, n), np.full(n, 40)])
+            out.append(Detections.from_xyxy(np.hstack([xy - 4, xy + 4]), np.array(s, np.float32)))
+        return out
+
+
+@pytest.fixture
+def reader(untrained_models: Path) -> TileReader:
+    return TileReader(untrained_models, max_value=12)
+
+
+class TestCertainty:
+    def test_clear_scores_are_certain(self) -> None:
+        assert count_certainty(np.array([0.95, 0.9, 0.02, 0.05]), 0.5) == 1.0
+
+    def test_no_candidates_is_certain(self) -> None:
+        assert count_certainty(np.zeros(0), 0.5) == 1.0
+
+    def test_score_at_threshold_is_a_coin_toss(self) -> None:
+        assert count_certainty(np.array([0.9, 0.5]), 0.5) == 0.0
+
+    def test_closer_is_less_certain(self) -> None:
+        values = [count_certainty(np.array([0.5 + d]), 0.5) for d in (0.02, 0.08, 0.15, 0.3)]
+        assert values == sorted(values) and values[0] < 0.2 and values[-1] == 1.0
+
+    def test_each_doubtful_pip_lowers_it(self) -> None:
+        one = count_certainty(np.array([0.6]), 0.5)
+        two = count_certainty(np.array([0.6, 0.4]), 0.5)
+        assert two == pytest.approx(one * one)
+
+
+class TestCrops:
+    def test_inside_half_drops_pips_in_the_margin(self) -> None:
+        centers = np.array([[48, 48], [2, 48], [94, 48], [48, 2], [48, 95]], np.float32)
+        assert _inside_half(centers).tolist() == [True, False, False, False, True]
+
+    def test_small_tile_is_cut_exactly_like_crops(self) -> None:
+        image = two_colour_tile_image()
+        ours = tile_half_crops(image, TILE)
+        theirs = half_crops(image, TILE)
+        assert all(np.array_equal(a, b) for a, b in zip(ours, theirs, strict=True))
+
+    def test_big_tile_is_shrunk_first_but_looks_the_same(self) -> None:
+        big = two_colour_tile_image(scale=8)
+        small = cv2.resize(big, (400, 300), interpolation=cv2.INTER_AREA)
+        ours = tile_half_crops(big, (TILE + 0.5) * 8 - 0.5)
+        reference = half_crops(small, TILE)
+        for a, b in zip(ours, reference, strict=True):
+            assert np.abs(a.astype(int) - b.astype(int)).mean() < 6
+
+    def test_big_noise_does_not_alias(self) -> None:
+        # Fine stripes (2 px) shrunk over 3 times: area averaging gives nearly
+        # flat grey, the bilinear warp alone picks stripes at random (moire).
+        big = np.zeros((2400, 3200, 3), np.uint8)
+        big[:, ::2] = 255
+        corners = TILE * 8
+        shrunk = tile_half_crops(big, corners)[0]
+        direct = half_crops(big, corners)[0]
+        assert shrunk.std() < 20 < 60 < direct.std()
+
+
+class TestReadingLogic:
+    def test_values_corners_and_confidence(self, reader: TileReader) -> None:
+        tile = np.roll(TILE, 1, axis=0)  # starts on a long edge: the reader must re-order
+        marker = TILE + 150
+        vars(reader)["detector"] = StubDetector(Detections(
+            np.stack([tile, marker]), np.array([0.9, 0.8]), np.array([0, 1])))
+        stub = StubPips([[0.9, 0.95, 0.9], [0.9] * 5])
+        vars(reader)["pip_detector"] = stub
+        frame = reader.read(two_colour_tile_image())
+        assert isinstance(frame, FrameReading) and frame.shape == (300, 400)
+        assert len(frame.tiles) == 1 and len(frame.markers) == 1
+        t = frame.tiles[0]
+        assert t.values == (3, 5)
+        assert not t.uncertain
+        assert t.confidence == pytest.approx(0.9)
+        edges = np.linalg.norm(np.roll(t.corners, -1, axis=0) - t.corners, axis=1)
+        assert edges[0] < edges[1]  # 0-1 is a short edge
+        # the first crop (the a half) is the half at corners 0-1
+        first, second = stub.seen[0], stub.seen[1]
+        a_end = t.corners[:2].mean(axis=0)
+        a_is_red = a_end[0] < 140
+        assert (first[48, 48, 2] > 200) == a_is_red
+        assert (second[48, 48, 0] > 200) == a_is_red
+
+    def test_scores_near_threshold_make_it_uncertain(self, reader: TileReader) -> None:
+        vars(reader)["detector"] = StubDetector(Detections(
+            TILE[None], np.array([0.95]), np.array([0])))
+        vars(reader)["pip_detector"] = StubPips([[0.9, PIP_THRESHOLD + 0.02], [0.9]])
+        t = reader.read(two_colour_tile_image()).tiles[0]
+        assert t.uncertain and t.confidence < 0.2
+        assert t.half_certainty[1] == 1.0 and t.half_certainty[0] < 0.2
+
+    def test_value_above_the_set_is_uncertain(self, reader: TileReader) -> None:
+        vars(reader)["detector"] = StubDetector(Detections(
+            TILE[None], np.array([0.95]), np.array([0])))
+        vars(reader)["pip_detector"] = StubPips([[0.9] * 13, [0.9] * 2])
+        t = reader.read(two_colour_tile_image()).tiles[0]
+        assert t.values == (13, 2) and t.uncertain
+
+    def test_weak_detection_is_uncertain(self, reader: TileReader) -> None:
+        vars(reader)["detector"] = StubDetector(Detections(
+            TILE[None], np.array([0.3]), np.array([0])))
+        vars(reader)["pip_detector"] = StubPips([[0.9], [0.9]])
+        assert reader.read(two_colour_tile_image()).tiles[0].uncertain
+
+    def test_no_tiles(self, reader: TileReader) -> None:
+        vars(reader)["detector"] = StubDetector(Detections.empty())
+        frame = reader.read(two_colour_tile_image())
+        assert frame.tiles == [] and len(frame.markers) == 0
+        assert frame.to_json() == {"tiles": []}
+
+    def test_to_json(self) -> None:
+        t = TileReading((3, 5), TILE, 0.87654, False)
+        obj = t.to_json()
+        assert obj == {"values": [3, 5], "corners": [[100.0, 140.0], [100.0, 100.0],
+                                                     [180.0, 100.0], [180.0, 140.0]],
+                       "confidence": 0.877, "uncertain": False}
+        json.dumps(obj)
+
+
+class TestWithUntrainedModels:
+    """The real ONNX path end to end; the values mean nothing, the plumbing does."""
+
+    def test_reads_a_frame_with_one_pip_batch(self, reader: TileReader,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+        calls: list[tuple[int, ...]] = []
+        model = reader.pip_detector.model
+        original = model.run
+        def run(blob: np.ndarray) -> np.ndarray:
+            calls.append(blob.shape)
+            return original(blob)
+
+        monkeypatch.setattr(model, "run", run)
+        rng = np.random.default_rng(0)
+        image = cv2.GaussianBlur((rng.random((720, 1280, 3)) * 255).astype(np.uint8), (0, 0), 3)
+        frame = reader.read(image)
+        assert frame.shape == (720, 1280)
+        if frame.tiles:
+            assert calls == [(2 * len(frame.tiles), 3, 96, 96)]
+        for t in frame.tiles:
+            assert t.corners.shape == (4, 2)
+            assert all(isinstance(v, int) and v >= 0 for v in t.values)
+            assert 0.0 <= t.confidence <= 1.0
+
+    def test_fixed_batch_model_reads_the_same(self, untrained_models: Path,
+                                              untrained_fixed_batch: Path) -> None:
+        rng = np.random.default_rng(1)
+        image = cv2.GaussianBlur((rng.random((480, 640, 3)) * 255).astype(np.uint8), (0, 0), 3)
+        dynamic = TileReader(untrained_models).read(image)
+        fixed = TileReader(untrained_fixed_batch).read(image)
+        assert [t.values for t in dynamic.tiles] == [t.values for t in fixed.tiles]
+
+    def test_large_photo_is_detected_small_and_cropped_large(self, reader: TileReader,
+                                                              tmp_path: Path) -> None:
+        big = np.full((3000, 4000, 3), 90, np.uint8)
+        path = tmp_path / "big.jpg"
+        Image.fromarray(big).save(path)
+        seen: list[tuple[int, ...]] = []
+        detector_model = reader.detector.model
+        original = detector_model.run
+        def run(blob: np.ndarray) -> np.ndarray:
+            seen.append(blob.shape)
+            return original(blob)
+
+        vars(detector_model)["run"] = run
+        frame = reader.read(path)
+        assert frame.shape == (3000, 4000)
+        assert seen == [(1, 3, 384, 384)]
+
+    def test_reading_needs_no_torch(self, untrained_models: Path, tmp_path: Path) -> None:
+        image = tmp_path / "frame.png"
+        Image.fromarray(np.full((300, 400, 3), 128, np.uint8)).save(image)
+        script = (
+            "import sys\n"
+            "from vision.reader import TileReader\n"
+            "from vision.annotate import ReadingAnnotator\n"
+            "import vision.scoring, vision.images\n"
+            f"frame = TileReader({str(untrained_models)!r}).read({str(image)!r})\n"
+            "ReadingAnnotator().annotate(vision.images.load_image("
+            f"{str(image)!r}), frame)\n"
+            "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('torch', 'ultralytics', 'torchvision'))\n"
+            "print('HEAVY', bad)\n"
+        )
+        out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                             text=True, timeout=120, check=True)
+        assert "HEAVY []" in out.stdout
+
+
+# -- with the trained models in models/ ------------------------------------------
+
+EVAL = ROOT / "datasets" / "eval"
+
+
+def _eval_scenes(limit: int) -> list[tuple[Path, dict[str, Any]]]:
+    labels = sorted(EVAL.glob("*.json"))
+    assert labels, f"no eval scenes in {EVAL}"
+    scenes = []
+    for path in labels[:limit]:
+        obj = json.loads(path.read_text())
+        scenes.append((path.parent / obj["image"], obj))
+    return scenes
+
+
+@needs_trained_models
+def test_trained_models_are_committed() -> None:
+    assert (MODELS / "models.json").is_file(), "models/models.json missing"
+    TileReader(MODELS)
+
+
+@needs_trained_models
+def test_trained_models_read_eval_scenes() -> None:
+    reader = TileReader(MODELS)
+    found = exact = total = 0
+    for image, label in _eval_scenes(12):
+        frame = reader.read(image)
+        truth = np.array([t["corners"] for t in label["tiles"]], np.float32).reshape(-1, 4, 2)
+        read = np.array([t.corners for t in frame.tiles], np.float32).reshape(-1, 4, 2)
+        iou = polygon_iou(truth, read)
+        for i, t in enumerate(label["tiles"]):
+            total += 1
+            if iou.shape[1] and iou[i].max() >= 0.5:
+                found += 1
+                got = frame.tiles[int(iou[i].argmax())].values
+                exact += sorted(got) == sorted(t["values"])
+    assert total > 0
+    assert found / total >= 0.95, f"found {found} of {total} tiles"
+    assert exact / total >= 0.9, f"read {exact} of {total} tiles exactly"
+
+
+@needs_trained_models
+def test_trained_models_honour_exif_rotation(tmp_path: Path) -> None:
+    image, _ = _eval_scenes(1)[0]
+    reader = TileReader(MODELS)
+    upright = reader.read(image)
+    pil = Image.open(image).transpose(Image.Transpose.ROTATE_90)  # stored turned a quarter
+    exif = pil.getexif()
+    exif[0x0112] = 8  # ... and tagged so that a viewer turns it back
+    turned = tmp_path / "turned.jpg"
+    pil.save(turned, exif=exif, quality=95)
+    again = reader.read(turned)
+    assert sorted(sorted(t.values) for t in again.tiles) == sorted(
+        sorted(t.values) for t in upright.tiles)
+
+
+def test_degenerate_boxes_are_not_read(untrained_models: Path) -> None:
+    reader = TileReader(untrained_models)
+    flat = np.array([[10, 10], [10, 10.5], [90, 10.5], [90, 10]], np.float32)
+    vars(reader)["detector"] = StubDetector(Detections(
+            np.stack([flat, TILE]), np.array([0.9, 0.9]), np.array([0, 0])))
+    vars(reader)["pip_detector"] = StubPips([[0.9], [0.9]])
+    frame = reader.read(two_colour_tile_image())
+    assert len(frame.tiles) == 1 and np.allclose(frame.tiles[0].corners.mean(0), TILE.mean(0))

@@ -1,0 +1,194 @@
+"""vision.table.reconstruct: from read tiles (no pixels) back to the table."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from datasets.table_layout import (
+    SeenTile,
+    layout_table,
+    overhead_homography,
+    random_table,
+    seen_tiles,
+)
+from engine import MEXICAN, TableState
+from vision.detections import Detections
+from vision.mat import MatView
+from vision.table import TableReading, reconstruct
+
+
+def _norm(table: TableState) -> list[tuple[str, tuple[tuple[int, int], ...], bool]]:
+    return sorted((str(t.owner), t.tiles, t.marker) for t in table.trains if t.tiles or t.marker)
+
+
+def _read_layout(seed: int, players: int, n_tiles: int, mat: bool,
+                 noise_px: float = 0.7) -> tuple[TableState, TableReading]:
+    rng = np.random.default_rng(seed)
+    table = random_table(rng, players, 12, n_tiles, marker_rate=0.4)
+    layout = layout_table(table, players, rng, mat=mat)
+    to_image = overhead_homography(layout.size, (1280, 720), rng, tilt=0.03)
+    tiles, marker_corners = seen_tiles(layout, to_image, rng, noise_px=noise_px)
+    n = len(marker_corners)
+    markers = Detections(marker_corners, np.ones(n), np.ones(n))
+    view = None
+    if mat:
+        mat_to_image = to_image @ layout.hub.mat_matrix
+        view = MatView(players, np.linalg.inv(mat_to_image), (), 0.0)
+    return table, reconstruct(tiles, markers, players, view)
+
+
+CASES = [(100 + i, 2 + i % 7, (i * 13) % 61, bool(i % 2)) for i in range(28)]
+
+
+@pytest.mark.parametrize(("seed", "players", "n_tiles", "mat"), CASES)
+def test_laid_out_tables_read_back_exactly(seed: int, players: int, n_tiles: int,
+                                           mat: bool) -> None:
+    truth, reading = _read_layout(seed, players, n_tiles, mat)
+    assert reading.table is not None
+    assert reading.uncertainties == []
+    assert reading.table.engine == truth.engine
+    assert _norm(reading.table) == _norm(truth)
+
+
+def test_every_seat_and_the_mexican_train_are_listed() -> None:
+    _, reading = _read_layout(3, 4, 0, False)
+    assert reading.table is not None
+    assert [t.owner for t in reading.table.trains] == [0, 1, 2, 3, MEXICAN]
+
+
+def test_no_tiles_means_no_table() -> None:
+    reading = reconstruct([], None, 4)
+    assert reading.table is None
+    assert [u.kind for u in reading.uncertainties] == ["no-engine"]
+
+
+# --- hand-made tables (millimetres as pixels) ---------------------------------------
+
+
+def _lengthwise(near: tuple[float, float], far: tuple[float, float],
+                values: tuple[int, int]) -> SeenTile:
+    """A tile whose near-half centre is ``near`` and far-half centre ``far``."""
+    n, f = np.array(near, float), np.array(far, float)
+    a = (f - n) / np.linalg.norm(f - n)
+    p = np.array([-a[1], a[0]])
+    ne, fe = n - 12 * a, f + 12 * a
+    return SeenTile(values, np.array([ne - 12 * p, ne + 12 * p, fe + 12 * p, fe - 12 * p]))
+
+
+def _crosswise(centre: tuple[float, float], axis: tuple[float, float], value: int) -> SeenTile:
+    c, a = np.array(centre, float), np.array(axis, float)
+    p = np.array([-a[1], a[0]])
+    return SeenTile((value, value), np.array([c - 24 * a - 12 * p, c - 24 * a + 12 * p,
+                                              c + 24 * a + 12 * p, c + 24 * a - 12 * p]))
+
+
+ENGINE = _crosswise((0, 0), (1, 0), 9)
+#: Three players: slots at 90 (seat 0), 180 (seat 1), 270 (seat 2) and 0 (Mexican) degrees.
+SEAT0_DOWN = [_lengthwise((0, 72), (0, 96), (9, 1)), _lengthwise((0, 120), (0, 144), (1, 2)),
+              _lengthwise((0, 168), (0, 192), (2, 3)), _lengthwise((0, 216), (0, 240), (3, 4))]
+
+
+def _kinds(reading: TableReading) -> list[str]:
+    return sorted(u.kind for u in reading.uncertainties)
+
+
+def test_hand_made_train_with_turn_and_doubles() -> None:
+    tiles = [ENGINE,
+             _lengthwise((72, 0), (96, 0), (9, 3)),  # Mexican, to the right
+             _crosswise((120, 0), (0, 1), 3),  # a double inside the train
+             _lengthwise((144, 0), (168, 0), (3, 4)),
+             _lengthwise((168, 24), (168, 48), (4, 5)),  # turns down
+             _crosswise((168, 72), (1, 0), 5)]  # a double at the end, waiting
+    reading = reconstruct(tiles, None, 3)
+    assert reading.table is not None
+    assert reading.uncertainties == []
+    mexican = reading.table.train(MEXICAN)
+    assert mexican is not None
+    assert mexican.tiles == ((9, 3), (3, 3), (3, 4), (4, 5), (5, 5))
+
+
+def test_a_tile_that_fits_two_trains_is_reported() -> None:
+    seat0 = [_lengthwise((0, 72), (0, 96), (9, 1)), _lengthwise((24, 96), (48, 96), (1, 2))]
+    mexican = [_lengthwise((72, 0), (96, 0), (9, 3)), _lengthwise((120, 0), (144, 0), (3, 4)),
+               _lengthwise((144, 24), (144, 48), (4, 5)), _lengthwise((144, 72), (144, 96), (5, 8)),
+               _lengthwise((120, 96), (96, 96), (8, 6))]
+    between = _crosswise((72, 96), (0, 1), 2)  # head to head between both ends
+    reading = reconstruct([ENGINE, *seat0, *mexican, between], None, 3)
+    assert "fits-two-trains" in _kinds(reading)
+    report = next(u for u in reading.uncertainties if u.tiles == (8,))
+    assert report.kind == "fits-two-trains"
+    assert set(report.owners) == {0, MEXICAN}
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == ((9, 1), (1, 2), (2, 2))  # type: ignore[union-attr]
+    assert reading.table.train(MEXICAN).tiles[-1] == (8, 6)  # type: ignore[union-attr]
+
+
+def test_a_gap_is_reported_and_not_bridged() -> None:
+    tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], SEAT0_DOWN[3]]
+    reading = reconstruct(tiles, None, 3)
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == ((9, 1), (1, 2))  # type: ignore[union-attr]
+    assert _kinds(reading) == ["gap"]
+
+
+def test_a_tile_touching_nothing_is_reported() -> None:
+    tiles = [ENGINE, *SEAT0_DOWN, _lengthwise((-300, -300), (-300, -276), (7, 8))]
+    reading = reconstruct(tiles, None, 3)
+    assert _kinds(reading) == ["loose-tile"]
+    assert reading.assignment[-1] is None
+    assert reading.table.train(0).tiles == tuple(t.values for t in SEAT0_DOWN)  # type: ignore[union-attr]
+
+
+def test_two_tiles_continuing_one_end_are_reported() -> None:
+    tiles = [ENGINE, *SEAT0_DOWN, _lengthwise((24, 240), (48, 240), (4, 6))]
+    reading = reconstruct(tiles, None, 3)
+    # The straight continuation and the turn are both plausible.
+    tiles.append(_lengthwise((0, 264), (0, 288), (4, 7)))
+    reading = reconstruct(tiles, None, 3)
+    assert "branch" in _kinds(reading)
+
+
+def test_a_mismatched_tile_stays_on_its_train_for_the_rules_to_judge() -> None:
+    tiles = [ENGINE, SEAT0_DOWN[0], _lengthwise((0, 120), (0, 144), (6, 2))]
+    reading = reconstruct(tiles, None, 3)
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == ((9, 1), (6, 2))  # type: ignore[union-attr]
+    assert reading.table.problems(12, 3) != []
+
+
+def test_values_read_in_either_order_give_the_same_table() -> None:
+    flipped = [SeenTile((t.values[1], t.values[0]), np.roll(t.corners, 2, axis=0))
+               for t in SEAT0_DOWN]
+    a = reconstruct([ENGINE, *SEAT0_DOWN], None, 3)
+    b = reconstruct([ENGINE, *flipped], None, 3)
+    assert a.table == b.table
+
+
+def test_engine_is_the_lonely_double_not_one_inside_a_train() -> None:
+    tiles = [_lengthwise((0, 72), (0, 96), (9, 1)), _crosswise((0, 120), (1, 0), 1),
+             _lengthwise((0, 144), (0, 168), (1, 2)), ENGINE]
+    reading = reconstruct(tiles, None, 3)
+    assert reading.table is not None and reading.table.engine == 9
+    assert reading.assignment[3] == "engine"
+
+
+def test_markers_attach_to_the_train_end_they_lie_by() -> None:
+    marker = np.array([[[-10, 254], [10, 254], [10, 274], [-10, 274]]], float)
+    reading = reconstruct([ENGINE, *SEAT0_DOWN], Detections(marker, np.ones(1), np.ones(1)), 3)
+    assert reading.table is not None
+    assert reading.table.train(0).marker  # type: ignore[union-attr]
+    assert reading.marker_owners == [0]
+
+
+def test_a_marker_far_from_every_train_is_reported() -> None:
+    marker = np.array([[[400, 400], [420, 400], [420, 420], [400, 420]]], float)
+    reading = reconstruct([ENGINE, *SEAT0_DOWN], Detections(marker, np.ones(1), np.ones(1)), 3)
+    assert _kinds(reading) == ["loose-marker"]
+
+
+def test_a_mat_for_other_players_wins_and_is_reported() -> None:
+    view = MatView(3, np.eye(3), (12, 13, 14, 15), 0.0)
+    reading = reconstruct([ENGINE, *SEAT0_DOWN], None, 5, view)
+    assert "players-mismatch" in _kinds(reading)
+    assert reading.table is not None and len(reading.table.trains) == 4

@@ -1,0 +1,142 @@
+"""datasets.table_game: bots' rounds filmed, breaches injected, followed by the tracker."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from datasets.table_game import (
+    BREACHES,
+    FPS,
+    OracleReader,
+    camera_view,
+    follow,
+    game_frames,
+    inject_breaches,
+    observer_alerts,
+    play_round,
+    render_tables,
+)
+from datasets.table_layout import layout_sequence
+from engine import RuleSet, TableState
+from vision.tracker import Tracker
+
+RULES = RuleSet.preset("standard")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def record() -> list[Any]:
+    return play_round(11, 3, RULES)
+
+
+def test_camera_view_keeps_each_change_once(record: list[Any]) -> None:
+    tables = camera_view(record)
+    assert tables[0] == record[0][0]
+    assert all(a != b for a, b in zip(tables, tables[1:], strict=False))
+    assert {t.text() for t in tables} == {t.text() for t, _ in record}
+
+
+@pytest.mark.parametrize("kind", BREACHES)
+def test_each_injected_breach_is_what_the_observer_reports(record: list[Any], kind: str) -> None:
+    obs, breaches = inject_breaches(record, random.Random(3), (kind,))
+    assert [b.code for b in breaches] == [kind]
+    clean = {(a.code, a.train) for a in observer_alerts(camera_view(record), RULES, 3)}
+    dirty = {(a.code, a.train) for a in observer_alerts(camera_view(obs), RULES, 3)}
+    assert (breaches[0].code, breaches[0].train) in dirty - clean
+
+
+def test_layout_sequence_keeps_every_tile_in_its_place(record: list[Any]) -> None:
+    tables = camera_view(record)[:12]
+    layouts = layout_sequence(tables, 3, np.random.default_rng(0))
+    assert [lay.table for lay in layouts] == tables
+    where: dict[tuple[object, int], np.ndarray] = {}
+    for lay in layouts:
+        for tile in lay.tiles:
+            key = (tile.owner, tile.index)
+            if key in where:
+                np.testing.assert_allclose(where[key], tile.corners)
+            where[key] = tile.corners
+
+
+def test_layout_sequence_refuses_tiles_that_change(record: list[Any]) -> None:
+    tables = camera_view(record)
+    changed = TableState.parse(tables[-1].text().replace("|", "| ", 1))
+    broken = TableState(changed.engine, tuple(
+        t if not t.tiles else type(t)(t.owner, ((t.tiles[0][0], 99),) + t.tiles[1:], t.marker)
+        for t in changed.trains))
+    with pytest.raises(ValueError):
+        layout_sequence([tables[-1], broken], 3, np.random.default_rng(0))
+
+
+def test_the_tracker_on_a_filmed_round_alerts_like_the_observer(record: list[Any]) -> None:
+    obs, breaches = inject_breaches(record[:14], random.Random(5), ("mismatch", "extra-tile"))
+    truth = camera_view(obs)
+    shown = render_tables(layout_sequence(truth, 3, np.random.default_rng(1)))
+    result = follow(shown, 3, RULES, seed=2)
+    assert result["tables"] == truth
+    reference = observer_alerts(truth, RULES, 3)
+    assert [(a.at, a.code, a.train) for a in result["alerts"]] == [
+        (a.at, a.code, a.train) for a in reference]
+    assert {b.code for b in breaches} <= {a.code for a in result["alerts"]}
+
+
+def test_a_written_video_reads_back_to_the_same_tables(tmp_path: Path, record: list[Any]) -> None:
+    truth = camera_view(record)[:4]
+    shown = render_tables(layout_sequence(truth, 3, np.random.default_rng(2)), renderer="simple")
+    path = tmp_path / "game.mp4"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"mp4v"), FPS, (1280, 720))
+    which = []
+    for frame, k, _ in game_frames(shown, seed=3, hold_s=1.0, hand_s=0.6):
+        writer.write(frame)
+        which.append(k)
+    writer.release()
+
+    oracle = OracleReader()
+
+    class Counting:
+        def __init__(self, inner: Any) -> None:
+            self.inner, self.n = inner, 0
+
+        def isOpened(self) -> bool:  # noqa: N802
+            return bool(self.inner.isOpened())
+
+        def read(self) -> tuple[bool, Any]:
+            ok, frame = self.inner.read()
+            if ok:
+                oracle.current = shown[which[min(self.n, len(which) - 1)]]
+                self.n += 1
+            return ok, frame
+
+        def get(self, prop: int) -> float:
+            return float(self.inner.get(prop))
+
+        def release(self) -> None:
+            self.inner.release()
+
+    tracker = Tracker(path, 3, RULES, reader=oracle, mat=False,
+                      opener=lambda p: Counting(cv2.VideoCapture(p)))
+    settled = [e.table for e in tracker if e.kind == "table"]
+    assert settled == truth
+
+
+def test_the_bundled_demo_is_small_and_consistent() -> None:
+    demo = ROOT / "datasets" / "demo"
+    video, meta_path = demo / "demo.mp4", demo / "demo.json"
+    if not video.exists():
+        pytest.skip("no bundled demo")
+    assert video.stat().st_size < 5 * 1024 * 1024
+    meta = json.loads(meta_path.read_text())
+    tables = [TableState.from_json(t) for t in meta["observations"]]
+    rules = RuleSet.from_json(meta["rules"])
+    alerts = observer_alerts(tables, rules, meta["players"], meta["first"])
+    assert [a.to_json() for a in alerts] == meta["alerts"]
+    capture = cv2.VideoCapture(str(video))
+    assert capture.isOpened() and capture.read()[0]
+    capture.release()

@@ -1,0 +1,265 @@
+"""vision.tracker: following a game through synthetic frames, and surviving bad cameras."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from datasets.table_layout import SeenTile, layout_table, overhead_homography, random_table
+from engine import Observer, RuleSet, TableState, Train
+from vision.detections import Detections
+from vision.mat_geometry import apply_homography
+from vision.tracker import Tracker
+
+SIZE = (640, 360)
+FPS = 10.0
+
+
+class Game:
+    """A table laid out once; state ``k`` shows its first ``k`` tiles in play order."""
+
+    def __init__(self, seed: int, players: int = 3, n_tiles: int = 8) -> None:
+        rng = np.random.default_rng(seed)
+        self.final = random_table(rng, players, 12, n_tiles, marker_rate=0.0)
+        self.layout = layout_table(self.final, players, rng)
+        self.to_image = overhead_homography(self.layout.size, SIZE)
+        self.players = players
+        order = sorted((t for t in self.layout.tiles if t.owner is not None),
+                       key=lambda t: (t.index, str(t.owner)))
+        self.order = order
+
+    def state(self, k: int) -> TableState:
+        shown = self.order[:k]
+        trains = []
+        for train in self.final.trains:
+            n = sum(1 for t in shown if t.owner == train.owner)
+            trains.append(Train(train.owner, train.tiles[:n], False))
+        return TableState(self.final.engine, tuple(trains))
+
+    def tiles(self, k: int) -> list[Any]:
+        return [self.layout.tiles[0], *self.order[:k]]
+
+    def draw(self, k: int, rng: np.random.Generator, hand: float | None = None,
+             light: float = 1.0) -> np.ndarray:
+        frame = np.full((SIZE[1], SIZE[0], 3), (60, 110, 60), np.uint8)
+        for tile in self.tiles(k):
+            pts = apply_homography(self.to_image, tile.corners).astype(np.int32)
+            cv2.fillPoly(frame, [pts], (235, 235, 235))
+            cv2.polylines(frame, [pts], True, (20, 20, 20), 1)
+        if hand is not None:  # a hand reaching in from the bottom edge
+            y = int(SIZE[1] * (1.0 - hand))
+            cv2.ellipse(frame, (SIZE[0] // 2, y), (90, 140), 0, 0, 360, (120, 160, 220), -1)
+        out = frame.astype(np.float32) * light + rng.normal(0, 1.5, frame.shape)
+        out = np.clip(out, 0, 255).astype(np.uint8)
+        out[0, 0] = (k, 0, 0)  # the fake reader's key to the truth; 1 pixel, no motion
+        return out
+
+
+class FakeReader:
+    """Reads the state drawn into a frame; flickers one tile's value now and then."""
+
+    tile_class, marker_class = 0, 1
+
+    def __init__(self, game: Game, flicker: float = 0.0, seed: int = 0) -> None:
+        self.game = game
+        self.flicker = flicker
+        self.rng = np.random.default_rng(seed)
+        self.calls = 0
+        self.read_tiles_count = 0
+        self.truth: dict[tuple[float, float], tuple[int, int]] = {}
+
+    def detector(self, frame: np.ndarray) -> Detections:
+        self.calls += 1
+        k = int(frame[0, 0, 0]) if frame[0, 0, 0] < 200 else 0
+        corners = []
+        self.truth = {}
+        for tile in self.game.tiles(k):
+            c = apply_homography(self.game.to_image, tile.corners)
+            c = c + self.rng.normal(0, 0.3, c.shape)
+            corners.append(c)
+            self.truth[tuple(np.round(c.mean(axis=0), 3))] = tile.values
+        n = len(corners)
+        return Detections(np.array(corners).reshape(-1, 4, 2), np.ones(n), np.zeros(n))
+
+    def read_tiles(self, frame: np.ndarray, tiles: Detections) -> list[SeenTile]:
+        out = []
+        keys = np.array(list(self.truth))
+        for c in tiles.corners:
+            key = keys[int(np.argmin(np.linalg.norm(keys - c.mean(axis=0), axis=1)))]
+            values = self.truth[tuple(key)]
+            if self.rng.random() < self.flicker:
+                values = (values[0], (values[1] + 1) % 13)
+            out.append(SeenTile(values, c))
+            self.read_tiles_count += 1
+        return out
+
+
+class FakeCapture:
+    """A capture over a list of frames (``None`` entries fail a read)."""
+
+    def __init__(self, frames: list[np.ndarray | None], opened: bool = True) -> None:
+        self.frames = list(frames)
+        self.opened = opened
+
+    def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
+        return self.opened
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        if not self.frames:
+            return False, None
+        frame = self.frames.pop(0)
+        return (frame is not None), frame
+
+    def get(self, prop: int) -> float:
+        return FPS if prop == cv2.CAP_PROP_FPS else 0.0
+
+    def release(self) -> None:
+        self.frames = []
+
+
+def _video(game: Game, states: list[int], rng: np.random.Generator, *, hold: int = 12,
+           hands: bool = True, light_drift: bool = False) -> list[np.ndarray | None]:
+    frames: list[np.ndarray | None] = []
+    for i, k in enumerate(states):
+        if hands and i > 0:
+            for h in [0.2, 0.45, 0.7, 0.7, 0.45, 0.2]:
+                frames.append(game.draw(k, rng, hand=h))
+        light = 1.0 + (0.15 * (i % 2) if light_drift else 0.0)
+        frames.extend(game.draw(k, rng, light=light) for _ in range(hold))
+    return frames
+
+
+def _track(tmp_path: Path, game: Game, frames: list[np.ndarray | None],
+           reader: FakeReader) -> tuple[Tracker, list[Any]]:
+    video = tmp_path / "game.mp4"
+    video.write_bytes(b"")
+    tracker = Tracker(video, game.players, RuleSet.preset("standard"), reader=reader,
+                      mat=False, opener=lambda _: FakeCapture(frames), sleep=lambda _: None)
+    return tracker, list(tracker)
+
+
+def _expected_alerts(game: Game, states: list[int]) -> list[tuple[int, str, object]]:
+    observer = Observer(RuleSet.preset("standard"), game.players, game.final.engine, 0)
+    for k in states:
+        observer.observe(game.state(k))
+    return [(a.at, a.code, a.train) for a in observer.alerts]
+
+
+def test_settles_each_state_once_and_alerts_like_the_observer(tmp_path: Path) -> None:
+    game = Game(1)
+    states = list(range(len(game.order) + 1))
+    frames = _video(game, states, np.random.default_rng(0), light_drift=True)
+    tracker, events = _track(tmp_path, game, frames, FakeReader(game))
+    settled = [e.table for e in events if e.kind == "table"]
+    assert settled == [game.state(k) for k in states]
+    alerts = [(e.alert.at, e.alert.code, e.alert.train) for e in events if e.kind == "alert"]
+    assert alerts == _expected_alerts(game, states)
+    assert events[-1].kind == "status" and "end of" in events[-1].message
+
+
+def test_an_illegal_move_seen_on_camera_raises_the_alert(tmp_path: Path) -> None:
+    game = Game(2)
+    states = [0, 1, 3]  # two tiles appear in one turn
+    frames = _video(game, states, np.random.default_rng(1))
+    _, events = _track(tmp_path, game, frames, FakeReader(game))
+    codes = [e.alert.code for e in events if e.kind == "alert"]
+    assert codes == [code for _, code, _ in _expected_alerts(game, states)]
+    assert codes  # something was wrong
+
+
+def test_flickering_reads_are_voted_away(tmp_path: Path) -> None:
+    game = Game(3)
+    states = list(range(len(game.order) + 1))
+    frames = _video(game, states, np.random.default_rng(2), hold=16)
+    _, events = _track(tmp_path, game, frames, FakeReader(game, flicker=0.04, seed=5))
+    settled = [e.table for e in events if e.kind == "table"]
+    assert settled == [game.state(k) for k in states]
+
+
+def test_frames_with_a_hand_over_the_table_are_not_read(tmp_path: Path) -> None:
+    game = Game(4)
+    rng = np.random.default_rng(3)
+    still = [game.draw(2, rng) for _ in range(10)]
+    # A hand that stays still over the table for a long while, then leaves.
+    covered = [game.draw(2, rng, hand=0.6) for _ in range(12)]
+    after = [game.draw(3, rng) for _ in range(10)]
+    reader = FakeReader(game)
+    _, events = _track(tmp_path, game, [*still, *covered, *after], reader)
+    settled_at = [e.frame for e in events if e.kind == "table"]
+    assert len(settled_at) == 2
+    assert settled_at[1] >= len(still) + len(covered)
+    hand_reads = reader.calls
+    assert hand_reads <= len(still) + len(after)
+
+
+def test_unmoved_tiles_are_not_read_again(tmp_path: Path) -> None:
+    game = Game(5, n_tiles=10)
+    states = list(range(len(game.order) + 1))
+    frames = _video(game, states, np.random.default_rng(4))
+    reader = FakeReader(game)
+    tracker, _ = _track(tmp_path, game, frames, reader)
+    assert tracker.tiles_reused > 2 * tracker.tiles_read
+
+
+class TestCameraTrouble:
+    def test_camera_that_will_not_open_is_retried_then_given_up(self) -> None:
+        sleeps: list[float] = []
+        tracker = Tracker(0, 3, reader=FakeReader(Game(6)), mat=False, max_retries=2,
+                          opener=lambda _: FakeCapture([], opened=False), sleep=sleeps.append)
+        events = list(tracker)
+        assert [e.kind for e in events] == ["status"] * 3
+        assert "retrying" in events[0].message and "giving up" in events[-1].message
+        assert len(sleeps) == 2
+
+    def test_camera_that_stops_and_comes_back_is_followed(self) -> None:
+        game = Game(7)
+        rng = np.random.default_rng(5)
+        sessions = [
+            FakeCapture([game.draw(0, rng) for _ in range(8)]),  # then stops
+            FakeCapture([], opened=False),  # unplugged
+            FakeCapture([game.draw(1, rng) for _ in range(8)]),
+        ]
+        opened: list[int] = []
+
+        def opener(_: Any) -> FakeCapture:
+            opened.append(1)
+            return sessions[min(len(opened) - 1, len(sessions) - 1)] if len(opened) <= 3 \
+                else FakeCapture([], opened=False)
+
+        tracker = Tracker(0, game.players, reader=FakeReader(game), mat=False, max_retries=1,
+                          opener=opener, sleep=lambda _: None)
+        events = list(tracker)
+        kinds = [e.kind for e in events]
+        assert kinds.count("table") == 2
+        messages = " | ".join(e.message for e in events if e.kind == "status")
+        assert "stopped delivering frames" in messages
+        assert "cannot be opened" in messages
+
+    def test_a_capture_that_raises_is_a_status_not_a_crash(self) -> None:
+        def opener(_: Any) -> Any:
+            raise cv2.error("backend exploded")
+
+        events = list(Tracker(1, 3, reader=FakeReader(Game(8)), mat=False, max_retries=0,
+                              opener=opener, sleep=lambda _: None))
+        assert events[-1].kind == "status" and "giving up" in events[-1].message
+
+
+def test_folder_of_images(tmp_path: Path) -> None:
+    game = Game(9)
+    rng = np.random.default_rng(6)
+    for i in range(8):
+        cv2.imwrite(str(tmp_path / f"f{i:03d}.png"), game.draw(1, rng))
+    (tmp_path / "notes.txt").write_text("not an image")
+    events = list(Tracker(tmp_path, game.players, reader=FakeReader(game), mat=False))
+    assert [e.table for e in events if e.kind == "table"] == [game.state(1)]
+
+
+def test_empty_folder_is_bad_input(tmp_path: Path) -> None:
+    from engine.errors import BadInputError
+
+    with pytest.raises(BadInputError):
+        Tracker(tmp_path, 3)

@@ -1,0 +1,117 @@
+"""``mtrain train``: argument checks, offline setup, and a tiny end-to-end run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from companion_app.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_importing_train_does_not_import_torch_or_ultralytics() -> None:
+    code = (
+        "import sys, vision.train, datasets.cli; "
+        "print(any(m in sys.modules for m in ('torch', 'ultralytics')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--epochs", "0"],
+        ["--count", "-3"],
+        ["--imgsz", "100"],
+        ["--hours", "0"],
+        ["--threads", "0"],
+    ],
+)
+def test_bad_arguments_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["train", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mtrain: ") and err.count("\n") == 1
+
+
+def test_evaluate_needs_models_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["train", "--evaluate", "--out", str(tmp_path)]) == 2
+    assert "models.json" in capsys.readouterr().err
+
+
+def test_setup_offline_puts_a_font_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vision.train import setup_offline
+
+    for key in ("YOLO_CONFIG_DIR", "MPLCONFIGDIR", "YOLO_OFFLINE"):
+        monkeypatch.delenv(key, raising=False)
+    setup_offline(tmp_path)
+    assert os.environ["YOLO_OFFLINE"] == "1"
+    assert Path(os.environ["YOLO_CONFIG_DIR"]) == (tmp_path / ".yolo").resolve()
+    assert (tmp_path / ".yolo" / "Ultralytics" / "Arial.ttf").stat().st_size > 10_000
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_tiny_training_run_exports_onnx_and_models_json(tmp_path: Path) -> None:
+    """Both models, a handful of images, one epoch, 64 px: the whole pipeline runs offline."""
+    pytest.importorskip("ultralytics")
+    env = {
+        **os.environ,
+        "YOLO_OFFLINE": "1",
+        "YOLO_CONFIG_DIR": str(ROOT / ".yolo"),
+        "MPLCONFIGDIR": str(ROOT / ".yolo" / "mpl"),
+        "ORT_DISABLE_TELEMETRY": "1",
+    }
+    cmd = [
+        sys.executable,
+        "-m",
+        "companion_app",
+        "train",
+        "--which",
+        "both",
+        "--epochs",
+        "1",
+        "--count",
+        "8",
+        "--imgsz",
+        "64",
+        "--jobs",
+        "1",
+        "--out",
+        str(tmp_path / "models"),
+        "--data",
+        str(tmp_path / "data"),
+        "--runs",
+        str(tmp_path / "runs"),
+    ]
+    done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    spec = json.loads((tmp_path / "models" / "models.json").read_text())
+    assert spec["tiles"] == {
+        "file": "tiles.onnx",
+        "imgsz": 64,
+        "names": ["tile", "marker"],
+        "task": "obb",
+    }
+    assert spec["pips"] == {"file": "pips.onnx", "imgsz": 96, "names": ["pip"], "task": "detect"}
+
+    import numpy as np
+    import onnxruntime as ort
+
+    pips = ort.InferenceSession(str(tmp_path / "models" / "pips.onnx"))
+    out = pips.run(None, {pips.get_inputs()[0].name: np.zeros((3, 3, 96, 96), np.float32)})[0]
+    assert out.shape[:2] == (3, 5)  # dynamic batch: 3 crops at once; 4 box values + 1 class
+    tiles = ort.InferenceSession(str(tmp_path / "models" / "tiles.onnx"))
+    assert tiles.get_inputs()[0].shape == [1, 3, 64, 64]

@@ -1,0 +1,152 @@
+"""``mtrain read`` and ``mtrain score``: reading photos from the command line.
+
+Registration is cheap; OpenCV, ONNX Runtime and the models load only when a
+command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from typing import TYPE_CHECKING, Any, cast
+
+from engine.cli import add_rules_arguments, rules_from_args
+from engine.errors import BadInputError
+
+if TYPE_CHECKING:
+    from vision.reader import FrameReading
+
+#: Seat count assumed by ``read`` when ``--players`` is not given.
+DEFAULT_PLAYERS = 4
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    read = sub.add_parser(
+        "read", help="read the tiles (and the table) in one photo or frame",
+        description="Find every tile in an image and read its two values.")
+    read.add_argument("image", metavar="IMAGE", help="a JPEG or PNG photo or frame")
+    read.add_argument("--json", action="store_true", help="print JSON")
+    read.add_argument("--players", type=_players, default=DEFAULT_PLAYERS, metavar="N",
+                      help=f"seats at the table, for reading the table "
+                           f"(default {DEFAULT_PLAYERS})")
+    read.add_argument("--annotate", metavar="OUT.png",
+                      help="also write the image with each tile's outline and reading")
+    read.add_argument("--models", metavar="DIR", default=None,
+                      help="folder with models.json (default: the bundled models/)")
+    add_rules_arguments(read)
+    read.set_defaults(func=run_read)
+
+    score = sub.add_parser(
+        "score", help="score end-of-round hands from photos, one per player",
+        description="Read one photo of each player's remaining tiles (in seat order) "
+                    "and print each hand's penalty under the rule set.")
+    score.add_argument("images", nargs="+", metavar="IMAGE", help="one photo per player")
+    score.add_argument("--json", action="store_true", help="print JSON")
+    score.add_argument("--models", metavar="DIR", default=None,
+                       help="folder with models.json (default: the bundled models/)")
+    add_rules_arguments(score)
+    score.set_defaults(func=run_score)
+
+
+def _players(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of players: {text!r}") from None
+    if not 2 <= n <= 14:
+        raise argparse.ArgumentTypeError(f"players must be 2 to 14, got {n}")
+    return n
+
+
+def run_read(args: argparse.Namespace) -> int:
+    from vision.images import load_image
+    from vision.reader import TileReader
+
+    rules = rules_from_args(args)
+    image = load_image(args.image)
+    reader = TileReader(args.models, max_value=rules.set)
+    frame = reader.read(image)
+    table = reconstruct_table(frame, args.players)
+    if args.annotate:
+        write_annotated(args.annotate, image, frame)
+    if args.json:
+        print(json.dumps({**frame.to_json(), "table": table_json(table)}))
+        return 0
+    print(read_text(os.fspath(args.image), frame, table))
+    return 0
+
+
+def run_score(args: argparse.Namespace) -> int:
+    from vision.images import load_image
+    from vision.reader import TileReader
+    from vision.scoring import score_photos
+
+    rules = rules_from_args(args)
+    for path in args.images:  # every photo is checked before the models load
+        load_image(path)
+    reader = TileReader(args.models, max_value=rules.set)
+    hands = score_photos(args.images, rules, reader)
+    if args.json:
+        print(json.dumps({"hands": [h.to_json() for h in hands]}))
+        return 0
+    for seat, hand in enumerate(hands):
+        print(f"seat {seat} ({hand.source}): {hand.text()}")
+    doubtful = [(seat, hand.tiles[i]) for seat, hand in enumerate(hands) for i in hand.uncertain]
+    if doubtful:
+        listed = ", ".join(f"{t} (seat {seat})" for seat, t in doubtful)
+        print(f"check by eye: {listed}")
+    return 0
+
+
+def reconstruct_table(frame: FrameReading, players: int) -> Any | None:
+    """``vision.table.reconstruct`` of the frame (a ``TableReading``), when that stage exists."""
+    try:
+        from vision.table import reconstruct  # type: ignore[attr-defined,unused-ignore]
+    except ModuleNotFoundError as exc:  # the table reader is a separate, optional stage
+        if exc.name != "vision.table":
+            raise
+        return None
+    # TileReading is frozen; vision.table's TileLike protocol asks for plain
+    # (writable) attributes, which a read-only dataclass field satisfies at run time.
+    tiles = cast("list[Any]", frame.tiles)
+    return reconstruct(tiles, frame.markers, players)
+
+
+def table_json(reading: Any | None) -> dict[str, Any] | None:
+    """CONTRACTS.md's TABLE (with ``engine``) of a table reading, or None."""
+    table = getattr(reading, "table", None)
+    return None if table is None else dict(table.to_json())
+
+
+def write_annotated(path: str, image: Any, frame: FrameReading) -> None:
+    import cv2
+
+    from vision.annotate import ReadingAnnotator
+
+    drawn = ReadingAnnotator().annotate(image, frame)
+    try:
+        ok = cv2.imwrite(path, drawn)
+    except cv2.error as exc:
+        raise BadInputError(path, f"cannot write image ({exc.err})") from None
+    if not ok:
+        raise BadInputError(path, "cannot write image (unknown extension or folder?)")
+
+
+def read_text(source: str, frame: FrameReading, table: Any | None) -> str:
+    """The human form of ``mtrain read``."""
+    doubtful = len(frame.uncertain)
+    lines = [f"{source}: {len(frame.tiles)} tile{'s' * (len(frame.tiles) != 1)}"
+             + (f" ({doubtful} uncertain)" if doubtful else "")
+             + f", {len(frame.markers)} marker{'s' * (len(frame.markers) != 1)}"]
+    lines += [f"  {tile}" for tile in frame.tiles]
+    state = getattr(table, "table", None)
+    if state is not None:
+        text = state.text() if hasattr(state, "text") else json.dumps(state.to_json())
+        lines.append("table:")
+        lines += [f"  {line}" for line in str(text).splitlines()]
+    elif table is not None:
+        lines.append("table: not recognised")
+    for doubt in getattr(table, "uncertainties", None) or []:
+        lines.append(f"  ? {getattr(doubt, 'message', doubt)}")
+    return "\n".join(lines)

@@ -1,0 +1,228 @@
+"""Reading tiles: where each tile lies and what its two halves show.
+
+Two models, both run with ONNX Runtime (no torch):
+
+1. the ``tiles`` OBB model finds tiles and train markers on the whole frame,
+   downscaled to its input size;
+2. the ``pips`` model counts pips on 96×96 half-tile crops cut by
+   ``vision.crops`` from the **full-resolution** image, all halves of a frame
+   in one batch.
+
+A half's value is the number of pips scored at or above ``pip_threshold``.
+How sure that count is follows from how far each pip score lies from the
+threshold: a pip scored near it could as well be missing or extra. A tile's
+confidence is the detector's score times the certainty of both halves; a
+reading below ``uncertain_below``, or with a value above the set's largest,
+is flagged ``uncertain`` (it is reported, never silently guessed).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.crops import HALF_PX, MARGIN, half_crops, order_corners
+from vision.detections import Detections
+from vision.images import load_image
+from vision.onnx_models import BoxDetector, ObbDetector, load_specs
+
+#: Pip score at or above which a pip counts. Chosen on the synthetic eval set
+#: (``benchmarks/vision.py`` prints the sweep), never on real photos.
+PIP_THRESHOLD = 0.5
+#: Pip scores closer than this to the threshold make a count doubtful.
+PIP_BAND = 0.25
+#: Tile detector score floor.
+TILE_THRESHOLD = 0.25
+#: Readings less confident than this are flagged ``uncertain``.
+UNCERTAIN_BELOW = 0.5
+#: Largest pip count of any set the rules know (double-18).
+MAX_VALUE = 18
+#: Tiles whose short side is below this many pixels are too small to read.
+MIN_SIDE_PX = 3.0
+#: When a tile is this many times larger than its crop, the region is first
+#: shrunk with pixel-area averaging, so that pips of big photos do not alias.
+PRESHRINK_ABOVE = 2.0
+
+
+@dataclass(frozen=True, eq=False)
+class TileReading:
+    """One tile read from an image.
+
+    ``corners`` ``(4, 2)`` follow the corner convention: ``corners[0:2]`` are
+    the short edge at the ``values[0]`` end. ``confidence`` is in ``[0, 1]``.
+    """
+
+    values: tuple[int, int]
+    corners: np.ndarray
+    confidence: float
+    uncertain: bool
+    #: The tile detector's own score.
+    detector_confidence: float = 1.0
+    #: How sure each half's pip count is, ``[0, 1]``.
+    half_certainty: tuple[float, float] = (1.0, 1.0)
+    #: Pips found on each half crop (crop pixels), for drawing and debugging.
+    pips: tuple[Detections, Detections] | None = field(default=None, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``read --json`` form of this tile."""
+        return {"values": [int(v) for v in self.values],
+                "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
+                "confidence": round(float(self.confidence), 3),
+                "uncertain": bool(self.uncertain)}
+
+    def __str__(self) -> str:
+        mark = "  uncertain" if self.uncertain else ""
+        return f"{self.values[0]}-{self.values[1]}  confidence {self.confidence:.2f}{mark}"
+
+
+@dataclass(frozen=True, eq=False)
+class FrameReading:
+    """Everything read from one image: tiles (best first) and train markers."""
+
+    tiles: list[TileReading]
+    markers: Detections
+    #: Image size (height, width) in pixels.
+    shape: tuple[int, int] = (0, 0)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"tiles": [...]}`` as ``read --json`` prints it (without ``table``)."""
+        return {"tiles": [t.to_json() for t in self.tiles]}
+
+    @property
+    def uncertain(self) -> list[TileReading]:
+        return [t for t in self.tiles if t.uncertain]
+
+
+def count_certainty(scores: np.ndarray, threshold: float, band: float = PIP_BAND) -> float:
+    """How sure a pip count is, from the scores of all candidate pips.
+
+    Each candidate scored within ``band`` of ``threshold`` lowers it: one right
+    at the threshold makes it 0, one ``band / 2`` away costs a quarter.
+
+    >>> count_certainty(np.array([0.9, 0.95, 0.02]), 0.5)
+    1.0
+    >>> count_certainty(np.array([0.9, 0.5]), 0.5)
+    0.0
+    """
+    closeness = np.clip(1.0 - np.abs(np.asarray(scores, np.float64) - threshold) / band, 0, 1)
+    return float(np.prod(1.0 - closeness**2))
+
+
+class TileReader:
+    """Reads tiles and markers with the two ONNX models in ``models_dir``.
+
+    >>> reader = TileReader("models")            # doctest: +SKIP
+    >>> frame = reader.read("photo.jpg")         # doctest: +SKIP
+    >>> [t.values for t in frame.tiles]          # doctest: +SKIP
+    [(5, 7), (0, 12)]
+    """
+
+    def __init__(self, models_dir: str | os.PathLike[str] | None = "models", *,
+                 max_value: int = MAX_VALUE,
+                 tile_threshold: float = TILE_THRESHOLD,
+                 pip_threshold: float = PIP_THRESHOLD,
+                 pip_band: float = PIP_BAND,
+                 uncertain_below: float = UNCERTAIN_BELOW,
+                 threads: int | None = None) -> None:
+        specs = load_specs(models_dir)
+        self.detector = ObbDetector(specs["tiles"], conf_threshold=tile_threshold,
+                                    threads=threads)
+        floor = max(0.01, pip_threshold - pip_band)
+        self.pip_detector = BoxDetector(specs["pips"], conf_threshold=floor, threads=threads)
+        names = specs["tiles"].names
+        self.tile_class = names.index("tile") if "tile" in names else 0
+        self.marker_class = names.index("marker") if "marker" in names else -1
+        self.max_value = max_value
+        self.pip_threshold = pip_threshold
+        self.pip_band = pip_band
+        self.uncertain_below = uncertain_below
+
+    def read(self, image: np.ndarray | str | os.PathLike[str]) -> FrameReading:
+        """Read an image (a BGR array, or a path loaded with ``load_image``)."""
+        if not isinstance(image, np.ndarray):
+            image = load_image(image)
+        found = self.detector(image)
+        tiles = self.read_tiles(image, found[found.class_id == self.tile_class])
+        markers = found[found.class_id == self.marker_class]
+        return FrameReading(tiles, markers, (int(image.shape[0]), int(image.shape[1])))
+
+    def read_tiles(self, image: np.ndarray, tiles: Detections) -> list[TileReading]:
+        """Read the values of already-located tiles (corners in ``image`` pixels)."""
+        sides = np.linalg.norm(np.roll(tiles.corners, -1, axis=1) - tiles.corners, axis=2)
+        tiles = tiles[sides.min(axis=1) >= MIN_SIDE_PX] if len(tiles) else tiles
+        if not len(tiles):
+            return []
+        ordered = [order_corners(c) for c in tiles.corners]
+        crops: list[np.ndarray] = []
+        for corners in ordered:
+            crops.extend(tile_half_crops(image, corners))
+        counts = self.count_pips(crops)
+        readings = []
+        for i, corners in enumerate(ordered):
+            (a, cert_a, pips_a), (b, cert_b, pips_b) = counts[2 * i], counts[2 * i + 1]
+            det = float(tiles.confidence[i])
+            confidence = det * cert_a * cert_b
+            uncertain = (confidence < self.uncertain_below
+                         or a > self.max_value or b > self.max_value)
+            readings.append(TileReading((a, b), corners, confidence, uncertain, det,
+                                        (cert_a, cert_b), (pips_a, pips_b)))
+        readings.sort(key=lambda t: -t.confidence)
+        return readings
+
+    def count_pips(self, crops: Sequence[np.ndarray]) -> list[tuple[int, float, Detections]]:
+        """``(count, certainty, pips)`` for each half crop; one model batch for all."""
+        results = []
+        for pips in self.pip_detector(crops):
+            pips = pips[_inside_half(pips.center)]
+            count = int(np.sum(pips.confidence >= self.pip_threshold))
+            certainty = count_certainty(pips.confidence, self.pip_threshold, self.pip_band)
+            results.append((count, certainty, pips[pips.confidence >= self.pip_threshold]))
+        return results
+
+
+def _inside_half(centers: np.ndarray, half_px: int = HALF_PX) -> np.ndarray:
+    """Mask of pip centres on the tile's own half of a half crop.
+
+    A half crop shows the tile inset by the crop margin on three sides and
+    cut at the divider on the fourth (the bottom); anything else is another
+    tile showing through the margin.
+    """
+    m = MARGIN * half_px
+    x, y = centers[:, 0], centers[:, 1]
+    return (x >= m) & (x <= half_px - m) & (y >= m)
+
+
+def tile_half_crops(image: np.ndarray, corners: np.ndarray,
+                    half_px: int = HALF_PX) -> tuple[np.ndarray, np.ndarray]:
+    """``vision.crops.half_crops`` of one tile, shrinking large tiles first.
+
+    A tile many times bigger than its crop (a 12 MP photo) is cut out and
+    shrunk with pixel-area averaging before the crop is made, so that the crop
+    shows pips the way a smaller, sharp image would rather than aliased.
+    """
+    c = np.asarray(corners, dtype=np.float32)
+    short = float(min(np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[2] - c[3])))
+    factor = short / half_px
+    if factor <= PRESHRINK_ABOVE:
+        return half_crops(image, c, half_px)
+    h, w = image.shape[:2]
+    pad = short * 0.25
+    x0 = int(max(np.floor(c[:, 0].min() - pad), 0))
+    y0 = int(max(np.floor(c[:, 1].min() - pad), 0))
+    x1 = int(min(np.ceil(c[:, 0].max() + pad), w))
+    y1 = int(min(np.ceil(c[:, 1].max() + pad), h))
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return half_crops(image, c, half_px)
+    region = image[y0:y1, x0:x1]
+    scale = 1.0 / factor
+    size = (max(int(round((x1 - x0) * scale)), 1), max(int(round((y1 - y0) * scale)), 1))
+    small = cv2.resize(region, size, interpolation=cv2.INTER_AREA)
+    sx, sy = size[0] / (x1 - x0), size[1] / (y1 - y0)
+    # pixel centres: x_small + 0.5 == (x + 0.5) * scale
+    local = (c - np.array([x0, y0], np.float32) + 0.5) * np.array([sx, sy], np.float32) - 0.5
+    return half_crops(small, local, half_px)

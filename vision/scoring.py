@@ -1,0 +1,69 @@
+"""End-of-round scoring from photos: one photo of each player's remaining hand.
+
+Each photo is read with a ``TileReader``; the tiles become ``engine.Tile``s and
+``engine.hand_points`` prices them under the rule set (0-0 and blank halves as
+the rules say). Doubtful readings are not guessed away: a tile read with low
+confidence, with a value outside the set, or seen twice (a set holds each tile
+once) is listed in ``uncertain`` so the table can check it by eye.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine import RuleSet, Tile, hand_points
+from vision.reader import FrameReading, TileReader, TileReading
+
+
+@dataclass(frozen=True)
+class HandReading:
+    """One player's hand as read from a photo, and its penalty."""
+
+    source: str
+    tiles: tuple[Tile, ...]
+    readings: tuple[TileReading, ...]
+    points: int
+    #: Indices into ``tiles`` that need a look.
+    uncertain: tuple[int, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"tiles": [[a, b], ...], "points": N, "uncertain": [i, ...]}``."""
+        return {"tiles": [[t.a, t.b] for t in self.tiles], "points": self.points,
+                "uncertain": list(self.uncertain)}
+
+    def text(self) -> str:
+        shown = " ".join(str(t) + ("?" if i in self.uncertain else "")
+                         for i, t in enumerate(self.tiles))
+        return f"{shown or '(no tiles)'}  = {self.points} points"
+
+
+def hand_from_reading(reading: FrameReading, rules: RuleSet, source: str = "") -> HandReading:
+    """Price the tiles of one read photo, left to right as they lie."""
+    readings = sorted(reading.tiles, key=lambda t: (float(t.corners[:, 0].mean()),
+                                                    float(t.corners[:, 1].mean())))
+    tiles = tuple(Tile(*r.values) for r in readings)
+    uncertain = tuple(i for i, r in enumerate(readings)
+                      if r.uncertain or max(r.values) > rules.set)
+    return HandReading(source, tiles, tuple(readings), hand_points(tiles, rules), uncertain)
+
+
+def flag_duplicates(hands: Sequence[HandReading]) -> list[HandReading]:
+    """Mark every tile that was read more than once across all hands as uncertain."""
+    seen = Counter(t for h in hands for t in h.tiles)
+    out = []
+    for h in hands:
+        extra = {i for i, t in enumerate(h.tiles) if seen[t] > 1}
+        out.append(HandReading(h.source, h.tiles, h.readings, h.points,
+                               tuple(sorted(set(h.uncertain) | extra))))
+    return out
+
+
+def score_photos(paths: Sequence[str | os.PathLike[str]], rules: RuleSet,
+                 reader: TileReader) -> list[HandReading]:
+    """Read one photo per player (in seat order) and price each hand."""
+    hands = [hand_from_reading(reader.read(p), rules, os.fspath(p)) for p in paths]
+    return flag_duplicates(hands)

@@ -1,0 +1,543 @@
+"""From tiles read in one image to the table: the engine, each train, its seat, its marker.
+
+:func:`reconstruct` works on geometry and values alone (no pixels), so it is
+tested on laid-out tables without drawing anything.
+
+How a table is read:
+
+1. **The engine** is the double in the hub: with the mat, the double on the
+   mat's centre; without it, a double that touches no other tile and from
+   which the most tiles carrying its number lead away, radially.
+2. **Trains** start with a tile lying radially near the hub, its near half
+   towards the engine, and grow tile by tile: the next tile's near half lies
+   one tile width from the previous tile's far half (straight on, or turned a
+   right angle against the side of that half), and a double lies crosswise,
+   its centre one width on. The values are not needed to chain tiles (a tile
+   laid with the wrong number is still on that train, for the rules engine to
+   judge), but they break ties.
+3. **Seats**: ``P`` players' trains and the Mexican train leave the hub in
+   ``P + 1`` evenly spaced slots, seat 0 towards the bottom of the image (or
+   the mat's seat-0 slot), clockwise; the last slot is the Mexican train's.
+4. **Markers** belong to the train whose end (or empty slot) they lie by.
+
+Whatever cannot be resolved (two possible engines, a tile that fits two
+trains, a tile laid after a gap, a tile that touches nothing, a marker between
+two trains) is reported in :attr:`TableReading.uncertainties`, never guessed
+silently.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from engine import MEXICAN, Owner, TableState, Train
+from vision.mat_geometry import SLOT_RADIUS_MM, apply_homography
+
+if TYPE_CHECKING:
+    from vision.detections import Detections
+    from vision.mat import MatView
+
+#: A tile's long side in tile widths.
+ASPECT = 2.0
+#: Distance (in tile widths) between one tile's far-half centre and the next tile's
+#: near reference is 1; this much either way is still "touching".
+TOUCH_LOW, TOUCH_HIGH = 0.6, 1.5
+#: Largest angle between where a tile lies and the way it points, for chaining.
+MAX_BEND_DEG = 32.0
+#: A tile further than this (in widths) beyond a train's end, in line, is a gap.
+GAP_WIDTHS = 5.0
+#: A marker further than this (in widths) from every train belongs to none.
+MARKER_REACH_WIDTHS = 2.6
+#: Two candidates whose scores differ by less than this are a tie worth reporting.
+TIE_MARGIN = 0.25
+
+
+class TileLike(Protocol):
+    """What :func:`reconstruct` needs of a read tile (``vision.reader.TileReading``)."""
+
+    @property
+    def values(self) -> Any: ...
+
+    @property
+    def corners(self) -> Any: ...
+
+
+@dataclass(frozen=True)
+class Uncertainty:
+    """Something on the table that could not be resolved.
+
+    ``kind`` is one of ``no-engine``, ``engine-tie``, ``fits-two-trains``,
+    ``branch``, ``gap``, ``loose-tile``, ``slot-conflict``, ``between-seats``,
+    ``marker-between``, ``loose-marker``, ``players-mismatch``, ``unsure-tile``.
+    ``tiles`` and ``markers`` index the inputs; ``owners`` names the trains.
+    """
+
+    kind: str
+    message: str
+    tiles: tuple[int, ...] = ()
+    owners: tuple[Owner, ...] = ()
+    markers: tuple[int, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "message": self.message, "tiles": list(self.tiles),
+                "owners": list(self.owners), "markers": list(self.markers)}
+
+
+@dataclass(frozen=True)
+class TableReading:
+    """The table read from one image.
+
+    ``table`` is ``None`` when no engine was found. ``seats`` maps each train
+    found to the direction it leaves the hub in (degrees, clockwise from the
+    image's +x). ``assignment[i]`` says where input tile ``i`` went:
+    ``"engine"``, a train's owner, or ``None``; ``marker_owners[j]`` likewise
+    for marker ``j``.
+    """
+
+    table: TableState | None
+    seats: dict[Owner, float]
+    uncertainties: list[Uncertainty]
+    assignment: list[Owner | None] = field(default_factory=list)
+    marker_owners: list[Owner | None] = field(default_factory=list)
+    players: int = 0
+
+    @property
+    def certain(self) -> bool:
+        return self.table is not None and not self.uncertainties
+
+    def to_json(self) -> dict[str, Any]:
+        return {"table": None if self.table is None else self.table.to_json(),
+                "seats": {str(k): round(v, 1) for k, v in self.seats.items()},
+                "uncertainties": [u.to_json() for u in self.uncertainties]}
+
+
+# --- geometry of one read tile ------------------------------------------------
+
+
+@dataclass
+class _Tile:
+    index: int
+    values: tuple[int, int]
+    corners: np.ndarray  # working plane
+    halves: tuple[np.ndarray, np.ndarray]  # centre of the values[0] half, values[1] half
+    centre: np.ndarray
+    axis: np.ndarray  # unit, from the values[0] end to the values[1] end
+    length: float
+    width: float
+
+    @property
+    def is_double(self) -> bool:
+        return self.values[0] == self.values[1]
+
+    def distance_to_point(self, p: np.ndarray) -> float:
+        local = p - self.centre
+        x, y = float(local @ self.axis), float(local @ _perp(self.axis))
+        return math.hypot(max(abs(x) - self.length / 2, 0.0), max(abs(y) - self.width / 2, 0.0))
+
+    def gap_to(self, other: _Tile) -> float:
+        """Least distance between the two outlines (0 when they touch or overlap)."""
+        best = math.inf
+        for a, b in ((self, other), (other, self)):
+            for k in range(4):
+                best = min(best, a.distance_to_point(b.corners[k]))
+            for k in range(4):
+                mid = (b.corners[k] + b.corners[(k + 1) % 4]) / 2
+                best = min(best, a.distance_to_point(mid))
+        return best
+
+
+def _perp(v: np.ndarray) -> np.ndarray:
+    return np.array([-v[1], v[0]])
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    n = float(np.linalg.norm(v))
+    return v / n if n > 1e-9 else np.array([1.0, 0.0])
+
+
+def _cos(a: np.ndarray, b: np.ndarray) -> float:
+    return float(_unit(a) @ _unit(b))
+
+
+def _make_tile(index: int, values: Sequence[int], corners: np.ndarray) -> _Tile:
+    c = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    end_a, end_b = (c[0] + c[1]) / 2, (c[2] + c[3]) / 2
+    length = float(np.linalg.norm(end_b - end_a))
+    width = float((np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[3] - c[2])) / 2)
+    return _Tile(index=index, values=(int(values[0]), int(values[1])), corners=c,
+                 halves=(0.75 * end_a + 0.25 * end_b, 0.25 * end_a + 0.75 * end_b),
+                 centre=c.mean(axis=0), axis=_unit(end_b - end_a), length=length, width=width)
+
+
+# --- chains ---------------------------------------------------------------------
+
+
+@dataclass
+class _Chain:
+    owner: Owner
+    slot_angle: float  # measured, degrees
+    tiles: list[tuple[int, int, int]]  # (input index, near, far)
+    end_ref: np.ndarray  # far half centre (or a crosswise double's centre)
+    direction: np.ndarray
+    last: _Tile
+    active: bool = True
+
+
+@dataclass(frozen=True)
+class _Attach:
+    score: float
+    tile: _Tile
+    near: int
+    far: int
+    end_ref: np.ndarray
+    direction: np.ndarray
+
+
+def _attach(end_ref: np.ndarray, direction: np.ndarray, end_value: int, t: _Tile,
+            w: float) -> _Attach | None:
+    """How well ``t`` continues a train whose open end is at ``end_ref`` (or ``None``).
+
+    ``w`` is the tile width (the median over the table: single tiles' sizes
+    are too noisy to scale by).
+    """
+    options: list[_Attach] = []
+    # Lengthwise: the nearer half one width away, the tile pointing away from the end.
+    k = 0 if np.linalg.norm(t.halves[0] - end_ref) <= np.linalg.norm(t.halves[1] - end_ref) else 1
+    near_c, far_c = t.halves[k], t.halves[1 - k]
+    d = near_c - end_ref
+    r = float(np.linalg.norm(d)) / w
+    v = far_c - near_c
+    cos_dv = _cos(d, v)
+    if (TOUCH_LOW <= r <= TOUCH_HIGH and cos_dv >= math.cos(math.radians(MAX_BEND_DEG))
+            and _cos(v, direction) >= -0.3):
+        near, far = t.values[k], t.values[1 - k]
+        score = abs(r - 1) + (1 - cos_dv) + (0.0 if near == end_value else 0.6)
+        options.append(_Attach(score, t, near, far, far_c, _unit(v)))
+    # Crosswise (doubles only): the centre one width away, the long side across the train.
+    if t.is_double:
+        d = t.centre - end_ref
+        r = float(np.linalg.norm(d)) / w
+        across = abs(_cos(t.axis, d))
+        if TOUCH_LOW <= r <= TOUCH_HIGH and across <= 0.5 and _cos(d, direction) >= -0.3:
+            score = abs(r - 1) + across + (0.0 if t.values[0] == end_value else 0.6)
+            options.append(_Attach(score, t, t.values[0], t.values[1], t.centre, _unit(d)))
+    return min(options, key=lambda o: o.score) if options else None
+
+
+def _angle_deg(v: np.ndarray) -> float:
+    return math.degrees(math.atan2(float(v[1]), float(v[0]))) % 360.0
+
+
+def _slot(angle: float, slots: int) -> tuple[int, float]:
+    """Nearest slot to ``angle`` (degrees) and the offset from it in slot spacings."""
+    step = 360.0 / slots
+    x = ((angle - 90.0) % 360.0) / step
+    k = round(x)
+    return k % slots, abs(x - k)
+
+
+def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: int,
+                mat: MatView | None = None) -> TableReading:
+    """Read the table from the tiles and markers found in one image.
+
+    ``tiles`` carry ``values`` (as read, either order) and ``corners`` in image
+    pixels following the corner convention; ``markers`` are the marker
+    detections (``None`` for none). With ``mat`` (from
+    :func:`vision.mat.detect_mat`) geometry is taken on the mat's plane in
+    millimetres, and seats come from the mat.
+    """
+    uncertain: list[Uncertainty] = []
+    if mat is not None:
+        if mat.players != players:
+            uncertain.append(Uncertainty(
+                "players-mismatch",
+                f"the mat is printed for {mat.players} players, not {players}; using the mat"))
+            players = mat.players
+        to_plane = np.asarray(mat.image_to_mat, dtype=np.float64)
+    else:
+        to_plane = np.eye(3)
+    read = [_make_tile(i, tuple(t.values), apply_homography(to_plane, np.asarray(t.corners)))
+            for i, t in enumerate(tiles)]
+    for i, t in enumerate(tiles):
+        if bool(getattr(t, "uncertain", False)):
+            uncertain.append(Uncertainty("unsure-tile", f"tile {i} was read with doubt", (i,)))
+    n_markers = 0 if markers is None else len(markers)
+    marker_pts = (apply_homography(to_plane, np.asarray(markers.corners, dtype=np.float64))
+                  if markers is not None and n_markers else np.zeros((0, 4, 2)))
+
+    assignment: list[Owner | None] = [None] * len(read)
+    if not read:
+        uncertain.append(Uncertainty("no-engine", "no tiles on the table"))
+        return TableReading(None, {}, uncertain, assignment, [None] * n_markers, players)
+    w = float(np.median([t.width for t in read]))
+
+    engine = _find_engine(read, w, mat is not None, uncertain)
+    if engine is None:
+        return TableReading(None, {}, uncertain, assignment, [None] * n_markers, players)
+    assignment[engine.index] = "engine"
+    e = engine.values[0]
+    hub = np.zeros(2) if mat is not None else engine.centre
+    pool = {t.index: t for t in read if t is not engine}
+
+    chains = _start_trains(pool, hub, e, w, players, mat is not None, uncertain)
+    for chain in chains:
+        first = chain.tiles[0][0]
+        pool.pop(first)
+    _grow(chains, pool, e, w, uncertain)
+    for chain in chains:
+        for idx, _, _ in chain.tiles:
+            assignment[idx] = chain.owner
+    _report_leftovers(chains, pool, w, uncertain)
+
+    # Where each empty slot's train would start, for markers on empty trains.
+    if mat is not None:
+        start_r = SLOT_RADIUS_MM + 0.5 * w
+    else:
+        firsts = [float(np.linalg.norm(read[c.tiles[0][0]].halves[0] - hub)) for c in chains]
+        start_r = float(np.median(firsts)) if firsts else 6.0 * w
+    marker_owners = _place_markers(marker_pts, chains, read, hub, start_r, w, players, uncertain)
+
+    by_owner = {c.owner: c for c in chains}
+    owners: list[Owner] = [*range(players), MEXICAN]
+    trains = []
+    for owner in owners:
+        found = by_owner.get(owner)
+        pairs = tuple((near, far) for _, near, far in found.tiles) if found else ()
+        trains.append(Train(owner, pairs, owner in marker_owners))
+    seats = {c.owner: c.slot_angle for c in chains}
+    return TableReading(TableState(e, tuple(trains)), seats, uncertain, assignment,
+                        marker_owners, players)
+
+
+def _find_engine(read: list[_Tile], w: float, on_mat: bool,
+                 uncertain: list[Uncertainty]) -> _Tile | None:
+    doubles = [t for t in read if t.is_double]
+    if on_mat:
+        near = sorted(doubles, key=lambda t: float(np.linalg.norm(t.centre)))
+        if near and float(np.linalg.norm(near[0].centre)) <= 1.5 * w:
+            return near[0]
+        uncertain.append(Uncertainty("no-engine", "no double on the mat's centre"))
+        return None
+    if not doubles:
+        uncertain.append(Uncertainty("no-engine", "no double on the table to be the engine"))
+        return None
+    lonely = [d for d in doubles if all(d.gap_to(t) > 0.4 * w for t in read if t is not d)]
+    candidates = lonely or doubles
+    centroid = np.mean([t.centre for t in read], axis=0)
+
+    def starts(d: _Tile) -> int:
+        count = 0
+        for t in read:
+            if t is d or d.values[0] not in t.values:
+                continue
+            k = 0 if np.linalg.norm(t.halves[0] - d.centre) <= np.linalg.norm(
+                t.halves[1] - d.centre) else 1
+            if t.values[k] != d.values[0]:
+                continue
+            out = t.halves[k] - d.centre
+            if (float(np.linalg.norm(out)) <= 9 * w
+                    and _cos(out, t.halves[1 - k] - t.halves[k]) >= math.cos(math.radians(30))):
+                count += 1
+        return count
+
+    ranked = sorted(((starts(d), -float(np.linalg.norm(d.centre - centroid)) / w, d)
+                     for d in candidates), key=lambda s: (s[0], s[1]), reverse=True)
+    best = ranked[0]
+    if len(ranked) > 1 and ranked[1][0] == best[0] and (best[0] > 0 or len(read) > 1):
+        others = tuple(r[2].index for r in ranked[1:] if r[0] == best[0])
+        uncertain.append(Uncertainty(
+            "engine-tie", f"{len(others) + 1} doubles could be the engine; took the most central",
+            (best[2].index, *others)))
+    if not lonely:
+        uncertain.append(Uncertainty("no-engine", "every double touches another tile; "
+                                     "took the likeliest as the engine", (best[2].index,)))
+    return best[2]
+
+
+def _start_trains(pool: dict[int, _Tile], hub: np.ndarray, e: int, w: float, players: int,
+                  on_mat: bool, uncertain: list[Uncertainty]) -> list[_Chain]:
+    slots = players + 1
+    radial: list[tuple[float, _Tile, int]] = []
+    for t in pool.values():
+        k = 0 if np.linalg.norm(t.halves[0] - hub) <= np.linalg.norm(t.halves[1] - hub) else 1
+        out = t.halves[k] - hub
+        if _cos(out, t.halves[1 - k] - t.halves[k]) >= math.cos(math.radians(30)):
+            radial.append((float(np.linalg.norm(out)), t, k))
+    radial.sort(key=lambda r: r[0])
+    if on_mat:
+        reach = SLOT_RADIUS_MM + 1.8 * w
+    else:
+        matching = [r for r, t, k in radial if t.values[k] == e and r <= 9 * w]
+        reach = (matching[0] if matching else 2.0 * w) + 1.3 * w
+    chains: dict[int, _Chain] = {}
+    for r, t, k in radial:
+        if r > reach:
+            break
+        angle = _angle_deg(t.halves[k] - hub)
+        slot, off = _slot(angle, slots)
+        owner: Owner = MEXICAN if slot == players else slot
+        if slot in chains:
+            uncertain.append(Uncertainty(
+                "slot-conflict", f"two trains start in the slot of train {owner}",
+                (chains[slot].tiles[0][0], t.index), (owner,)))
+            continue
+        if off > 0.3:
+            uncertain.append(Uncertainty(
+                "between-seats", f"a train leaves the hub at {angle:.0f} degrees, between seats; "
+                f"took train {owner}", (t.index,), (owner,)))
+        near, far = t.values[k], t.values[1 - k]
+        chains[slot] = _Chain(owner, angle, [(t.index, near, far)], t.halves[1 - k],
+                              _unit(t.halves[1 - k] - t.halves[k]), t)
+    return [chains[s] for s in sorted(chains)]
+
+
+def _claim(chain: _Chain, pool: dict[int, _Tile], w: float) -> list[tuple[_Attach, bool, bool]]:
+    """Grow ``chain`` as if it were alone: ``(attach, clean, tied)`` per tile it would take.
+
+    ``clean`` says every value matched up to and including this tile; ``tied``
+    that another tile continued the train about as well.
+    """
+    end_ref, direction, end_value = chain.end_ref, chain.direction, chain.tiles[-1][2]
+    clean = True
+    taken: set[int] = set()
+    out: list[tuple[_Attach, bool, bool]] = []
+    while True:
+        options = sorted((a for t in pool.values() if t.index not in taken
+                          and (a := _attach(end_ref, direction, end_value, t, w))),
+                         key=lambda a: a.score)
+        if not options:
+            return out
+        best = options[0]
+        tied = len(options) > 1 and options[1].score - best.score < TIE_MARGIN
+        clean = clean and best.near == end_value
+        out.append((best, clean, tied))
+        taken.add(best.tile.index)
+        end_ref, direction, end_value = best.end_ref, best.direction, best.far
+
+
+def _grow(chains: list[_Chain], pool: dict[int, _Tile], e: int, w: float,
+          uncertain: list[Uncertainty]) -> None:
+    """Give each train the tiles that continue it; a tile two trains want is reported."""
+    claims = [_claim(chain, pool, w) for chain in chains]
+    lengths = [len(c) for c in claims]
+    contested: dict[int, list[int]] = {}
+    while True:
+        winner: dict[int, tuple[tuple[bool, int], int]] = {}
+        for ci, claim in enumerate(claims):
+            for k, (attach, clean, _) in enumerate(claim[:lengths[ci]]):
+                key = (not clean, k)
+                index = attach.tile.index
+                if len(claims) > 1:
+                    contested.setdefault(index, [])
+                    if ci not in contested[index]:
+                        contested[index].append(ci)
+                if index not in winner or key < winner[index][0]:
+                    winner[index] = (key, ci)
+        changed = False
+        for ci, claim in enumerate(claims):
+            for k, (attach, _, _) in enumerate(claim[:lengths[ci]]):
+                if winner[attach.tile.index][1] != ci:
+                    lengths[ci] = k
+                    changed = True
+                    break
+        if not changed:
+            break
+    reported: set[int] = set()
+    for index, claimants in contested.items():
+        if len(claimants) < 2 or index in reported:
+            continue
+        owner_ci = winner[index][1] if index in winner else None
+        losers = [ci for ci in claimants if ci != owner_ci]
+        first_loss = [ci for ci in losers
+                      if lengths[ci] < len(claims[ci])
+                      and claims[ci][lengths[ci]][0].tile.index == index]
+        if owner_ci is None or not first_loss:
+            continue
+        reported.add(index)
+        names = [chains[owner_ci].owner] + [chains[ci].owner for ci in first_loss]
+        uncertain.append(Uncertainty(
+            "fits-two-trains",
+            f"tile {index} fits trains {' and '.join(map(str, names))}; took train {names[0]}",
+            (index,), tuple(names)))
+    for ci, chain in enumerate(chains):
+        for attach, _, tied in claims[ci][:lengths[ci]]:
+            if tied:
+                uncertain.append(Uncertainty(
+                    "branch", f"two tiles could continue train {chain.owner} after tile "
+                    f"{chain.tiles[-1][0]}; took tile {attach.tile.index}",
+                    (attach.tile.index,), (chain.owner,)))
+            chain.tiles.append((attach.tile.index, attach.near, attach.far))
+            chain.end_ref, chain.direction, chain.last = (attach.end_ref, attach.direction,
+                                                          attach.tile)
+            pool.pop(attach.tile.index)
+
+
+def _report_leftovers(chains: list[_Chain], pool: dict[int, _Tile], w: float,
+                      uncertain: list[Uncertainty]) -> None:
+    for t in sorted(pool.values(), key=lambda t: t.index):
+        gap_of: Owner | None = None
+        for chain in chains:
+            k = 0 if np.linalg.norm(t.halves[0] - chain.end_ref) <= np.linalg.norm(
+                t.halves[1] - chain.end_ref) else 1
+            d = t.halves[k] - chain.end_ref
+            r = float(np.linalg.norm(d)) / w
+            if TOUCH_HIGH < r <= GAP_WIDTHS and _cos(d, chain.direction) >= math.cos(
+                    math.radians(35)):
+                gap_of = chain.owner
+                break
+        if gap_of is not None:
+            uncertain.append(Uncertainty(
+                "gap", f"tile {t.index} {list(t.values)} lies beyond the end of train {gap_of} "
+                "with a gap", (t.index,), (gap_of,)))
+        else:
+            uncertain.append(Uncertainty(
+                "loose-tile", f"tile {t.index} {list(t.values)} touches no train", (t.index,)))
+
+
+def _place_markers(marker_pts: np.ndarray, chains: list[_Chain], read: list[_Tile],
+                   hub: np.ndarray, start_r: float, w: float, players: int,
+                   uncertain: list[Uncertainty]) -> list[Owner | None]:
+    by_owner = {c.owner: c for c in chains}
+    step = 2 * math.pi / (players + 1)
+    owners: list[Owner] = [*range(players), MEXICAN]
+    out: list[Owner | None] = []
+    for j, corners in enumerate(marker_pts):
+        m = corners.mean(axis=0)
+        outline = _make_tile(-1, (-1, -2), corners)
+        distances: list[tuple[float, Owner]] = []
+        for slot, owner in enumerate(owners):
+            chain = by_owner.get(owner)
+            angle = math.pi / 2 + slot * step
+            if chain is None:
+                # Distance to the slot's ray, from the engine's side to a little past
+                # where trains start.
+                ray = np.array([math.cos(angle), math.sin(angle)])
+                rel = m - hub
+                along = float(rel @ ray)
+                lateral = abs(float(rel @ _perp(ray))) - outline.width / 2
+                d = (max(lateral, 0.0) + max(along - start_r - 2.5 * w, 0.0)
+                     + max(1.5 * w - along, 0.0))
+                distances.append((d, owner))
+                continue
+            first = read[chain.tiles[0][0]]
+            d = min(chain.last.gap_to(outline), first.gap_to(outline) + 0.5 * w)
+            distances.append((d, owner))
+        distances.sort(key=lambda x: x[0])
+        best_d, best = distances[0]
+        if best_d > MARKER_REACH_WIDTHS * w:
+            uncertain.append(Uncertainty("loose-marker", f"marker {j} lies by no train",
+                                         markers=(j,)))
+            out.append(None)
+            continue
+        if len(distances) > 1 and distances[1][0] < 1.5 * best_d + 0.25 * w:
+            uncertain.append(Uncertainty(
+                "marker-between",
+                f"marker {j} lies between trains {best} and {distances[1][1]}; took train {best}",
+                owners=(best, distances[1][1]), markers=(j,)))
+        out.append(best)
+    return out

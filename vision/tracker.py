@@ -1,0 +1,471 @@
+"""Following a game: frames in, settled tables and the rules engine's alerts out.
+
+A :class:`Tracker` reads frames from a camera index, a video file or a folder
+of images and yields :class:`TrackerEvent` s:
+
+- frames in which the view moves or something large covers the table (a hand
+  laying a tile, a lighting change still settling) are skipped;
+- a still frame is read (tiles, then the table) — but not when it shows the
+  view of the last settled table, and tiles that have not moved and were
+  read the same way twice keep their values without being read again;
+- a table is *settled* when the same reading wins a vote over the still
+  frames of a short while; each settled table that differs from the last is
+  passed to :class:`engine.Observer`, whose alerts become events;
+- a camera that cannot be opened, stops delivering frames or disappears gives
+  a ``status`` event and a retry, never an exception.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from engine import Alert, Observer, RuleSet, TableState
+from engine.errors import BadInputError
+from vision.table import TableReading, reconstruct
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+#: Width (pixels) of the small grey copy each frame is judged on.
+SMALL_WIDTH = 320
+#: A pixel of the small copy whose normalised brightness moved more than this has changed.
+PIXEL_CHANGE = 0.35
+#: Share of changed pixels between consecutive frames above which the view is moving.
+MOTION_SHARE = 0.004
+#: Share of changed pixels against the last settled view above which the table is covered.
+COVER_SHARE = 0.12
+#: Changed pixels (of the small copy) since the table settled up to which a still frame
+#: is not read again: a coin laid on the table changes a dozen.
+REREAD_PIXELS = 3
+#: Even an unchanged view is read again this often (seconds), in case a change slipped by.
+RECHECK_S = 2.0
+
+
+@dataclass(frozen=True)
+class TrackerEvent:
+    """One thing the tracker has to say.
+
+    ``kind`` is ``"status"`` (camera news: opened, lost, retrying, ended),
+    ``"table"`` (a newly settled table, with ``reading``), ``"alert"`` (one
+    alert of the rules engine about the table just settled) or
+    ``"uncertain"`` (the settled table left something unresolved).
+    """
+
+    kind: str
+    frame: int
+    time_s: float
+    message: str = ""
+    table: TableState | None = None
+    alert: Alert | None = None
+    reading: TableReading | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"event": self.kind, "frame": self.frame,
+                               "time": round(self.time_s, 3)}
+        if self.message:
+            out["message"] = self.message
+        if self.table is not None:
+            out["table"] = self.table.to_json()
+        if self.alert is not None:
+            out["alert"] = self.alert.to_json()
+        if self.kind == "table" and self.reading is not None:
+            out["uncertainties"] = [u.to_json() for u in self.reading.uncertainties]
+        return out
+
+    def __str__(self) -> str:
+        stamp = f"[{self.time_s:7.2f}s #{self.frame}]"
+        if self.kind == "table" and self.table is not None:
+            return f"{stamp} table  {self.table.text()}"
+        if self.kind == "alert" and self.alert is not None:
+            return f"{stamp} ALERT  {self.alert}"
+        return f"{stamp} {self.kind:6s} {self.message}"
+
+
+# --- where frames come from -----------------------------------------------------------
+
+
+Capture = Any  # cv2.VideoCapture or anything with isOpened/read/release/get
+
+
+class FrameSource:
+    """Frames from a camera index, a video file or a folder of images.
+
+    ``opener`` makes the capture (``cv2.VideoCapture`` by default; tests pass
+    fakes). Only a camera is retried; a file or folder simply ends.
+    """
+
+    def __init__(self, source: str | int | Path,
+                 opener: Callable[[Any], Capture] | None = None) -> None:
+        self.name = str(source)
+        self.opener = opener or cv2.VideoCapture
+        self.capture: Capture | None = None
+        self.files: list[Path] = []
+        self.position = 0
+        text = str(source)
+        self.target: int | Path
+        if isinstance(source, int) or text.isdigit():
+            self.kind, self.target = "camera", int(text)
+        else:
+            path = Path(text)
+            if path.is_dir():
+                self.kind, self.target = "folder", path
+                self.files = sorted(p for p in path.iterdir()
+                                    if p.suffix.lower() in IMAGE_SUFFIXES)
+                if not self.files:
+                    raise BadInputError(self.name, "folder holds no images")
+            elif path.is_file():
+                self.kind, self.target = "video", path
+            else:
+                raise BadInputError(self.name, "no such file, folder or camera index")
+
+    @property
+    def live(self) -> bool:
+        return self.kind == "camera"
+
+    def open(self) -> bool:
+        if self.kind == "folder":
+            return True
+        self.close()
+        target = self.target if self.kind == "camera" else str(self.target)
+        try:
+            capture = self.opener(target)
+        except (cv2.error, OSError):
+            return False
+        if capture is None or not capture.isOpened():
+            return False
+        self.capture = capture
+        return True
+
+    def fps(self) -> float:
+        if self.capture is not None:
+            try:
+                value = float(self.capture.get(cv2.CAP_PROP_FPS))
+            except (cv2.error, TypeError, ValueError):
+                value = 0.0
+            if 1.0 <= value <= 240.0:
+                return value
+        return 10.0
+
+    def read(self) -> np.ndarray | None:
+        """The next frame, or ``None`` (end of a file or folder, or a camera that failed)."""
+        if self.kind == "folder":
+            from vision.images import load_image
+
+            while self.position < len(self.files):
+                path = self.files[self.position]
+                self.position += 1
+                try:
+                    return load_image(path)
+                except BadInputError:
+                    continue
+            return None
+        if self.capture is None:
+            return None
+        try:
+            ok, frame = self.capture.read()
+        except cv2.error:
+            return None
+        return frame if ok and frame is not None and frame.size else None
+
+    def close(self) -> None:
+        if self.capture is not None:
+            with contextlib.suppress(cv2.error):
+                self.capture.release()
+            self.capture = None
+
+
+# --- the tracker ----------------------------------------------------------------------
+
+
+def _small(frame: np.ndarray) -> np.ndarray:
+    """A small copy, each colour normalised for brightness and contrast (lighting drifts).
+
+    Colour is kept: a red pawn on a green cloth can have the cloth's grey.
+    """
+    h, w = frame.shape[:2]
+    resized = cv2.resize(frame, (SMALL_WIDTH, max(1, round(h * SMALL_WIDTH / w))),
+                         interpolation=cv2.INTER_AREA).astype(np.float32)
+    small = cv2.GaussianBlur(resized, (3, 3), 0)
+    if small.ndim == 2:
+        small = small[..., None]
+    mean = small.mean(axis=(0, 1), keepdims=True)
+    std = small.std(axis=(0, 1), keepdims=True)
+    return np.asarray((small - mean) / (std + 8.0), dtype=np.float32)
+
+
+def _detail(small: np.ndarray) -> np.ndarray:
+    """The small copy without its smooth shading: a lamp changes shading, a hand adds detail."""
+    return np.asarray(small - cv2.GaussianBlur(small, (0, 0), 6.0).reshape(small.shape),
+                      dtype=np.float32)
+
+
+def _difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pixels of two small copies that differ in any colour."""
+    return np.asarray(np.abs(a - b).max(axis=2) > PIXEL_CHANGE)
+
+
+def _changed(a: np.ndarray, b: np.ndarray) -> float:
+    """Share of pixels that changed between two small copies."""
+    return float(np.mean(_difference(a, b)))
+
+
+def _changed_pixels(a: np.ndarray, b: np.ndarray) -> int:
+    return int(np.count_nonzero(_difference(a, b)))
+
+
+def _covered(base: np.ndarray, detail: np.ndarray) -> bool:
+    """Something large reaches over the table from its edge (an arm), compared with ``base``.
+
+    Scattered change (a lamp, a shadow moving, glare) does not count: the
+    changed area must be one big region touching the border of the view.
+    """
+    mask = _difference(base, detail)
+    if float(np.mean(mask)) <= COVER_SHARE:
+        return False
+    grown = cv2.dilate(mask.astype(np.uint8), np.ones((5, 5), np.uint8))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
+    h, w = mask.shape
+    for k in range(1, count):
+        x, y, bw, bh, area = stats[k]
+        touches = x == 0 or y == 0 or x + bw >= w or y + bh >= h
+        if touches and area > COVER_SHARE * h * w:
+            return True
+    return False
+
+
+@dataclass
+class _Cache:
+    """Tiles read before, by where they lie, and how many reads in a row agreed on them."""
+
+    corners: np.ndarray = field(default_factory=lambda: np.zeros((0, 4, 2), np.float32))
+    readings: list[Any] = field(default_factory=list)
+    agree: list[int] = field(default_factory=list)
+
+    def match(self, corners: np.ndarray) -> int | None:
+        """Index of the cached tile lying where ``corners`` lie, if any."""
+        if not self.readings:
+            return None
+        centre = np.asarray(corners, np.float32).mean(axis=0)
+        d = np.linalg.norm(self.corners.mean(axis=1) - centre, axis=1)
+        k = int(np.argmin(d))
+        size = float(np.linalg.norm(self.corners[k][1] - self.corners[k][0]))
+        return k if d[k] < 0.15 * max(size, 1.0) else None
+
+
+#: A tile read the same way this many times in a row, unmoved, is not read again.
+CONFIRMED_READS = 2
+
+
+class Tracker:
+    """Follow a game from ``source``; iterate to get :class:`TrackerEvent` s.
+
+    ``reader`` reads a frame: a ``TileReader`` (``TileReader(models_dir)``
+    by default, made on first use), or anything with its ``read(image)``, or
+    with ``detector(image)`` and ``read_tiles(image, tiles)`` so that unmoved
+    tiles can be skipped. ``settle_s`` is how long a view must stay still, ``votes``
+    how many still readings a table must win (out of ``window``) to settle.
+    ``retry_s`` is the pause between attempts to reach a camera and
+    ``max_retries`` how many attempts in a row (``None``: keep trying).
+    """
+
+    def __init__(self, source: str | int | Path, players: int, rules: RuleSet | None = None, *,
+                 reader: Any = None, models_dir: str | Path = "models",
+                 first: int = 0, engine: int | None = None, mat: bool = True,
+                 settle_s: float = 0.4, votes: int = 3, window: int = 5,
+                 retry_s: float = 2.0, max_retries: int | None = None,
+                 opener: Callable[[Any], Capture] | None = None,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.source = FrameSource(source, opener)
+        self.players = players
+        self.rules = rules or RuleSet.preset("standard")
+        self._reader = reader
+        self.models_dir = models_dir
+        self.first = first
+        self.engine = engine
+        self.use_mat = mat
+        self.settle_s = settle_s
+        self.votes = votes
+        self.window = window
+        self.retry_s = retry_s
+        self.max_retries = max_retries
+        self.sleep = sleep
+        self.observer: Observer | None = None
+        self.settled: TableState | None = None
+        self.frames = 0
+        self.reads = 0
+        self.tiles_read = 0
+        self.tiles_reused = 0
+
+    @property
+    def reader(self) -> Any:
+        if self._reader is None:
+            from vision.reader import TileReader
+
+            self._reader = TileReader(self.models_dir)
+        return self._reader
+
+    # -- reading one still frame ---------------------------------------------------
+
+    def _read(self, frame: np.ndarray, cache: _Cache) -> tuple[Any, Any]:
+        """Tiles and markers of a still frame, reusing confirmed tiles that have not moved."""
+        reader = self.reader
+        detector = getattr(reader, "detector", None)
+        read_tiles = getattr(reader, "read_tiles", None)
+        if detector is None or read_tiles is None:
+            frame_reading = reader.read(frame)
+            self.tiles_read += len(frame_reading.tiles)
+            return frame_reading.tiles, frame_reading.markers
+        found = detector(frame)
+        tile_class = getattr(reader, "tile_class", 0)
+        marker_class = getattr(reader, "marker_class", 1)
+        tiles_found = found[found.class_id == tile_class]
+        markers = found[found.class_id == marker_class]
+        matches = [cache.match(c) for c in tiles_found.corners]
+        keep = [i for i, m in enumerate(matches)
+                if m is not None and cache.agree[m] >= CONFIRMED_READS]
+        fresh_rows = [i for i in range(len(matches)) if i not in set(keep)]
+        fresh = (read_tiles(frame, tiles_found[np.array(fresh_rows, dtype=np.int64)])
+                 if fresh_rows else [])
+        self.tiles_read += len(fresh)
+        self.tiles_reused += len(keep)
+        tiles: list[Any] = []
+        agree: list[int] = []
+        for i in keep:
+            m = matches[i]
+            assert m is not None
+            tiles.append(cache.readings[m])
+            agree.append(cache.agree[m])
+        for reading in fresh:
+            m = cache.match(np.asarray(reading.corners))
+            same = m is not None and sorted(cache.readings[m].values) == sorted(reading.values)
+            tiles.append(reading)
+            agree.append(cache.agree[m] + 1 if same and m is not None else 1)
+        cache.corners = (np.array([np.asarray(t.corners, np.float32) for t in tiles])
+                         if tiles else np.zeros((0, 4, 2), np.float32))
+        cache.readings, cache.agree = tiles, agree
+        return tiles, markers
+
+    def _reconstruct(self, frame: np.ndarray, tiles: Any, markers: Any,
+                     mat_view: Any) -> TableReading:
+        return reconstruct(tiles, markers, self.players, mat_view)
+
+    # -- the loop ----------------------------------------------------------------------
+
+    def __iter__(self) -> Iterator[TrackerEvent]:
+        return self.events()
+
+    def events(self) -> Iterator[TrackerEvent]:
+        src = self.source
+        attempts = 0
+        t0 = time.monotonic()
+        while True:
+            if not src.open():
+                attempts += 1
+                now = time.monotonic() - t0
+                if not src.live:
+                    yield TrackerEvent("status", self.frames, now,
+                                       f"cannot open {src.name}: not a video this build can read")
+                    return
+                if self.max_retries is not None and attempts > self.max_retries:
+                    yield TrackerEvent("status", self.frames, now,
+                                       f"camera {src.name} could not be opened; giving up")
+                    return
+                yield TrackerEvent("status", self.frames, now,
+                                   f"camera {src.name} cannot be opened; retrying in "
+                                   f"{self.retry_s:g} s")
+                self.sleep(self.retry_s)
+                continue
+            yield TrackerEvent("status", self.frames, time.monotonic() - t0,
+                               f"reading {src.kind} {src.name}")
+            attempts = 0
+            lost = yield from self._follow(src, t0)
+            src.close()
+            if not lost:
+                yield TrackerEvent("status", self.frames, time.monotonic() - t0,
+                                   f"end of {src.kind} {src.name}")
+                return
+            yield TrackerEvent("status", self.frames, time.monotonic() - t0,
+                               f"camera {src.name} stopped delivering frames; reconnecting in "
+                               f"{self.retry_s:g} s")
+            self.sleep(self.retry_s)
+
+    def _follow(self, src: FrameSource, t0: float) -> Generator[TrackerEvent, None, bool]:
+        """Read frames until the source ends; the generator's value says it was lost."""
+        fps = src.fps()
+        settle_frames = max(2, round(self.settle_s * fps))
+        prev: np.ndarray | None = None
+        base: np.ndarray | None = None  # the view when the table last settled
+        still = 0
+        checked = 0
+        votes: deque[str] = deque(maxlen=self.window)
+        tables: dict[str, TableReading] = {}
+        cache = _Cache()
+        mat_view = None
+        misses = 0
+        while True:
+            frame = src.read()
+            if frame is None:
+                misses += 1
+                if src.live and misses < 3:
+                    continue
+                return src.live
+            misses = 0
+            self.frames += 1
+            index = self.frames - 1
+            stamp = index / fps if not src.live else time.monotonic() - t0
+            small = _small(frame)
+            moving = prev is not None and (prev.shape != small.shape
+                                           or _changed(prev, small) > MOTION_SHARE)
+            prev = small
+            if moving:
+                still = 0
+                continue
+            still += 1
+            detail = _detail(small)
+            if base is not None and base.shape == detail.shape and _covered(base, detail):
+                if still < 8 * settle_frames:
+                    continue  # something large covers the table (a hand resting on it)
+                base = None  # still for long: the view itself changed (camera bumped)
+            if still < settle_frames:
+                continue
+            if base is not None and base.shape == detail.shape \
+                    and _changed_pixels(base, detail) <= REREAD_PIXELS \
+                    and index - checked < RECHECK_S * fps:
+                continue  # nothing changed since the table last settled: nothing to read
+            checked = index
+            if self.use_mat:
+                from vision.mat import detect_mat
+
+                mat_view = detect_mat(frame) or mat_view
+            tiles, markers = self._read(frame, cache)
+            reading = self._reconstruct(frame, tiles, markers, mat_view)
+            self.reads += 1
+            if reading.table is None:
+                continue
+            key = reading.table.text()
+            votes.append(key)
+            tables[key] = reading
+            winner, count = Counter(votes).most_common(1)[0]
+            if count < self.votes or (self.settled is not None
+                                      and winner == self.settled.text()):
+                continue
+            chosen = tables[winner]
+            assert chosen.table is not None
+            self.settled = chosen.table
+            base = detail
+            votes.clear()
+            yield TrackerEvent("table", index, stamp, table=chosen.table, reading=chosen)
+            for unsure in chosen.uncertainties:
+                yield TrackerEvent("uncertain", index, stamp, unsure.message)
+            if self.observer is None:
+                engine = self.engine if self.engine is not None else chosen.table.engine
+                self.observer = Observer(self.rules, self.players, engine, self.first)
+            for alert in self.observer.observe(chosen.table):
+                yield TrackerEvent("alert", index, stamp, alert.message, alert=alert)

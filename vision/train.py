@@ -1,0 +1,566 @@
+"""``mtrain train``: reproduce ``models/`` from the synthetic generator.
+
+Generates the training data with fixed seeds (``datasets.synth``), trains the
+two YOLO models from their yaml (no downloaded weights), exports ONNX and
+writes ``models/models.json``. torch and ultralytics are imported only inside
+the functions that train, never at import time of this module.
+
+- ``tiles``: YOLO11n-OBB on whole frames, classes ``tile`` and ``marker``.
+- ``pips``: YOLO11n detect on half-tile crops cut by :func:`vision.crops.half_crops`,
+  class ``pip``; the pip count of a half is the number of detections.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.errors import BadInputError
+
+#: Seeds of the training data. The eval set (``datasets/eval``) uses seeds 9001/9002.
+SEEDS = {
+    "hands-train": 101,
+    "table-train": 102,
+    "crops-train": 103,
+    "hands-val": 201,
+    "table-val": 202,
+    "crops-val": 203,
+}
+EVAL_SEEDS = {"hands": 9001, "table": 9002}
+
+#: The pip network: YOLO11's layers at a quarter of the nano width ... [depth 0.33, width
+#: 0.125]; about 0.8 M parameters, 3-4x faster than yolo11n on 96 px crops. Pips are
+#: small coloured discs on a plain face: the nano model's capacity is not needed.
+PIPS_YAML = """\
+nc: 1
+depth_multiple: 0.33
+width_multiple: 0.125
+backbone:
+  - [-1, 1, Conv, [64, 3, 2]]
+  - [-1, 1, Conv, [128, 3, 2]]
+  - [-1, 2, C3k2, [256, False, 0.25]]
+  - [-1, 1, Conv, [256, 3, 2]]
+  - [-1, 2, C3k2, [512, False, 0.25]]
+  - [-1, 1, Conv, [512, 3, 2]]
+  - [-1, 2, C3k2, [512, True]]
+  - [-1, 1, Conv, [1024, 3, 2]]
+  - [-1, 2, C3k2, [1024, True]]
+  - [-1, 1, SPPF, [1024, 5]]
+  - [-1, 2, C2PSA, [1024]]
+head:
+  - [-1, 1, nn.Upsample, [None, 2, "nearest"]]
+  - [[-1, 6], 1, Concat, [1]]
+  - [-1, 2, C3k2, [512, False]]
+  - [-1, 1, nn.Upsample, [None, 2, "nearest"]]
+  - [[-1, 4], 1, Concat, [1]]
+  - [-1, 2, C3k2, [256, False]]
+  - [-1, 1, Conv, [256, 3, 2]]
+  - [[-1, 13], 1, Concat, [1]]
+  - [-1, 2, C3k2, [512, False]]
+  - [-1, 1, Conv, [512, 3, 2]]
+  - [[-1, 10], 1, Concat, [1]]
+  - [-1, 2, C3k2, [1024, True]]
+  - [[16, 19, 22], 1, Detect, [nc]]
+"""
+
+TILE_NAMES = ["tile", "marker"]
+PIP_NAMES = ["pip"]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Sizes of one training run (defaults: the shipped models)."""
+
+    tile_count: int = 1500  # training scenes: 2/3 hands, 1/3 table
+    tile_epochs: int = 30
+    imgsz: int = 416
+    pip_count: int = 12000  # training crops
+    pip_epochs: int = 20
+    threads: int = 1  # 2 torch threads thrash when other work shares the 2 cores
+    jobs: int = 2
+    hours: float | None = None  # a time budget: ultralytics re-plans the epochs to fit it
+
+
+def setup_offline(root: Path) -> None:
+    """Environment for ultralytics with no network: must run before it is imported."""
+    cfg = (root / ".yolo").resolve()
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    os.environ.setdefault("YOLO_CONFIG_DIR", str(cfg))
+    os.environ.setdefault("MPLCONFIGDIR", str(cfg / "mpl"))
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    font_dir = Path(os.environ["YOLO_CONFIG_DIR"]) / "Ultralytics"
+    font = font_dir / "Arial.ttf"
+    Path(os.environ["MPLCONFIGDIR"]).mkdir(parents=True, exist_ok=True)
+    if not font.exists():
+        import matplotlib
+
+        src = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+        font_dir.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, font)
+
+
+def _synth_once(folder: Path, kind: str, count: int, seed: int, jobs: int) -> Path:
+    """Render ``folder`` unless it already holds exactly this (kind, count, seed)."""
+    from datasets.synth import synthesize
+
+    stamp = folder / ".done"
+    want = json.dumps({"kind": kind, "count": count, "seed": seed})
+    if stamp.exists() and stamp.read_text() == want:
+        return folder
+    if folder.exists():
+        shutil.rmtree(folder)
+    synthesize(folder, kind, count, seed, jobs=jobs)
+    stamp.write_text(want)
+    return folder
+
+
+def tile_dataset(data: Path, plan: Plan) -> Path:
+    """Generate scenes and the OBB dataset; returns its ``data.yaml``."""
+    from datasets.yolo_export import export_obb
+
+    n_hands = plan.tile_count * 2 // 3
+    n_table = plan.tile_count - n_hands
+    n_val = max(4, plan.tile_count // 10)
+    scenes = data / "scenes"
+    folders = {
+        "train": [
+            _synth_once(scenes / "hands-train", "hands", n_hands, SEEDS["hands-train"], plan.jobs),
+            _synth_once(scenes / "table-train", "table", n_table, SEEDS["table-train"], plan.jobs),
+        ],
+        "val": [
+            _synth_once(
+                scenes / "hands-val", "hands", n_val * 2 // 3, SEEDS["hands-val"], plan.jobs
+            ),
+            _synth_once(
+                scenes / "table-val", "table", n_val - n_val * 2 // 3, SEEDS["table-val"], plan.jobs
+            ),
+        ],
+    }
+    out = data / "yolo-tiles"
+    if out.exists():
+        shutil.rmtree(out)
+    return export_obb(folders, out)
+
+
+def pip_dataset(data: Path, plan: Plan) -> Path:
+    """Generate half-tile crops and the detect dataset; returns its ``data.yaml``."""
+    from datasets.yolo_export import export_pips
+
+    crops = data / "crops"
+    folders = {
+        "train": [
+            _synth_once(crops / "train", "crops", plan.pip_count, SEEDS["crops-train"], plan.jobs)
+        ],
+        "val": [
+            _synth_once(
+                crops / "val", "crops", max(16, plan.pip_count // 12), SEEDS["crops-val"], plan.jobs
+            )
+        ],
+    }
+    out = data / "yolo-pips"
+    if out.exists():
+        shutil.rmtree(out)
+    return export_pips(folders, out)
+
+
+def _ultralytics(threads: int) -> Any:
+    import torch
+    import ultralytics.utils.torch_utils as torch_utils
+    from ultralytics import YOLO
+
+    torch_utils.NUM_THREADS = threads
+    torch.set_num_threads(threads)
+    return YOLO
+
+
+def train_model(
+    which: str,
+    data_yaml: Path,
+    epochs: int,
+    imgsz: int,
+    runs: Path,
+    threads: int = 2,
+    hours: float | None = None,
+) -> tuple[Path, dict[str, float], float, int]:
+    """Train one model from its yaml; returns ``(best.pt, metrics, seconds, epochs run)``.
+
+    With ``hours``, ultralytics' time mode re-plans the epoch count after each
+    epoch (and stops) so that training fits the budget.
+    """
+    yolo = _ultralytics(threads)
+    if which == "tiles":
+        model = yolo("yolo11n-obb.yaml")
+        extra: dict[str, Any] = {
+            "batch": 16,
+            "mosaic": 1.0,
+            "close_mosaic": max(1, epochs // 8),
+            "degrees": 0.0,
+            "scale": 0.35,
+            "translate": 0.1,
+            "fliplr": 0.5,
+            "flipud": 0.5,
+            "lr0": 0.01,
+        }
+    else:
+        runs.mkdir(parents=True, exist_ok=True)
+        cfg = runs / "yolo11-pips.yaml"
+        cfg.write_text(PIPS_YAML)
+        model = yolo(str(cfg))
+        extra = {
+            "batch": 64,
+            "mosaic": 0.0,
+            "close_mosaic": 0,
+            "degrees": 5.0,
+            "scale": 0.08,
+            "translate": 0.04,
+            "fliplr": 0.5,
+            "flipud": 0.5,
+            "hsv_h": 0.03,
+            "lr0": 0.01,
+        }
+    start = time.time()
+    model.train(
+        data=str(data_yaml),
+        epochs=epochs,
+        imgsz=imgsz,
+        device="cpu",
+        workers=0,
+        patience=0,
+        cos_lr=True,
+        val=False,
+        plots=False,
+        cache=True,
+        seed=0,
+        deterministic=False,
+        project=str(runs.resolve()),
+        name=which,
+        exist_ok=True,
+        verbose=False,
+        amp=False,
+        **({"time": hours} if hours else {}),
+        **extra,
+    )
+    seconds = time.time() - start
+    save_dir = Path(model.trainer.save_dir)
+    best = save_dir / "weights" / "best.pt"
+    if not best.exists():
+        best = save_dir / "weights" / "last.pt"
+    metrics = {k: float(v) for k, v in (model.trainer.metrics or {}).items()}
+    return best, metrics, seconds, int(model.trainer.epoch) + 1
+
+
+def export_onnx(weights: Path, imgsz: int, dynamic: bool, threads: int = 2) -> Path:
+    yolo = _ultralytics(threads)
+    path = yolo(str(weights)).export(
+        format="onnx", imgsz=imgsz, dynamic=dynamic, simplify=True, device="cpu"
+    )
+    return Path(path)
+
+
+def install(
+    which: str, weights: Path, onnx: Path, models: Path, imgsz: int, info: dict[str, Any]
+) -> None:
+    """Copy weights and ONNX into ``models/`` and merge the entry into ``models.json``."""
+    models.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(onnx, models / f"{which}.onnx")
+    if weights.stat().st_size < 10_000_000:
+        shutil.copyfile(weights, models / f"{which}.pt")
+    entry = {
+        "file": f"{which}.onnx",
+        "imgsz": imgsz,
+        "names": TILE_NAMES if which == "tiles" else PIP_NAMES,
+        "task": "obb" if which == "tiles" else "detect",
+    }
+    _merge_json(models / "models.json", {which: entry})
+    _merge_json(models / "training.json", {which: info})
+
+
+def _merge_json(path: Path, update: dict[str, Any]) -> None:
+    import fcntl
+
+    lock = path.with_suffix(".lock")
+    with open(lock, "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        current = json.loads(path.read_text()) if path.exists() else {}
+        current.update(update)
+        path.write_text(json.dumps(current, indent=2, sort_keys=True) + "\n")
+    lock.unlink(missing_ok=True)
+
+
+def run_training(which: str, plan: Plan, data: Path, runs: Path, models: Path) -> dict[str, Any]:
+    """Generate, train, export and install ``which`` (``tiles`` or ``pips``)."""
+    if which == "tiles":
+        yaml, imgsz, epochs = tile_dataset(data, plan), plan.imgsz, plan.tile_epochs
+    else:
+        yaml, imgsz, epochs = pip_dataset(data, plan), 96, plan.pip_epochs
+    best, metrics, seconds, ran = train_model(
+        which, yaml, epochs, imgsz, runs, plan.threads, plan.hours
+    )
+    onnx = export_onnx(best, imgsz, dynamic=which == "pips", threads=plan.threads)
+    info = {
+        "epochs": ran,
+        "epochs_planned": epochs,
+        "hours": plan.hours,
+        "imgsz": imgsz,
+        "train_seconds": round(seconds),
+        "count": plan.tile_count if which == "tiles" else plan.pip_count,
+        "val_metrics": {k: round(v, 4) for k, v in metrics.items()},
+    }
+    install(which, best, onnx, models, imgsz, info)
+    return info
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "train",
+        help="generate synthetic data and train the models (needs .[train])",
+        description="Reproduce models/: synthetic data with fixed seeds, YOLO "
+        "training from yaml, ONNX export, models/models.json.",
+    )
+    defaults = Plan()
+    p.add_argument("--which", choices=("tiles", "pips", "both"), default="both")
+    p.add_argument(
+        "--epochs",
+        type=int,
+        default=None,
+        help=f"epochs (default tiles {defaults.tile_epochs}, pips {defaults.pip_epochs})",
+    )
+    p.add_argument("--imgsz", type=int, default=defaults.imgsz, help="tile detector input size")
+    p.add_argument(
+        "--count",
+        type=int,
+        default=None,
+        help=f"training images (default tiles {defaults.tile_count} scenes, "
+        f"pips {defaults.pip_count} crops)",
+    )
+    p.add_argument(
+        "--hours",
+        type=float,
+        default=None,
+        help="time budget per model; ultralytics re-plans the epochs to fit it",
+    )
+    p.add_argument("--out", default="models", help="models folder to write (default models)")
+    p.add_argument("--data", default="data", help="generated data folder (default data)")
+    p.add_argument("--runs", default="runs", help="training runs folder (default runs)")
+    p.add_argument("--threads", type=int, default=defaults.threads, help="torch threads")
+    p.add_argument(
+        "--evaluate",
+        action="store_true",
+        help="train nothing: check the models in --out on datasets/eval, write OUT/eval.json",
+    )
+    p.add_argument("--jobs", type=int, default=defaults.jobs, help="data generation processes")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    for name in ("epochs", "count"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise BadInputError(f"--{name}", f"must be at least 1, got {value}")
+    if args.imgsz < 32 or args.imgsz % 32:
+        raise BadInputError("--imgsz", f"must be a multiple of 32, at least 32, got {args.imgsz}")
+    if args.hours is not None and not 0 < args.hours <= 48:
+        raise BadInputError("--hours", f"must be more than 0 and at most 48, got {args.hours}")
+    if args.threads < 1 or args.jobs < 1:
+        raise BadInputError("--threads/--jobs", "must be at least 1")
+    import importlib.util
+
+    if importlib.util.find_spec("ultralytics") is None:
+        raise BadInputError("train", "needs the training extras: pip install -e '.[train]'")
+    base = Plan()
+    plan = Plan(
+        tile_count=args.count or base.tile_count,
+        tile_epochs=args.epochs or base.tile_epochs,
+        imgsz=args.imgsz,
+        pip_count=args.count or base.pip_count,
+        pip_epochs=args.epochs or base.pip_epochs,
+        threads=args.threads,
+        jobs=args.jobs,
+        hours=args.hours,
+    )
+    setup_offline(Path.cwd())
+    if args.evaluate:
+        out = Path(args.out)
+        if not (out / "models.json").exists():
+            raise BadInputError(str(out), "holds no models.json")
+        eval_dir = Path(__file__).resolve().parents[1] / "datasets" / "eval"
+        report = evaluate(out, eval_dir, Path(args.runs) / "eval", threads=args.threads)
+        (out / "eval.json").write_text(json.dumps(report, indent=2) + "\n")
+        print(json.dumps(report, indent=2))
+        return 0
+    which = ("tiles", "pips") if args.which == "both" else (args.which,)
+    for name in which:
+        info = run_training(name, plan, Path(args.data), Path(args.runs), Path(args.out))
+        print(f"{name}: {json.dumps(info)}")
+    return 0
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+def _poly_iou(a: Any, b: Any) -> float:
+    import cv2
+    import numpy as np
+
+    pa, pb = np.asarray(a, np.float32).reshape(4, 2), np.asarray(b, np.float32).reshape(4, 2)
+    area, _ = cv2.intersectConvexConvex(pa, pb)
+    union = cv2.contourArea(pa) + cv2.contourArea(pb) - area
+    return float(area / union) if union > 0 else 0.0
+
+
+def evaluate(
+    models: Path, eval_dir: Path, work: Path, conf: float = 0.35, threads: int = 2
+) -> dict[str, Any]:
+    """Check the installed models on the committed eval set (never used in training).
+
+    - ``tiles``: ultralytics OBB validation (mAP) on all, hands and table scenes;
+    - ``pips_gt``: pip counts of half crops cut at the true corners (lightly
+      jittered, as a detector would give them): exact-count accuracy per half and per tile;
+    - ``read``: the two models chained the way the reader chains them: detected
+      boxes matched to true tiles (IoU >= 0.5), both halves counted; share of
+      true tiles found and read right (values in either order).
+    """
+    import numpy as np
+
+    from datasets.labels import iter_scenes
+    from datasets.render import jitter_corners
+    from datasets.yolo_export import export_obb
+    from vision.crops import half_crops, order_corners
+    from vision.images import load_image
+
+    yolo = _ultralytics(threads)
+    spec = json.loads((models / "models.json").read_text())
+    result: dict[str, Any] = {"eval_dir": str(eval_dir), "conf": conf}
+    scenes = list(iter_scenes(eval_dir))
+    tiles_pt = models / "tiles.pt"
+    if "tiles" in spec and tiles_pt.exists():
+        imgsz = int(spec["tiles"]["imgsz"])
+        result["tiles"] = {}
+        for subset in ("all", "hands", "table"):
+            folder = work / f"eval-{subset}"
+            if folder.exists():
+                shutil.rmtree(folder)
+            folder.mkdir(parents=True)
+            for image, labels in scenes:
+                if subset in ("all", labels["kind"]):
+                    shutil.copyfile(image, folder / image.name)
+                    (folder / f"{image.stem}.json").write_text(json.dumps(labels))
+            yaml = export_obb({"train": [folder], "val": [folder]}, work / f"yolo-eval-{subset}")
+            m = yolo(str(tiles_pt)).val(
+                data=str(yaml),
+                split="val",
+                imgsz=imgsz,
+                batch=8,
+                device="cpu",
+                plots=False,
+                verbose=False,
+                project=str(work / "val"),
+                name=subset,
+                exist_ok=True,
+            )
+            per_class = {
+                name: {
+                    "mAP50": round(float(m.box.ap50[i]), 4),
+                    "mAP50-95": round(float(m.box.ap[i]), 4),
+                }
+                for i, name in enumerate(m.names.values())
+                if i < len(m.box.ap50)
+            }
+            result["tiles"][subset] = {
+                "mAP50": round(float(m.box.map50), 4),
+                "mAP50-95": round(float(m.box.map), 4),
+                "precision": round(float(m.box.mp), 4),
+                "recall": round(float(m.box.mr), 4),
+                "per_class": per_class,
+            }
+    if "pips" not in spec:
+        return result
+    pips = yolo(str(models / spec["pips"]["file"]), task="detect")
+
+    def count(crops: list[Any]) -> list[int]:
+        out: list[int] = []
+        for i in range(0, len(crops), 64):
+            res = pips.predict(crops[i : i + 64], imgsz=96, conf=conf, verbose=False, device="cpu")
+            out += [len(r.boxes) for r in res]
+        return out
+
+    rng = np.random.default_rng(9009)
+    crops, truth = [], []
+    for image_path, labels in scenes:
+        frame = load_image(image_path)
+        for tile in labels["tiles"]:
+            if tile.get("visible", 1) < 1:
+                continue
+            a, b = half_crops(frame, jitter_corners(np.array(tile["corners"]), rng, 0.5))
+            crops += [a, b]
+            truth += list(tile["values"])
+    got = count(crops)
+    halves_ok = [g == t for g, t in zip(got, truth, strict=True)]
+    tiles_ok = [halves_ok[i] and halves_ok[i + 1] for i in range(0, len(halves_ok), 2)]
+    by_value: dict[int, list[int]] = {}
+    for g, t in zip(got, truth, strict=True):
+        by_value.setdefault(int(t), [0, 0])
+        by_value[int(t)][0] += int(g == t)
+        by_value[int(t)][1] += 1
+    result["pips_gt"] = {
+        "halves": len(truth),
+        "half_accuracy": round(float(np.mean(halves_ok)), 4),
+        "tile_accuracy": round(float(np.mean(tiles_ok)), 4),
+        "by_value": {str(k): f"{v[0]}/{v[1]}" for k, v in sorted(by_value.items())},
+    }
+    if "tiles" not in result:
+        return result
+    detector = yolo(str(tiles_pt))
+    found = read_ok = total = 0
+    by_kind: dict[str, list[int]] = {}
+    for image_path, labels in scenes:
+        frame = load_image(image_path)
+        res = detector.predict(
+            frame, imgsz=int(spec["tiles"]["imgsz"]), conf=conf, verbose=False, device="cpu"
+        )[0]
+        boxes = (
+            []
+            if res.obb is None
+            else [
+                order_corners(c)
+                for c, k in zip(res.obb.xyxyxyxy.numpy(), res.obb.cls.numpy(), strict=True)
+                if int(k) == 0
+            ]
+        )
+        halves = [h for c in boxes for h in half_crops(frame, c)]
+        counts = count(halves) if halves else []
+        reads = [tuple(sorted(counts[i : i + 2])) for i in range(0, len(counts), 2)]
+        stats = by_kind.setdefault(labels["kind"], [0, 0, 0])
+        for tile in labels["tiles"]:
+            if tile.get("visible", 1) < 1:
+                continue
+            total += 1
+            stats[2] += 1
+            ious = [_poly_iou(tile["corners"], c) for c in boxes]
+            if not ious or max(ious) < 0.5:
+                continue
+            found += 1
+            stats[0] += 1
+            if reads[int(np.argmax(ious))] == tuple(sorted(tile["values"])):
+                read_ok += 1
+                stats[1] += 1
+    result["read"] = {
+        "tiles": total,
+        "found": round(found / max(total, 1), 4),
+        "read_right": round(read_ok / max(total, 1), 4),
+        "by_kind": {
+            k: {
+                "tiles": v[2],
+                "found": round(v[0] / max(v[2], 1), 4),
+                "read_right": round(v[1] / max(v[2], 1), 4),
+            }
+            for k, v in by_kind.items()
+        },
+    }
+    return result
