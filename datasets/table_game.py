@@ -536,12 +536,13 @@ def _alert_keys(alerts: Sequence[Any]) -> list[tuple[str, Any, Any]]:
 
 
 def follow(shown: Sequence[Shown], players: int, rules: RuleSet, seed: int,
-           reader: Any = None, mat: bool = False) -> dict[str, Any]:
+           reader: Any = None, mat: bool = False, hold_s: float = 2.5,
+           hand_s: float = 1.0) -> dict[str, Any]:
     """Run the tracker over the video of ``shown``; its tables, alerts and timings."""
     from vision.tracker import Tracker
 
     oracle = OracleReader() if reader is None else None
-    capture = _Capture(game_frames(shown, seed), shown, oracle, FPS)
+    capture = _Capture(game_frames(shown, seed, hold_s, hand_s), shown, oracle, FPS)
     tracker = Tracker("0", players, rules, reader=reader or oracle, mat=mat,
                       opener=lambda _: capture, max_retries=0, sleep=lambda _: None)
     tables: list[TableState] = []

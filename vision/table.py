@@ -288,7 +288,7 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
     for chain in chains:
         first = chain.tiles[0][0]
         pool.pop(first)
-    _grow(chains, pool, e, w, uncertain)
+    _grow(chains, pool, w, uncertain)
     for chain in chains:
         for idx, _, _ in chain.tiles:
             assignment[idx] = chain.owner
@@ -420,7 +420,7 @@ def _claim(chain: _Chain, pool: dict[int, _Tile], w: float) -> list[tuple[_Attac
         end_ref, direction, end_value = best.end_ref, best.direction, best.far
 
 
-def _grow(chains: list[_Chain], pool: dict[int, _Tile], e: int, w: float,
+def _grow(chains: list[_Chain], pool: dict[int, _Tile], w: float,
           uncertain: list[Uncertainty]) -> None:
     """Give each train the tiles that continue it; a tile two trains want is reported."""
     claims = [_claim(chain, pool, w) for chain in chains]

@@ -3,8 +3,12 @@
 A :class:`Tracker` reads frames from a camera index, a video file or a folder
 of images and yields :class:`TrackerEvent` s:
 
-- frames in which the view moves or something large covers the table (a hand
-  laying a tile, a lighting change still settling) are skipped;
+- frames in which the view moves (a hand laying a tile, a lamp being
+  switched) are skipped, and so are still frames in which one large region
+  reaching in from the edge of the view differs from the last settled view
+  (a hand resting over the table); frames are compared small, each colour
+  normalised and their smooth shading removed, so that light that changes
+  slowly or all at once is not taken for a hand;
 - a still frame is read (tiles, then the table) — but not when it shows the
   view of the last settled table, and tiles that have not moved and were
   read the same way twice keep their values without being read again;
@@ -41,6 +45,9 @@ PIXEL_CHANGE = 0.35
 MOTION_SHARE = 0.004
 #: Share of changed pixels against the last settled view above which the table is covered.
 COVER_SHARE = 0.12
+#: A view that stays still this many settling times while it differs from the settled
+#: one is the new normal (the light or the camera changed), not a resting hand.
+COVER_RESET = 4
 #: Changed pixels (of the small copy) since the table settled up to which a still frame
 #: is not read again: a coin laid on the table changes a dozen.
 REREAD_PIXELS = 3
@@ -200,15 +207,37 @@ def _small(frame: np.ndarray) -> np.ndarray:
     return np.asarray((small - mean) / (std + 8.0), dtype=np.float32)
 
 
-def _detail(small: np.ndarray) -> np.ndarray:
-    """The small copy without its smooth shading: a lamp changes shading, a hand adds detail."""
-    return np.asarray(small - cv2.GaussianBlur(small, (0, 0), 6.0).reshape(small.shape),
-                      dtype=np.float32)
+#: A change of this much in a pixel's chromaticity (r or g of r, g, b summing to 1) counts.
+CHROMA_CHANGE = 0.04
+
+
+def _detail(frame: np.ndarray, small: np.ndarray) -> np.ndarray:
+    """What a lamp does not change: fine detail (``small`` without its smooth shading)
+    and colour (chromaticity, scaled so that ``CHROMA_CHANGE`` counts as a change).
+
+    Returns (h, w, 5) for a colour frame: three detail channels, then r and g.
+    """
+    fine = small - cv2.GaussianBlur(small, (0, 0), 6.0).reshape(small.shape)
+    if frame.ndim != 3:
+        return np.asarray(fine, dtype=np.float32)
+    h, w = small.shape[:2]
+    raw = cv2.GaussianBlur(cv2.resize(frame, (w, h), interpolation=cv2.INTER_AREA)
+                           .astype(np.float32), (3, 3), 0)
+    total = raw.sum(axis=2, keepdims=True) + 30.0
+    chroma = raw[..., 1:] / total * (PIXEL_CHANGE / CHROMA_CHANGE)
+    return np.asarray(np.concatenate([fine, chroma], axis=2), dtype=np.float32)
 
 
 def _difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Pixels of two small copies that differ in any colour."""
-    return np.asarray(np.abs(a - b).max(axis=2) > PIXEL_CHANGE)
+    """Pixels of two small copies that differ in any channel.
+
+    Colour channels beyond the first three are compared after taking away the
+    change they share across the whole view (a colour cast of the light).
+    """
+    d = a - b
+    if d.shape[2] > 3:
+        d[..., 3:] -= np.median(d[..., 3:].reshape(-1, d.shape[2] - 3), axis=0)
+    return np.asarray(np.abs(d).max(axis=2) > PIXEL_CHANGE)
 
 
 def _changed(a: np.ndarray, b: np.ndarray) -> float:
@@ -236,6 +265,21 @@ def _covered(base: np.ndarray, detail: np.ndarray) -> bool:
         x, y, bw, bh, area = stats[k]
         touches = x == 0 or y == 0 or x + bw >= w or y + bh >= h
         if touches and area > COVER_SHARE * h * w:
+            return True
+    return False
+
+
+def _takes_away(old: TableState, new: TableState) -> bool:
+    """True when ``new`` lacks a tile or a marker that ``old`` shows."""
+    if new.engine != old.engine:
+        return True
+    for train in old.trains:
+        now = new.train(train.owner)
+        if now is None:
+            if train.tiles or train.marker:
+                return True
+            continue
+        if now.tiles[:len(train.tiles)] != train.tiles or (train.marker and not now.marker):
             return True
     return False
 
@@ -428,11 +472,15 @@ class Tracker:
                 still = 0
                 continue
             still += 1
-            detail = _detail(small)
+            detail = _detail(frame, small)
+            covered = False
             if base is not None and base.shape == detail.shape and _covered(base, detail):
-                if still < 8 * settle_frames:
-                    continue  # something large covers the table (a hand resting on it)
-                base = None  # still for long: the view itself changed (camera bumped)
+                # Something large differs from the settled view: a hand resting over the
+                # table, or the light or the camera changed. Its reading may add to the
+                # table but not take anything away (what a hand would hide).
+                covered = still < COVER_RESET * settle_frames
+                if not covered:
+                    base = None  # still for long: the view itself changed
             if still < settle_frames:
                 continue
             if base is not None and base.shape == detail.shape \
@@ -448,6 +496,8 @@ class Tracker:
             reading = self._reconstruct(frame, tiles, markers, mat_view)
             self.reads += 1
             if reading.table is None:
+                continue
+            if covered and self.settled is not None and _takes_away(self.settled, reading.table):
                 continue
             key = reading.table.text()
             votes.append(key)

@@ -76,10 +76,10 @@ def test_layout_sequence_refuses_tiles_that_change(record: list[Any]) -> None:
 
 
 def test_the_tracker_on_a_filmed_round_alerts_like_the_observer(record: list[Any]) -> None:
-    obs, breaches = inject_breaches(record[:14], random.Random(5), ("mismatch", "extra-tile"))
+    obs, breaches = inject_breaches(record[:10], random.Random(5), ("mismatch", "extra-tile"))
     truth = camera_view(obs)
     shown = render_tables(layout_sequence(truth, 3, np.random.default_rng(1)))
-    result = follow(shown, 3, RULES, seed=2)
+    result = follow(shown, 3, RULES, seed=2, hold_s=1.0, hand_s=0.6)
     assert result["tables"] == truth
     reference = observer_alerts(truth, RULES, 3)
     assert [(a.at, a.code, a.train) for a in result["alerts"]] == [
@@ -140,3 +140,11 @@ def test_the_bundled_demo_is_small_and_consistent() -> None:
     capture = cv2.VideoCapture(str(video))
     assert capture.isOpened() and capture.read()[0]
     capture.release()
+
+
+def test_with_the_mat_seats_follow_the_mat(record: list[Any]) -> None:
+    truth = camera_view(record)[:5]
+    layouts = layout_sequence(truth, 3, np.random.default_rng(4), mat=True)
+    shown = render_tables(layouts)
+    result = follow(shown, 3, RULES, seed=5, mat=True, hold_s=1.0, hand_s=0.6)
+    assert result["tables"] == truth

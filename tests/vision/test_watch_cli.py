@@ -53,9 +53,20 @@ def test_watch_bad_players_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["watch", "0", "--players", "12"]) == 2
 
 
+def test_watch_without_models_exits_2(capsys: pytest.CaptureFixture[str],
+                                      tmp_path: Path) -> None:
+    video = tmp_path / "game.mp4"
+    video.write_bytes(b"")
+    assert main(["watch", str(video), "--players", "3", "--models", str(tmp_path)]) == 2
+    assert "models" in capsys.readouterr().err
+
+
 def test_watch_unopenable_camera_gives_up_with_a_message(
-        capsys: pytest.CaptureFixture[str]) -> None:
-    # Camera index 97 does not exist; one retry, then a clear message and exit 0.
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import vision.reader
+
+    monkeypatch.setattr(vision.reader, "TileReader", lambda models_dir: object())
+    # Camera index 97 does not exist: no retry, then a clear message and exit 0.
     assert main(["watch", "97", "--players", "3", "--retries", "0", "--json"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert lines and all(line["event"] == "status" for line in lines)
