@@ -13,6 +13,30 @@ train) and judges the one with the fewest breaches, so that a legal turn is
 never reported. It mirrors the legality rules of :class:`engine.round.Round`
 and does not cry wolf: the public view of a legal game yields no error alert.
 Whatever the camera saw is judged; nothing here raises for odd contents.
+
+Passes nobody saw. A camera cannot hear "I pass": a player whose own train
+already shows the "open" marker state (the marker on under the ``open``
+convention, off under ``private``) passes without changing the table, also
+when they cannot satisfy an open double or follow their own double. Until the
+log announces a pass (a ``"pass"`` event; from the first one on, every pass is
+taken to be announced and an event stays authoritative), the observer
+therefore also explains each change as "the seats before a later player
+passed unseen, then that player did this", provided every seat skipped over
+showed the open state before and still does (a marker put on is a pass seen
+and ends the mover's turn as above). It keeps up to ``_MAX_HYPOTHESES``
+explanations with at most one breach, best first: fewest breaches, then
+fewest markers changed by someone other than their owner, then fewest unseen
+passes (the nearest player), and follows the best. A breach is reported only
+when every explanation shows one; the best one's breaches are then reported,
+maybe an observation or more late (``at`` keeps the index where it happened).
+What cannot be seen: a breach by a player whose own train is open can be
+indistinguishable from an unseen pass and a later player's legal play, e.g.
+a tile on a closed train is its owner's own play if the breaching player
+passed, and a tile on one's own open train with the marker left on
+(``marker-stale``) is the next player's legal play on that open train. Such
+a breach counts as legal while it stays explained and is reported once later
+observations rule the innocent explanation out (the next player's own turn
+usually does); a round that ends first leaves it unreported.
 """
 
 from __future__ import annotations
@@ -20,6 +44,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import islice, permutations
 from typing import Any
 
 from engine.rules import RuleSet
@@ -48,10 +73,16 @@ NOTICE_CODES = frozenset({"open-double"})
 #: Events an observation may carry.
 EVENTS = (None, "pass", "out")
 
-#: Above this many new tiles in one observation, only the natural order is judged.
+#: Above this many new tiles in one observation, their interleavings are not all judged.
 _MAX_SEARCH_TILES = 7
+#: Beyond it, at most this many orders of whole trains' new tiles are judged.
+_MAX_BLOCK_ORDERS = 24
+
+#: At most this many explanations of who played (after unseen passes) are kept.
+_MAX_HYPOTHESES = 8
 
 Pair = tuple[int, int]
+_State = tuple[Any, ...]
 
 
 @dataclass(frozen=True)
@@ -116,6 +147,16 @@ class _Turn:
         )
 
 
+@dataclass
+class _Hypothesis:
+    """One explanation of who played so far: the observer's state and its unreported breaches."""
+
+    state: _State
+    pending: list[Alert] = field(default_factory=list)
+    strays: int = 0  # markers changed by someone else than their train's owner
+    skips: int = 0  # passes assumed unseen
+
+
 class Observer:
     """Judges observed tables one at a time (see the module docstring).
 
@@ -125,7 +166,7 @@ class Observer:
     >>> obs.observe(TableState.parse("12 | 0: | 1: | mexican:"))
     []
     >>> [a.code for a in obs.observe(TableState.parse("12 | 0: 12-5 | 1: 3-4 | mexican:"))]
-    ['mismatch', 'extra-tile']
+    ['extra-tile']
     """
 
     def __init__(self, rules: RuleSet, players: int, engine: int, first: int = 0) -> None:
@@ -147,6 +188,11 @@ class Observer:
         self._turn: _Turn | None = None  # carried over between observations of one turn
         self.started: set[int] = set()
         self.alerts: list[Alert] = []
+        #: set at the first announced pass: from then on no pass goes unseen
+        self.passes_announced = False
+        #: other explanations of the past that raised no error (states, best first)
+        self._alternatives: list[_Hypothesis] = []
+        self._likelihood = (0, 0)  # stray markers and unseen passes the state followed assumes
 
     # ------------------------------------------------------------------ public
 
@@ -160,6 +206,11 @@ class Observer:
     @property
     def errors(self) -> list[Alert]:
         return [a for a in self.alerts if a.is_error]
+
+    @property
+    def explanations(self) -> int:
+        """How many accounts of who played (after unseen passes) are still open; 1 when sure."""
+        return 1 + len(self._alternatives)
 
     # ------------------------------------------------------------------ helpers
 
@@ -259,6 +310,116 @@ class Observer:
         return k
 
     def _step(self, table: TableState, event: str | None) -> list[Alert]:
+        """Judge ``table`` under every live explanation of the past (see the module docstring)."""
+        if event == "pass":
+            self.passes_announced = True
+        if self.ended or self.passes_announced:
+            self._alternatives, self._likelihood = [], (0, 0)
+            return self._judge_step(table, event)
+        current = _Hypothesis(self._snapshot(), [], *self._likelihood)
+        hypotheses = [current] + self._alternatives
+        changed = self._shows_change(table)
+        children: list[tuple[tuple[int, int, int, int, int], list[Alert], _Hypothesis]] = []
+        for h, hyp in enumerate(hypotheses):
+            for k, alerts, stray in self._explanations(hyp.state, table, event, changed):
+                errors = [a for a in alerts if a.is_error]
+                child = _Hypothesis(self._snapshot(), hyp.pending + errors,
+                                    hyp.strays + stray, hyp.skips + k)
+                key = (len(child.pending), child.strays, child.skips, h, k)
+                children.append((key, hyp.pending + alerts, child))
+        children.sort(key=lambda item: item[0])
+        least = children[0][0][0]
+        if least:
+            # Every explanation shows a breach: report the likeliest one's (late ones too).
+            _, alerts, best = children[0]
+            self._restore(best.state)
+            self._alternatives, self._likelihood = [], (0, 0)
+            return alerts
+        kept: list[_Hypothesis] = []
+        for key, _, child in children:
+            if len(kept) == _MAX_HYPOTHESES or key[0] > 1:
+                break
+            if all(child.state != other.state for other in kept):
+                kept.append(child)
+        self._restore(kept[0].state)
+        self._alternatives, self._likelihood = kept[1:], (kept[0].strays, kept[0].skips)
+        return children[0][1]
+
+    def _shows_change(self, table: TableState) -> bool:
+        trains, feet, markers = self._trains_of(table)
+        return (trains, feet) != (self._trains, self._feet) or any(
+            self._is_open(o, markers) != self._is_open(o, self._markers)
+            for o in range(self.players)
+        )
+
+    def _explanations(
+        self, state: _State, table: TableState, event: str | None, changed: bool
+    ) -> Iterator[tuple[int, list[Alert], bool]]:
+        """Judge ``table`` from ``state`` for its mover, then for later seats after passes.
+
+        Yields (seats skipped, alerts, stray markers) with the observer left in
+        the state each explanation leads to. Later seats are tried only where
+        every seat skipped over could have passed without a trace (its train was
+        open and still is: a marker put on or taken off is a turn seen, and
+        observations come at least once per turn) and not for an announced pass.
+        """
+        self._restore(state)
+        mover, old = self.to_move, self._markers
+        markers = self._trains_of(table)[2]
+        alerts = self._judge_step(table, event)
+        yield 0, alerts, self._stray_markers(old, markers, mover)
+        if event == "pass" or not changed or self.players < 2:
+            return
+        for k in range(1, self.players + 1):
+            skipped = [(mover + j) % self.players for j in range(k)]
+            last = skipped[-1]
+            if not (self._is_open(last, old) and self._is_open(last, markers)):
+                return  # that seat's pass would have left a trace (or it played)
+            seat = (mover + k) % self.players
+            self._restore(state)
+            notices = self._close_turn(mover)
+            self.started.update(skipped)
+            self.to_move, self._turn = seat, None
+            alerts = notices + self._judge_step(table, event)
+            yield k, alerts, self._stray_markers(old, markers, seat)
+
+    def _stray_markers(self, old: dict[Owner, bool], new: dict[Owner, bool], seat: int) -> bool:
+        """True when a seat other than ``seat`` changed its marker (only owners touch theirs)."""
+        return any(
+            self._is_open(owner, old) != self._is_open(owner, new)
+            for owner in range(self.players)
+            if owner != seat
+        )
+
+    def _close_turn(self, seat: int) -> list[Alert]:
+        """End ``seat``'s unfinished turn with a pass nobody saw: notices for its open doubles."""
+        notices = []
+        if self._turn is not None:
+            for owner in self._turn.fresh:
+                if owner in self._turn.open and self._live(owner, self._turn):
+                    value = self._value(owner, self._turn)
+                    message = f"the double {value}-{value} on train {owner} waits"
+                    notices.append(self._alert("open-double", owner, message, seat))
+        return notices
+
+    def _snapshot(self) -> _State:
+        return (
+            self._trains, self._feet, self._markers, list(self._open), dict(self._rank),
+            {o: list(v) for o, v in self._cf.items()},
+            None if self._turn is None else self._turn.copy(),
+            set(self.started), self.to_move, self.ended,
+        )
+
+    def _restore(self, state: _State) -> None:
+        (self._trains, self._feet, self._markers, opened, rank, cf, turn, started,
+         self.to_move, self.ended) = state
+        self._open, self._rank = list(opened), dict(rank)
+        self._cf = {o: list(v) for o, v in cf.items()}
+        self._turn = None if turn is None else turn.copy()
+        self.started = set(started)
+
+    def _judge_step(self, table: TableState, event: str | None) -> list[Alert]:
+        """Judge ``table`` against the player to move and commit what it shows."""
         trains, feet, markers = self._trains_of(table)
         alerts: list[Alert] = []
         mover = self.to_move
@@ -351,11 +512,22 @@ class Observer:
         total = sum(len(seq) for _, _, seq in sequences)
         if total == 0:
             return [], turn
-        if total > _MAX_SEARCH_TILES or len(sequences) == 1:
-            order = [(owner, foot, pair) for owner, foot, seq in sequences for pair in seq]
-            return self._judge(order, turn.copy(), mover)
+        if len(sequences) == 1:
+            owner, foot, seq = sequences[0]
+            return self._judge([(owner, foot, pair) for pair in seq], turn.copy(), mover)
         best: tuple[list[Alert], _Turn] | None = None
         Item = tuple[Owner, bool, Pair]
+        if total > _MAX_SEARCH_TILES:
+            # Too many to interleave: each train's new tiles as one block, blocks in any order.
+            for blocks in islice(permutations(sequences), _MAX_BLOCK_ORDERS):
+                order = [(owner, foot, pair) for owner, foot, seq in blocks for pair in seq]
+                result = self._judge(order, turn.copy(), mover)
+                if best is None or len(result[0]) < len(best[0]):
+                    best = result
+                    if not result[0]:
+                        break
+            assert best is not None
+            return best
 
         def orders(pos: list[int], acc: list[Item]) -> Iterator[list[Item]]:
             if len(acc) == total:

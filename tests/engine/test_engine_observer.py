@@ -146,10 +146,13 @@ class TestHandMade:
     def test_markers(self) -> None:
         texts = [START3, START3]
         assert codes(self.rules, 3, 12, 0, texts, [None, "pass"]) == ["marker-missing"]
-        texts = [START3, "12 | 0: * | 1: | 2: | mexican:", "12 | 0: * | 1: * | 2: | mexican:",
-                 "12 | 0: * | 1: * | 2: * | mexican:", "12 | 0: 12-3 * | 1: * | 2: * | mexican:"]
-        assert codes(self.rules, 3, 12, 0, texts) == ["marker-stale"]
-        texts[-1] = "12 | 0: 12-3 | 1: * | 2: * | mexican:"
+        texts = [START3, "12 | 0: * | 1: | 2: | mexican:", "12 | 0: * | 1: 12-5 | 2: | mexican:",
+                 "12 | 0: * | 1: 12-5 | 2: * | mexican:",
+                 "12 | 0: 12-3 * | 1: 12-5 | 2: * | mexican:"]
+        # Announced, seat 0's stale marker is seen at once.
+        assert codes(self.rules, 3, 12, 0, texts, [None, "pass", None, "pass", None]) == [
+            "marker-stale"]
+        texts[-1] = "12 | 0: 12-3 | 1: 12-5 | 2: * | mexican:"
         assert codes(self.rules, 3, 12, 0, texts) == []
 
     def test_private_markers(self) -> None:
