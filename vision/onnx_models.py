@@ -111,10 +111,15 @@ class Letterbox:
     shape: tuple[int, int]  # original (height, width)
 
     @classmethod
-    def fit(cls, shape: tuple[int, int], size: tuple[int, int]) -> Letterbox:
-        """The letterbox of an image ``shape`` (h, w) into ``size`` (h, w), as ultralytics."""
+    def fit(cls, shape: tuple[int, int], size: tuple[int, int],
+            zoom_out: float = 1.0) -> Letterbox:
+        """The letterbox of an image ``shape`` (h, w) into ``size`` (h, w), as ultralytics.
+
+        ``zoom_out`` > 1 shrinks the image that many times more, centred in a
+        wider grey border, as if the camera had stepped back.
+        """
         h0, w0 = shape
-        r = min(size[0] / h0, size[1] / w0)
+        r = min(size[0] / h0, size[1] / w0) / zoom_out
         new_w, new_h = max(round(w0 * r), 1), max(round(h0 * r), 1)
         pad_x = round((size[1] - new_w) / 2 - 0.1)
         pad_y = round((size[0] - new_h) / 2 - 0.1)
@@ -133,13 +138,15 @@ class Letterbox:
         return p
 
 
-def letterbox(image: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, Letterbox]:
+def letterbox(image: np.ndarray, size: tuple[int, int],
+              zoom_out: float = 1.0) -> tuple[np.ndarray, Letterbox]:
     """Resize ``image`` keeping its aspect ratio and pad it to ``size`` (h, w).
 
     Bilinear as in ultralytics; for a shrink by more than half (a 12 MP photo
     into a 384 model) pixel-area averaging instead, which does not alias.
+    ``zoom_out`` as in :meth:`Letterbox.fit`.
     """
-    box = Letterbox.fit(image.shape[:2], size)
+    box = Letterbox.fit(image.shape[:2], size, zoom_out)
     new_w, new_h = box.new_size
     if (image.shape[1], image.shape[0]) != (new_w, new_h):
         interpolation = cv2.INTER_AREA if box.gain_x < 0.5 else cv2.INTER_LINEAR
@@ -301,6 +308,9 @@ class OnnxModel:
 
         options = ort.SessionOptions()
         options.log_severity_level = 3
+        # Idle worker threads sleep instead of spinning: on a few cores shared
+        # with a camera loop and a web server, spinning doubles the run time.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         if threads:
             options.intra_op_num_threads = threads
         try:
@@ -348,8 +358,9 @@ class ObbDetector:
         self.iou_threshold = iou_threshold
         self.max_det = max_det
 
-    def __call__(self, image: np.ndarray) -> Detections:
-        padded, box = letterbox(image, self.model.size)
+    def __call__(self, image: np.ndarray, zoom_out: float = 1.0) -> Detections:
+        """Detections in ``image`` pixels; ``zoom_out`` > 1 looks at it from further away."""
+        padded, box = letterbox(image, self.model.size, zoom_out)
         output = self.model.run(to_blob([padded]))[0]
         detections = decode_obb(output, box, conf_threshold=self.conf_threshold,
                                 iou_threshold=self.iou_threshold, max_det=self.max_det,

@@ -31,9 +31,11 @@ from vision.detections import Detections
 from vision.images import load_image
 from vision.onnx_models import BoxDetector, ObbDetector, load_specs
 
-#: Pip score at or above which a pip counts. Chosen on the synthetic eval set
-#: (``benchmarks/vision.py`` prints the sweep), never on real photos.
-PIP_THRESHOLD = 0.5
+#: Pip score at or above which a pip counts. Chosen on rendered scenes of a
+#: seed used neither in training nor in the eval set
+#: (``benchmarks/vision.py --tune 40``: per-half accuracy 0.91 at 0.30, 0.86
+#: at 0.50), never on real photos.
+PIP_THRESHOLD = 0.30
 #: Pip scores closer than this to the threshold make a count doubtful.
 PIP_BAND = 0.25
 #: Tile detector score floor.
@@ -44,6 +46,11 @@ UNCERTAIN_BELOW = 0.5
 MAX_VALUE = 18
 #: Tiles whose short side is below this many pixels are too small to read.
 MIN_SIDE_PX = 3.0
+#: The detector learnt tiles at most about a fifth of the image's long side
+#: (``datasets.render``: 55-260 px long in 1280). When it finds no tile, the
+#: image is looked at again this many times further away: a close-up of one
+#: or two tiles then shows them at a size it knows.
+ZOOM_OUT = 5.0
 #: When a tile is this many times larger than its crop, the region is first
 #: shrunk with pixel-area averaging, so that pips of big photos do not alias.
 PRESHRINK_ABOVE = 2.0
@@ -128,6 +135,7 @@ class TileReader:
                  pip_threshold: float = PIP_THRESHOLD,
                  pip_band: float = PIP_BAND,
                  uncertain_below: float = UNCERTAIN_BELOW,
+                 zoom_out: float = ZOOM_OUT,
                  threads: int | None = None) -> None:
         specs = load_specs(models_dir)
         self.detector = ObbDetector(specs["tiles"], conf_threshold=tile_threshold,
@@ -141,12 +149,15 @@ class TileReader:
         self.pip_threshold = pip_threshold
         self.pip_band = pip_band
         self.uncertain_below = uncertain_below
+        self.zoom_out = zoom_out
 
     def read(self, image: np.ndarray | str | os.PathLike[str]) -> FrameReading:
         """Read an image (a BGR array, or a path loaded with ``load_image``)."""
         if not isinstance(image, np.ndarray):
             image = load_image(image)
         found = self.detector(image)
+        if self.zoom_out > 1 and not np.any(found.class_id == self.tile_class):
+            found = self.detector(image, zoom_out=self.zoom_out)
         tiles = self.read_tiles(image, found[found.class_id == self.tile_class])
         markers = found[found.class_id == self.marker_class]
         return FrameReading(tiles, markers, (int(image.shape[0]), int(image.shape[1])))

@@ -92,6 +92,18 @@ class TestLetterbox:
         assert box.pad_x == 0 and box.pad_y == 84
 
 
+    def test_zoom_out_shrinks_and_centres(self) -> None:
+        image = np.full((100, 200, 3), 200, np.uint8)
+        padded, box = letterbox(image, (384, 384), zoom_out=4)
+        assert box.new_size == (96, 48)  # a quarter of the 384 x 192 it would fill
+        assert (box.pad_x, box.pad_y) == (144, 168)
+        assert np.all(padded[168:216, 144:240] == 200)
+        assert padded[100, 100].tolist() == [114, 114, 114]
+        corners = np.array([[0, 0], [200, 100]], np.float32)
+        model = corners * [box.gain_x, box.gain_y] + [box.pad_x, box.pad_y]
+        assert np.allclose(box.to_image(model), corners, atol=1e-3)
+
+
 class TestNms:
     def test_probiou_matches_ultralytics(self) -> None:
         torch, _, batch_probiou, _ = _torch()

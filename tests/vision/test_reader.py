@@ -58,10 +58,17 @@ def two_colour_tile_image(scale: float = 1.0) -> np.ndarray:
 
 
 class StubDetector:
-    def __init__(self, detections: Detections) -> None:
-        self.detections = detections
+    """Reports ``detections``; with ``far`` set, only when looking from further away."""
 
-    def __call__(self, image: np.ndarray) -> Detections:
+    def __init__(self, detections: Detections, far: bool = False) -> None:
+        self.detections = detections
+        self.far = far
+        self.zooms: list[float] = []
+
+    def __call__(self, image: np.ndarray, zoom_out: float = 1.0) -> Detections:
+        self.zooms.append(zoom_out)
+        if self.far and zoom_out == 1.0:
+            return Detections.empty()
         return self.detections
 
 
@@ -187,6 +194,21 @@ class TestReadingLogic:
         frame = reader.read(two_colour_tile_image())
         assert frame.tiles == [] and len(frame.markers) == 0
         assert frame.to_json() == {"tiles": []}
+
+    def test_close_up_is_looked_at_from_further_away(self, reader: TileReader) -> None:
+        stub = StubDetector(Detections(TILE[None], np.array([0.9]), np.array([0])), far=True)
+        vars(reader)["detector"] = stub
+        vars(reader)["pip_detector"] = StubPips([[0.9], [0.9, 0.9]])
+        frame = reader.read(two_colour_tile_image())
+        assert stub.zooms == [1.0, reader.zoom_out]
+        assert [t.values for t in frame.tiles] == [(1, 2)]
+
+    def test_frame_with_tiles_is_looked_at_once(self, reader: TileReader) -> None:
+        stub = StubDetector(Detections(TILE[None], np.array([0.9]), np.array([0])))
+        vars(reader)["detector"] = stub
+        vars(reader)["pip_detector"] = StubPips([[0.9], [0.9, 0.9]])
+        reader.read(two_colour_tile_image())
+        assert stub.zooms == [1.0]
 
     def test_to_json(self) -> None:
         t = TileReading((3, 5), TILE, 0.87654, False)
