@@ -115,3 +115,21 @@ def test_tiny_training_run_exports_onnx_and_models_json(tmp_path: Path) -> None:
     assert out.shape[:2] == (3, 5)  # dynamic batch: 3 crops at once; 4 box values + 1 class
     tiles = ort.InferenceSession(str(tmp_path / "models" / "tiles.onnx"))
     assert tiles.get_inputs()[0].shape == [1, 3, 64, 64]
+
+
+def test_shipped_models_match_models_json() -> None:
+    """``models/models.json`` names files that exist, with the input size the ONNX expects."""
+    spec_path = ROOT / "models" / "models.json"
+    if not spec_path.exists():
+        pytest.skip("no trained models in models/")
+    import onnxruntime as ort
+
+    spec = json.loads(spec_path.read_text())
+    assert spec["tiles"]["names"] == ["tile", "marker"] and spec["tiles"]["task"] == "obb"
+    assert spec["pips"]["names"] == ["pip"] and spec["pips"]["task"] == "detect"
+    for entry in spec.values():
+        session = ort.InferenceSession(str(ROOT / "models" / entry["file"]))
+        shape = session.get_inputs()[0].shape
+        assert shape[1] == 3
+        if isinstance(shape[2], int):
+            assert shape[2:] == [entry["imgsz"], entry["imgsz"]]
