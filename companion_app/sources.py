@@ -218,6 +218,23 @@ def models_present(models_dir: Path | None = None) -> bool:
     return (models_dir / "tiles.onnx").is_file() and (models_dir / "pips.onnx").is_file()
 
 
+#: Share of rendered table tiles the committed models must read right (their
+#: ``models/eval.json``) before the bundled demo is watched through the camera
+#: pipeline by default; below it, the demo replays its recorded tables so that a
+#: new user is not shown misreads as rule breaches.
+TABLE_READING_BAR = 0.9
+
+
+def table_reading_rate(models_dir: Path | None = None) -> float | None:
+    """The committed models' tile-exact rate on rendered tables, from ``eval.json``."""
+    path = (MODELS_DIR if models_dir is None else models_dir) / "eval.json"
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+        return float(report["read"]["by_kind"]["table"]["read_right"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def tracker_available() -> bool:
     try:
         import importlib.util
@@ -239,6 +256,13 @@ def default_source(turn_seconds: float = 2.0) -> tuple[Source, str]:
         if labels is not None:
             return DemoLogSource(labels, turn_seconds), f"{why}; replaying the demo's labels"
         return SimSource(turn_seconds), f"{why}; playing the sim"
+    rate = table_reading_rate()
+    if labels is not None and (rate is None or rate < TABLE_READING_BAR):
+        measured = "unmeasured" if rate is None else f"{rate:.0%}"
+        return (DemoLogSource(labels, turn_seconds),
+                f"the models read {measured} of rendered table tiles right (bar "
+                f"{TABLE_READING_BAR:.0%}); replaying the demo's recorded tables. "
+                f"Watch it through the camera pipeline with --source {recording}")
     return (TrackerSource(str(recording), loop=True, labels=labels),
             f"watching the demo recording {recording}")
 

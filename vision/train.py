@@ -85,6 +85,7 @@ class Plan:
     threads: int = 1  # 2 torch threads thrash when other work shares the 2 cores
     jobs: int = 2
     hours: float | None = None  # a time budget: ultralytics re-plans the epochs to fit it
+    init: str | None = None  # continue from these weights (a .pt of an earlier run), not the yaml
 
 
 def setup_offline(root: Path) -> None:
@@ -187,15 +188,18 @@ def train_model(
     runs: Path,
     threads: int = 2,
     hours: float | None = None,
+    init: Path | None = None,
 ) -> tuple[Path, dict[str, float], float, int]:
     """Train one model from its yaml; returns ``(best.pt, metrics, seconds, epochs run)``.
 
     With ``hours``, ultralytics' time mode re-plans the epoch count after each
-    epoch (and stops) so that training fits the budget.
+    epoch (and stops) so that training fits the budget. With ``init`` (a local
+    ``.pt`` of an earlier run) training continues from those weights at a lower
+    learning rate and without warm-up, under the run name ``<which>-ft``.
     """
     yolo = _ultralytics(threads)
     if which == "tiles":
-        model = yolo("yolo11n-obb.yaml")
+        model = yolo(str(init) if init else "yolo11n-obb.yaml")
         extra: dict[str, Any] = {
             "batch": 16,
             "mosaic": 1.0,
@@ -211,7 +215,7 @@ def train_model(
         runs.mkdir(parents=True, exist_ok=True)
         cfg = runs / "yolo11-pips.yaml"
         cfg.write_text(PIPS_YAML)
-        model = yolo(str(cfg))
+        model = yolo(str(init) if init else str(cfg))
         extra = {
             "batch": 64,
             "mosaic": 0.0,
@@ -224,6 +228,8 @@ def train_model(
             "hsv_h": 0.03,
             "lr0": 0.01,
         }
+    if init:
+        extra.update(lr0=0.003, warmup_epochs=0.0)
     start = time.time()
     model.train(
         data=str(data_yaml),
@@ -239,7 +245,7 @@ def train_model(
         seed=0,
         deterministic=False,
         project=str(runs.resolve()),
-        name=which,
+        name=f"{which}-ft" if init else which,
         exist_ok=True,
         verbose=False,
         amp=False,
@@ -299,8 +305,9 @@ def run_training(which: str, plan: Plan, data: Path, runs: Path, models: Path) -
         yaml, imgsz, epochs = tile_dataset(data, plan), plan.imgsz, plan.tile_epochs
     else:
         yaml, imgsz, epochs = pip_dataset(data, plan), 96, plan.pip_epochs
+    init = Path(plan.init) if plan.init else None
     best, metrics, seconds, ran = train_model(
-        which, yaml, epochs, imgsz, runs, plan.threads, plan.hours
+        which, yaml, epochs, imgsz, runs, plan.threads, plan.hours, init
     )
     onnx = export_onnx(best, imgsz, dynamic=which == "pips", threads=plan.threads)
     info = {
@@ -310,6 +317,7 @@ def run_training(which: str, plan: Plan, data: Path, runs: Path, models: Path) -
         "imgsz": imgsz,
         "train_seconds": round(seconds),
         "count": plan.tile_count if which == "tiles" else plan.pip_count,
+        "init": plan.init,
         "val_metrics": {k: round(v, 4) for k, v in metrics.items()},
     }
     install(which, best, onnx, models, imgsz, info)
@@ -345,6 +353,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=None,
         help="time budget per model; ultralytics re-plans the epochs to fit it",
     )
+    p.add_argument(
+        "--init",
+        default=None,
+        help="continue training from these weights (a .pt of an earlier run) "
+        "instead of the yaml; needs --which tiles or pips",
+    )
     p.add_argument("--out", default="models", help="models folder to write (default models)")
     p.add_argument("--data", default="data", help="generated data folder (default data)")
     p.add_argument("--runs", default="runs", help="training runs folder (default runs)")
@@ -369,6 +383,11 @@ def run(args: argparse.Namespace) -> int:
         raise BadInputError("--hours", f"must be more than 0 and at most 48, got {args.hours}")
     if args.threads < 1 or args.jobs < 1:
         raise BadInputError("--threads/--jobs", "must be at least 1")
+    if args.init is not None:
+        if args.which == "both":
+            raise BadInputError("--init", "continues one model: give --which tiles or pips")
+        if not Path(args.init).is_file():
+            raise BadInputError(args.init, "no such weights file")
     import importlib.util
 
     if importlib.util.find_spec("ultralytics") is None:
@@ -383,6 +402,7 @@ def run(args: argparse.Namespace) -> int:
         threads=args.threads,
         jobs=args.jobs,
         hours=args.hours,
+        init=args.init,
     )
     setup_offline(Path.cwd())
     if args.evaluate:

@@ -41,10 +41,22 @@ def test_no_source_plays_the_demo_or_else_the_sim(tmp_path: Path,
     assert isinstance(source, sources.DemoLogSource) and "replaying the demo's labels" in why
     monkeypatch.setattr(sources, "models_present", lambda: True)
     monkeypatch.setattr(sources, "tracker_available", lambda: True)
+    monkeypatch.setattr(sources, "table_reading_rate", lambda: 0.5)
+    source, why = sources.default_source()
+    assert isinstance(source, sources.DemoLogSource) and "50% of rendered table tiles" in why
+    monkeypatch.setattr(sources, "table_reading_rate", lambda: 0.95)
     source, why = sources.default_source()
     assert isinstance(source, sources.TrackerSource) and "demo recording" in why
     assert "looped" in source.label and not source.live
     assert source.labels == tmp_path / "demo" / "demo.json"
+
+
+def test_table_reading_rate_comes_from_the_model_eval_report(tmp_path: Path) -> None:
+    assert sources.table_reading_rate(tmp_path) is None
+    (tmp_path / "eval.json").write_text('{"read": {"by_kind": {"table": {"read_right": 0.42}}}}')
+    assert sources.table_reading_rate(tmp_path) == pytest.approx(0.42)
+    (tmp_path / "eval.json").write_text("not json")
+    assert sources.table_reading_rate(tmp_path) is None
 
 
 def test_source_arguments(tmp_path: Path) -> None:

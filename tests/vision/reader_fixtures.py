@@ -26,7 +26,7 @@ MODELS = ROOT / "models"
 #: marked with ``needs_trained_models`` then run as ordinary tests and fail
 #: loudly if the models are missing or read badly. While False they still run,
 #: but a failure is reported as an expected failure (xfail), not as an error.
-TRAINED_MODELS_COMMITTED = False
+TRAINED_MODELS_COMMITTED = True
 
 needs_trained_models = pytest.mark.xfail(
     not TRAINED_MODELS_COMMITTED, strict=False,

@@ -34,6 +34,8 @@ def test_importing_train_does_not_import_torch_or_ultralytics() -> None:
         ["--imgsz", "100"],
         ["--hours", "0"],
         ["--threads", "0"],
+        ["--init", "runs/no-such-weights.pt", "--which", "tiles"],
+        ["--init", "models/tiles.pt"],  # continues one model only: --which is needed
     ],
 )
 def test_bad_arguments_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
