@@ -137,7 +137,8 @@ class DemoLogSource:
 
     def __post_init__(self) -> None:
         if not self.label:
-            self.label = f"demo recording {self.path.name} (its labels; no models to watch it)"
+            self.label = (f"demo recording {self.path.name} "
+                          "(its recorded tables, not the camera pipeline)")
 
     def load(self) -> dict[str, Any]:
         from engine.errors import BadInputError
