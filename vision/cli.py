@@ -15,6 +15,8 @@ from engine.cli import add_rules_arguments, rules_from_args
 from engine.errors import BadInputError
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from vision.reader import FrameReading
 
 #: Seat count assumed by ``read`` when ``--players`` is not given.
@@ -67,7 +69,7 @@ def run_read(args: argparse.Namespace) -> int:
     image = load_image(args.image)
     reader = TileReader(args.models, max_value=rules.set)
     frame = reader.read(image)
-    table = reconstruct_table(frame, args.players)
+    table = reconstruct_table(frame, args.players, image)
     if args.annotate:
         write_annotated(args.annotate, image, frame)
     if args.json:
@@ -99,18 +101,21 @@ def run_score(args: argparse.Namespace) -> int:
     return 0
 
 
-def reconstruct_table(frame: FrameReading, players: int) -> Any | None:
-    """``vision.table.reconstruct`` of the frame (a ``TableReading``), when that stage exists."""
-    try:
-        from vision.table import reconstruct  # type: ignore[attr-defined,unused-ignore]
-    except ModuleNotFoundError as exc:  # the table reader is a separate, optional stage
-        if exc.name != "vision.table":
-            raise
-        return None
+def reconstruct_table(frame: FrameReading, players: int,
+                      image: np.ndarray | None = None) -> Any:
+    """``vision.table.reconstruct`` of the frame (a ``TableReading``).
+
+    With ``image``, a hub mat in view (``vision.mat.detect_mat``) assigns the
+    seats and the Mexican train exactly; without one the heuristics apply.
+    """
+    from vision.mat import detect_mat
+    from vision.table import reconstruct
+
+    mat = detect_mat(image) if image is not None else None
     # TileReading is frozen; vision.table's TileLike protocol asks for plain
     # (writable) attributes, which a read-only dataclass field satisfies at run time.
     tiles = cast("list[Any]", frame.tiles)
-    return reconstruct(tiles, frame.markers, players)
+    return reconstruct(tiles, frame.markers, players, mat)
 
 
 def table_json(reading: Any | None) -> dict[str, Any] | None:

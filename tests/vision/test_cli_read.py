@@ -137,3 +137,29 @@ def test_read_an_eval_scene_with_the_bundled_models(capsys: pytest.CaptureFixtur
     assert code == 0
     read = sorted(sorted(t["values"]) for t in json.loads(out)["tiles"])
     assert read == sorted(sorted(t["values"]) for t in label["tiles"])
+
+
+def test_read_hands_a_mat_in_view_to_the_table_reconstruction(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import vision.table
+    from vision import cli as vision_cli
+    from vision.detections import Detections
+    from vision.mat import MatView, mat_image
+    from vision.reader import FrameReading
+
+    seen: list[object] = []
+
+    def spy(tiles: object, markers: object, players: int, mat: object = None) -> None:
+        seen.append(mat)
+
+    monkeypatch.setattr(vision.table, "reconstruct", spy)
+    frame = FrameReading(tiles=[], markers=Detections.empty())
+    with_mat = cv2_bgr(mat_image(4, px_per_mm=3.0))
+    vision_cli.reconstruct_table(frame, 4, with_mat)
+    vision_cli.reconstruct_table(frame, 4, np.full((300, 400, 3), 200, np.uint8))
+    assert isinstance(seen[0], MatView) and seen[0].players == 4
+    assert seen[1] is None
+
+
+def cv2_bgr(image: np.ndarray) -> np.ndarray:
+    return np.dstack([image] * 3) if image.ndim == 2 else image
