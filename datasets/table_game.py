@@ -114,6 +114,21 @@ def inject_breaches(observations: Sequence[Observation], rng: random.Random,
     return obs, breaches
 
 
+def _single_end_play(new: list[tuple[Any, int]],
+                     now: TableState) -> tuple[Any, int, int, int] | None:
+    """``(owner, position, near, far)`` when exactly one non-double tile was laid at a
+    train's end between two observations, else ``None``."""
+    if len(new) != 1:
+        return None
+    owner, pos = new[0]
+    train = now.train(owner)
+    assert train is not None
+    near, far = train.tiles[pos]
+    if near == far or pos != len(train.tiles) - 1:
+        return None
+    return owner, pos, near, far
+
+
 def _inject(kind: str, obs: list[Observation], i: int) -> tuple[list[Observation], Breach] | None:
     before, now = obs[i - 1][0], obs[i][0]
     new = _new_tiles(before, now)
@@ -121,14 +136,10 @@ def _inject(kind: str, obs: list[Observation], i: int) -> tuple[list[Observation
         Tile(now.engine, now.engine)}
     top = max([now.engine] + [max(t.a, t.b) for t in on_table])  # the set's highest value
     if kind == "mismatch" or kind == "duplicate-tile":
-        if len(new) != 1:
+        single = _single_end_play(new, now)
+        if single is None:
             return None
-        owner, pos = new[0]
-        train = now.train(owner)
-        assert train is not None
-        near, far = train.tiles[pos]
-        if near == far or pos != len(train.tiles) - 1:
-            return None
+        owner, pos, near, far = single
         if kind == "mismatch":
             options = [v for v in range(top + 1) if v != near and Tile(v, far) not in on_table]
             if not options:
@@ -157,14 +168,10 @@ def _inject(kind: str, obs: list[Observation], i: int) -> tuple[list[Observation
 
     if kind == "extra-tile":
         # The player to move lays a second tile on the train they just played on.
-        if len(new) != 1:
+        single = _single_end_play(new, now)
+        if single is None:
             return None
-        owner, pos = new[0]
-        train = now.train(owner)
-        assert train is not None
-        near, far = train.tiles[pos]
-        if near == far or pos != len(train.tiles) - 1:
-            return None
+        owner, pos, near, far = single
         if Tile(far, far) not in on_table:
             extra = (far, far)  # a double: whatever is laid on it later still matches
         else:

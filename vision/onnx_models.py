@@ -346,17 +346,26 @@ class OnnxModel:
         return np.concatenate(outputs)
 
 
-class ObbDetector:
-    """Whole-frame oriented-box detector (the ``tiles`` model)."""
+class _Detector:
+    """One ONNX model with its class names and post-processing thresholds."""
 
-    def __init__(self, spec: ModelSpec, *, conf_threshold: float = 0.25,
-                 iou_threshold: float = 0.7, max_det: int = 300,
-                 threads: int | None = None) -> None:
+    def __init__(self, spec: ModelSpec, *, conf_threshold: float, iou_threshold: float,
+                 max_det: int, threads: int | None) -> None:
         self.model = OnnxModel(spec, threads)
         self.names = spec.names
         self.conf_threshold = conf_threshold
         self.iou_threshold = iou_threshold
         self.max_det = max_det
+
+
+class ObbDetector(_Detector):
+    """Whole-frame oriented-box detector (the ``tiles`` model)."""
+
+    def __init__(self, spec: ModelSpec, *, conf_threshold: float = 0.25,
+                 iou_threshold: float = 0.7, max_det: int = 300,
+                 threads: int | None = None) -> None:
+        super().__init__(spec, conf_threshold=conf_threshold, iou_threshold=iou_threshold,
+                         max_det=max_det, threads=threads)
 
     def __call__(self, image: np.ndarray, zoom_out: float = 1.0) -> Detections:
         """Detections in ``image`` pixels; ``zoom_out`` > 1 looks at it from further away."""
@@ -369,17 +378,14 @@ class ObbDetector:
         return detections
 
 
-class BoxDetector:
+class BoxDetector(_Detector):
     """Axis-aligned detector run on a batch of small crops (the ``pips`` model)."""
 
     def __init__(self, spec: ModelSpec, *, conf_threshold: float = 0.25,
                  iou_threshold: float = 0.5, max_det: int = 100,
                  threads: int | None = None) -> None:
-        self.model = OnnxModel(spec, threads)
-        self.names = spec.names
-        self.conf_threshold = conf_threshold
-        self.iou_threshold = iou_threshold
-        self.max_det = max_det
+        super().__init__(spec, conf_threshold=conf_threshold, iou_threshold=iou_threshold,
+                         max_det=max_det, threads=threads)
 
     def __call__(self, crops: Sequence[np.ndarray]) -> list[Detections]:
         """One ``Detections`` per crop; all crops go through the model in one batch."""
