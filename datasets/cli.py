@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from datasets.render import KINDS
 from engine.errors import BadInputError
 
 
@@ -19,7 +20,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument(
         "--kind",
-        choices=("hands", "table", "crops"),
+        choices=KINDS,
         default="hands",
         help="scene kind (default hands)",
     )

@@ -1,7 +1,8 @@
 """Render labelled scenes: a seed in, an image and its label JSON out.
 
 Kinds (see docs/DESIGN.md): ``hands`` (loose tiles, rows of tiles),
-``table`` (a Mexican Train table round a hub) and ``crops`` (half-tile crops
+``table`` (a Mexican Train table round a hub), ``closeup`` (one to three
+tiles filling the frame, like a photo or crop of a single tile) and ``crops`` (half-tile crops
 cut by :func:`vision.crops.half_crops` from rendered scenes with jittered
 corners, the pip model's training data). Every image ``index`` of a seed has
 its own random generator, so the same seed always gives the same files.
@@ -19,14 +20,17 @@ from datasets.camera import Camera
 from datasets.table_scene import (
     PlaneMarker,
     PlaneScene,
+    PlaneTile,
     hands_objects,
     pick_set_size,
+    random_values,
     table_objects,
+    tile_corners,
 )
 from datasets.textures import TileStyle, background, render_face
 from vision.crops import HALF_PX, half_crops
 
-KINDS = ("hands", "table", "crops")
+KINDS = ("hands", "table", "closeup", "crops")
 
 #: Output sizes (width, height), all with a long side of 1280 (webcam frames and
 #: phone photos are all shrunk to the detector's input size anyway).
@@ -658,6 +662,68 @@ def render_hands(
     return _paint(plane, cam, rng, width_mm, "hands", arms)
 
 
+def render_closeup(rng: np.random.Generator, size: tuple[int, int] | None = None) -> Scene:
+    """One tile (or two or three laid side by side) filling most of the frame: a phone
+    photo of a single tile, or a tight crop of one."""
+    size = size or _pick_size(rng)
+    width_mm = float(rng.uniform(21, 26))
+    oblique = rng.random() < 0.2
+    set_size = pick_set_size(rng)
+    used: set[tuple[int, int]] = set()
+    n = 1 if rng.random() < 0.6 else int(rng.integers(2, 4))
+    gap = float(rng.uniform(0.0, 3.0))
+    # tiles side by side along the plane's y axis, their long axes along x
+    centres = [np.array([0.0, (i - (n - 1) / 2) * (width_mm + gap)]) for i in range(n)]
+    tiles = [
+        PlaneTile(
+            random_values(set_size, rng, used),
+            tile_corners(
+                c + rng.normal(0, 0.3, 2),
+                (np.pi if rng.random() < 0.5 else 0.0) + rng.normal(0, 0.015),
+                width_mm,
+            ),
+        )
+        for c in centres
+    ]
+    pts = np.concatenate([t.corners for t in tiles])
+    fill = float(rng.uniform(0.6, 0.97))
+    fov = float(rng.uniform(55, 75))
+    tilt = float(rng.uniform(20, 40) if oblique else abs(rng.normal(0, 5)))
+    # mostly with the tile's long side along the image's long side, as crops are taken
+    aligned = rng.random() < 0.7
+    roll = float(rng.normal(0, 4)) if aligned else float(rng.uniform(0, 360))
+    azimuth = float(rng.uniform(0, 360))
+    probe = Camera.look_at(size[0], size[1], fov, (0.0, 0.0), 1000.0, 0.0, 0.0)
+    extent = float(np.ptp(pts, axis=0).max())
+    distance = probe.focal * extent / (fill * max(size))
+    cam = Camera.look_at(size[0], size[1], fov, (0.0, 0.0), distance, tilt, azimuth, roll)
+    if aligned:  # turn the tiles in the plane so their long axis runs along the image's
+        want = 0.0 if size[0] >= size[1] else np.pi / 2
+        a, b = cam.project(np.array([[0.0, 0.0, 0.0], [10.0, 0.0, 0.0]]))
+        turn = want - float(np.arctan2(b[1] - a[1], b[0] - a[0]))
+        jitter = float(rng.normal(0, 0.05))
+        for sign in (1.0, -1.0):  # the plane may be seen mirrored
+            t = sign * turn + jitter
+            rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+            a, b = cam.project(np.array([[0.0, 0.0, 0.0], [*(rot @ [10.0, 0.0]), 0.0]]))
+            off = (float(np.arctan2(b[1] - a[1], b[0] - a[0])) - want) % np.pi
+            if min(off, np.pi - off) < 0.3:
+                break
+        for tile in tiles:
+            tile.corners = tile.corners @ rot.T
+        pts = pts @ rot.T
+    for _ in range(25):  # step back until every tile shows whole
+        cam = Camera.look_at(size[0], size[1], fov, (0.0, 0.0), distance, tilt, azimuth, roll)
+        top = cam.project(np.concatenate([pts, np.full((len(pts), 1), 0.5 * width_mm)], 1))
+        if _inside(top, size[0], size[1], 0.02 * min(size)):
+            break
+        distance *= 1.08
+    plane = PlaneScene(tiles=tiles, markers=[], set_size=set_size)
+    plane = _keep_inside(plane, cam, width_mm)
+    plane.extras["region"] = _plane_region(cam, 0.0)
+    return _paint(plane, cam, rng, width_mm, "closeup", int(rng.random() < 0.1))
+
+
 def _keep_inside(plane: PlaneScene, cam: Camera, width_mm: float) -> PlaneScene:
     """Drop objects whose top face would leave the image."""
 
@@ -800,9 +866,11 @@ def render_crops(
 
 
 def render(kind: str, rng: np.random.Generator) -> Scene:
-    """One scene of ``kind`` (``hands`` or ``table``)."""
+    """One scene of ``kind`` (``hands``, ``table`` or ``closeup``)."""
     if kind == "hands":
         return render_hands(rng)
     if kind == "table":
         return render_table(rng)
+    if kind == "closeup":
+        return render_closeup(rng)
     raise ValueError(f"unknown scene kind {kind!r}")

@@ -63,7 +63,7 @@ def overlaps(a: np.ndarray, b: np.ndarray, pad: float = 1.0) -> bool:
     return kind != cv2.INTERSECT_NONE
 
 
-def _random_values(
+def random_values(
     set_size: int, rng: np.random.Generator, used: set[tuple[int, int]]
 ) -> tuple[int, int]:
     for _ in range(50):
@@ -116,7 +116,7 @@ def hands_objects(
                 a = angle + rng.normal(0, 0.02) + (np.pi if rng.random() < 0.5 else 0)
                 corners = tile_corners(c, a, width)
                 if free(corners):
-                    tiles.append(PlaneTile(_random_values(set_size, rng, used), corners))
+                    tiles.append(PlaneTile(random_values(set_size, rng, used), corners))
     target = count if mode >= 0.45 else min(count, len(tiles) + int(rng.integers(0, 4)))
     tries = 0
     while len(tiles) < target and tries < 300:
@@ -124,7 +124,7 @@ def hands_objects(
         c = lo + (hi - lo) * rng.random(2)
         corners = tile_corners(c, rng.uniform(0, 2 * np.pi), width)
         if free(corners):
-            tiles.append(PlaneTile(_random_values(set_size, rng, used), corners))
+            tiles.append(PlaneTile(random_values(set_size, rng, used), corners))
     markers: list[PlaneMarker] = []
     n_markers = int(rng.choice([0, 0, 1, 2, 3]))
     for _ in range(40):

@@ -357,6 +357,11 @@ class _Detector:
         self.iou_threshold = iou_threshold
         self.max_det = max_det
 
+    @property
+    def input_size(self) -> tuple[int, int]:
+        """The model's input size ``(h, w)``: images are shrunk to fit it."""
+        return self.model.size
+
 
 class ObbDetector(_Detector):
     """Whole-frame oriented-box detector (the ``tiles`` model)."""

@@ -391,6 +391,12 @@ class Tracker:
             same = m is not None and sorted(cache.readings[m].values) == sorted(reading.values)
             tiles.append(reading)
             agree.append(cache.agree[m] + 1 if same and m is not None else 1)
+        if tiles and all(hasattr(t, "corners") for t in tiles):
+            # a fresh box snapped onto a confirmed tile is that tile: keep the confirmed one
+            from vision.reader import distinct
+
+            kept = distinct(tiles)
+            tiles, agree = [tiles[i] for i in kept], [agree[i] for i in kept]
         cache.corners = (np.array([np.asarray(t.corners, np.float32) for t in tiles])
                          if tiles else np.zeros((0, 4, 2), np.float32))
         cache.readings, cache.agree = tiles, agree

@@ -28,9 +28,11 @@ SEEDS = {
     "hands-train": 101,
     "table-train": 102,
     "crops-train": 103,
+    "closeup-train": 104,
     "hands-val": 201,
     "table-val": 202,
     "crops-val": 203,
+    "closeup-val": 204,
 }
 EVAL_SEEDS = {"hands": 9001, "table": 9002}
 
@@ -77,7 +79,7 @@ PIP_NAMES = ["pip"]
 class Plan:
     """Sizes of one training run (defaults: the shipped models)."""
 
-    tile_count: int = 1500  # training scenes: 2/3 hands, 1/3 table
+    tile_count: int = 1500  # training scenes: 2/3 hands, 1/3 table (+1/7 close-ups)
     tile_epochs: int = 30
     imgsz: int = 416
     pip_count: int = 12000  # training crops
@@ -128,11 +130,17 @@ def tile_dataset(data: Path, plan: Plan) -> Path:
     n_hands = plan.tile_count * 2 // 3
     n_table = plan.tile_count - n_hands
     n_val = max(4, plan.tile_count // 10)
+    # close-ups (one to three tiles filling the frame) on top: added after the first
+    # shipped runs, so the hands/table sets of a given count stay what they were
+    n_close, n_close_val = max(1, plan.tile_count // 7), max(1, n_val // 7)
     scenes = data / "scenes"
     folders = {
         "train": [
             _synth_once(scenes / "hands-train", "hands", n_hands, SEEDS["hands-train"], plan.jobs),
             _synth_once(scenes / "table-train", "table", n_table, SEEDS["table-train"], plan.jobs),
+            _synth_once(
+                scenes / "closeup-train", "closeup", n_close, SEEDS["closeup-train"], plan.jobs
+            ),
         ],
         "val": [
             _synth_once(
@@ -140,6 +148,9 @@ def tile_dataset(data: Path, plan: Plan) -> Path:
             ),
             _synth_once(
                 scenes / "table-val", "table", n_val - n_val * 2 // 3, SEEDS["table-val"], plan.jobs
+            ),
+            _synth_once(
+                scenes / "closeup-val", "closeup", n_close_val, SEEDS["closeup-val"], plan.jobs
             ),
         ],
     }

@@ -122,3 +122,25 @@ def test_table_scene_labels_carry_the_table(table_scenes: list[Scene]) -> None:
         seen = [tuple(sorted(t["values"])) for t in labels["tiles"]]
         assert set(seen) <= set(laid)
         assert len(seen) == len(set(seen))
+
+
+def test_closeups_show_one_to_three_whole_tiles_filling_the_frame() -> None:
+    from datasets.render import render, render_closeup
+
+    sizes = []
+    for i in range(8):
+        scene = render_closeup(scene_rng(4244, i))
+        labels = _labelled(scene)
+        h, w = scene.image.shape[:2]
+        assert labels["kind"] == "closeup"
+        assert 1 <= len(labels["tiles"]) <= 3
+        for tile in labels["tiles"]:
+            c = np.array(tile["corners"])
+            assert np.all(c >= 0) and np.all(c[:, 0] < w) and np.all(c[:, 1] < h)
+            assert tile["visible"] > 0.5
+        hull = np.concatenate([np.array(t["corners"]) for t in labels["tiles"]])
+        extent = hull.max(0) - hull.min(0)
+        sizes.append(max(extent[0] / w, extent[1] / h))
+        # the same seed gives the same picture; the kind is reachable by name
+        assert np.array_equal(render("closeup", scene_rng(4244, i)).image, scene.image)
+    assert np.median(sizes) > 0.5  # the tiles fill most of the frame, unlike hands scenes

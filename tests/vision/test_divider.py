@@ -1,0 +1,174 @@
+"""Snapping tile boxes to their divider (vision.divider) and the reader's use of it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from reader_fixtures import untrained_dir
+
+from vision.crops import order_corners
+from vision.detections import Detections
+from vision.divider import fit_divider, snap_to_divider
+from vision.reader import TileReader, distinct
+
+EVAL = Path(__file__).resolve().parents[2] / "datasets" / "eval"
+W = 20  # tile width in pixels: a table tile seen by a webcam at 1280x720
+
+
+def draw_train(n: int, pips: list[int], width: int = W, gap: int = 1) -> tuple[np.ndarray, list]:
+    """``n`` tiles end to end along x on a dark table; returns the grey image and the
+    corners of each tile (first end on the left)."""
+    length = 2 * width
+    image = np.full((6 * width, (n + 4) * (length + gap)), 70, np.uint8)
+    boxes = []
+    y0 = 3 * width
+    for i in range(n):
+        x0 = 2 * length + i * (length + gap)
+        cv2.rectangle(image, (x0, y0), (x0 + length - 1, y0 + width - 1), 235, -1)
+        mid = x0 + length // 2
+        cv2.line(image, (mid, y0 + int(0.18 * width)), (mid, y0 + int(0.82 * width)), 30, 1)
+        for half, count in ((0, pips[(2 * i) % len(pips)]), (1, pips[(2 * i + 1) % len(pips)])):
+            cx = x0 + (half + 0.5) * width
+            for k in range(count):
+                angle = 2 * np.pi * k / max(count, 1)
+                px = cx + (0.25 * width * np.cos(angle) if count > 1 else 0)
+                py = y0 + width / 2 + (0.25 * width * np.sin(angle) if count > 1 else 0)
+                cv2.circle(image, (int(round(px)), int(round(py))), max(1, width // 12), 20, -1)
+        boxes.append(np.array([[x0, y0], [x0, y0 + width], [x0 + length, y0 + width],
+                               [x0 + length, y0]], np.float32))
+    return image, boxes
+
+
+def along(corners: np.ndarray) -> np.ndarray:
+    c = order_corners(corners)
+    axis = (c[2] + c[3]) / 2 - (c[0] + c[1]) / 2
+    return axis / np.linalg.norm(axis)
+
+
+class TestDrawnTrain:
+    @pytest.mark.parametrize("shift", [-0.6, -0.3, 0.0, 0.25, 0.5])
+    def test_an_off_centre_box_snaps_back(self, shift: float) -> None:
+        image, boxes = draw_train(5, [3, 5, 2, 6, 1, 4])
+        true = boxes[2]
+        moved, fit = snap_to_divider(image, true + shift * W * along(true))
+        assert fit.found
+        assert np.abs(moved.mean(0) - true.mean(0)).max() < 0.12 * W
+
+    def test_a_box_on_the_gap_snaps_to_one_of_its_two_tiles(self) -> None:
+        image, boxes = draw_train(5, [3, 5, 2, 6, 1, 4])
+        straddler = boxes[2] + W * along(boxes[2])  # half of tile 2, half of tile 3
+        moved, fit = snap_to_divider(image, straddler)
+        assert fit.found
+        error = min(np.abs(moved.mean(0) - b.mean(0)).max() for b in boxes[2:4])
+        assert error < 0.12 * W
+
+    def test_a_face_with_no_divider_is_left_alone(self) -> None:
+        image = np.full((120, 200), 70, np.uint8)
+        cv2.rectangle(image, (60, 50), (99, 69), 235, -1)
+        box = np.array([[60, 50], [60, 70], [100, 70], [100, 50]], np.float32) + [6, 0]
+        moved, fit = snap_to_divider(image, box)
+        assert not fit.found
+        assert np.allclose(moved, order_corners(box))
+
+    def test_works_at_any_angle(self) -> None:
+        image, boxes = draw_train(5, [3, 5, 2, 6, 1, 4])
+        h, w = image.shape
+        turn = cv2.getRotationMatrix2D((w / 2, h / 2), 33, 1.0)
+        big = cv2.warpAffine(image, turn, (w, h), borderValue=70)
+        true = cv2.transform(boxes[1][None], turn)[0]
+        moved, fit = snap_to_divider(big, true + 0.4 * W * along(true))
+        assert fit.found
+        assert np.abs(moved.mean(0) - true.mean(0)).max() < 0.15 * W
+
+
+@pytest.mark.skipif(not EVAL.is_dir(), reason="the committed eval set is part of the repo")
+def test_rendered_table_tiles_snap_back() -> None:
+    """On rendered tables (committed eval scenes), boxes moved a quarter tile off
+    along their axis mostly come back."""
+    back = total = 0
+    for label in sorted(EVAL.glob("table_*.json"))[:6]:
+        scene = json.loads(label.read_text())
+        gray = cv2.imread(str(EVAL / scene["image"]), cv2.IMREAD_GRAYSCALE)
+        for tile in scene["tiles"]:
+            if tile.get("visible", 1) < 1:
+                continue
+            true = np.array(tile["corners"], np.float32)
+            width = float(np.linalg.norm(true[1] - true[0]))
+            moved, fit = snap_to_divider(gray, true + 0.5 * width * along(true))
+            total += 1
+            back += int(np.linalg.norm(moved.mean(0) - true.mean(0)) < 0.15 * width)
+    assert total > 50
+    assert back / total > 0.6  # measured 0.8 (the finder's own numbers: docs in divider.py)
+
+
+def test_fit_reports_where_the_divider_is() -> None:
+    image, boxes = draw_train(3, [2, 4])
+    fit = fit_divider(image, boxes[1] - 0.3 * W * along(boxes[1]))
+    assert fit.found
+    assert fit.shift == pytest.approx(0.3 * W, abs=0.12 * W)
+
+
+@pytest.fixture(scope="module")
+def untrained_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return untrained_dir(tmp_path_factory)
+
+
+class _Detector:
+    """Reports fixed boxes, as if its input were ``size`` (a webcam frame shrunk to
+    a small detector input makes table tiles a few pixels wide there)."""
+
+    def __init__(self, corners: np.ndarray, confidence: list[float], size: int) -> None:
+        self.input_size = (size, size)
+        self.found = Detections(corners, np.array(confidence), np.zeros(len(corners), int))
+
+    def __call__(self, image: np.ndarray, zoom_out: float = 1.0) -> Detections:
+        return self.found
+
+
+class SurePips:
+    """Two sure pips on every half: all readings equally confident."""
+
+    def __call__(self, crops: list[np.ndarray]) -> list[Detections]:
+        xyxy = np.array([[30, 30, 40, 40], [56, 56, 66, 66]], np.float32)
+        return [Detections.from_xyxy(xyxy, np.array([0.95, 0.95])) for _ in crops]
+
+
+class TestReaderSnaps:
+    def test_small_off_centre_tiles_are_read_where_their_divider_is(
+        self, untrained_models: Path
+    ) -> None:
+        image, boxes = draw_train(5, [3, 5, 2, 6, 1, 4])
+        colour = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+        reader = TileReader(untrained_models)
+        vars(reader)["pip_detector"] = SurePips()
+        true = boxes[2]
+        straddler = true + 0.9 * W * along(true)
+        vars(reader)["detector"] = _Detector(np.stack([true, straddler]), [0.6, 0.9], 64)
+        got = reader.read(colour).tiles
+        # the straddler, snapped, is tile 2 or 3; if tile 2 it merges with the box there
+        assert 1 <= len(got) <= 2
+        for t in got:
+            assert min(np.abs(t.corners.mean(0) - b.mean(0)).max() for b in boxes) < 0.12 * W
+
+    def test_big_tiles_are_read_where_found(self, untrained_models: Path) -> None:
+        image, boxes = draw_train(3, [3, 5], width=80)
+        colour = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+        reader = TileReader(untrained_models)
+        off = boxes[1] + 0.3 * 80 * along(boxes[1])
+        vars(reader)["detector"] = _Detector(off[None], [0.9], 416)
+        (t,) = reader.read(colour).tiles
+        assert np.allclose(t.corners.mean(0), off.mean(0), atol=0.5)
+
+
+def test_distinct_keeps_the_first_of_overlapping_boxes() -> None:
+    class R:
+        def __init__(self, corners: np.ndarray) -> None:
+            self.corners = corners
+
+    box = np.array([[0, 0], [0, 10], [20, 10], [20, 0]], np.float32)
+    items = [R(box), R(box + [2, 0]), R(box + [30, 0]), R(box + [11, 0])]
+    assert distinct(items) == [0, 2, 3]  # type: ignore[arg-type]

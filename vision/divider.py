@@ -1,0 +1,139 @@
+"""Snapping a tile box to its divider: the bar across the middle of every domino.
+
+On a table, tiles lie end to end in trains, and at the detector's input size a
+train is a row of pale rectangles crossed by dark lines: dividers and the gaps
+between tiles look alike. The detector then often places a box half a tile off
+along the train (its centre on a gap, one half from each of two tiles), and the
+pip model dutifully counts what that box shows. Its values are then wrong.
+
+The divider settles it. Seen across the tile, the divider is dark over the
+middle of the face while the face stays pale at both sides; the gap between two
+tiles is dark right across, sides included (the rounded corners of both tiles
+open onto the table there). This module finds the divider in a strip cut along
+the box's long axis, at full resolution, and moves the box so that its centre
+sits on it. A box with no clear divider in reach is left where it was.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.crops import order_corners
+
+#: Strip resolution: samples per tile width, across and along.
+SAMPLES_PER_WIDTH = 24
+#: How far (in tile widths) from the box centre a divider is looked for: half a
+#: tile length each way, so a box centred on the gap between two tiles reaches
+#: the divider of either.
+REACH = 1.05
+#: Least divider score (0-1: share of the face's darkness) that counts.
+MIN_SCORE = 0.1
+#: The best divider must beat the best other position (beyond ``SEPARATION``
+#: tile widths from it) by this much, or the box is left alone.
+MIN_MARGIN = 0.05
+SEPARATION = 0.5
+#: Bands across the face, in tile widths from one side: the divider's middle
+#: (pip columns and a centre spinner avoided by taking a low quantile) and the
+#: face's two sides.
+MIDDLE = ((0.16, 0.42), (0.58, 0.84))
+SIDES = ((0.03, 0.11), (0.89, 0.97))
+#: Weight of the tile ends' darkness against the divider's.
+END_WEIGHT = 0.5
+
+
+@dataclass(frozen=True)
+class DividerFit:
+    """Where the divider was found: ``shift`` along the box's first-to-second-end
+    axis in image pixels, and how clearly (``score``, ``margin``)."""
+
+    shift: float
+    score: float
+    margin: float
+
+    @property
+    def found(self) -> bool:
+        return self.score >= MIN_SCORE and self.margin >= MIN_MARGIN
+
+
+def _axes(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
+    c = order_corners(corners)
+    a = (c[0] + c[1]) / 2
+    b = (c[2] + c[3]) / 2
+    length = float(np.linalg.norm(b - a))
+    width = float((np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[3])) / 2)
+    u = (b - a) / max(length, 1e-6)
+    v = (c[1] - c[0]) / max(float(np.linalg.norm(c[1] - c[0])), 1e-6)
+    return c.mean(axis=0), u, v, length, width
+
+
+def divider_profile(gray: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """How well a tile centred at each position along the box's long axis fits.
+
+    A position scores when a divider crosses it (dark in the middle of the
+    face, pale at the sides) and the tile's two ends lie one tile width either
+    side (dark at the sides: the rounded corners and the table or the gap to the
+    next tile). Returns ``(offsets, scores)``: offsets from the box centre in tile
+    widths (``-REACH .. REACH``) and the score there (about 0-1).
+    """
+    centre, u, v, length, width = _axes(corners)
+    n = SAMPLES_PER_WIDTH
+    half = max(length / 2 / max(width, 1e-6), 0.5)  # centre to end, in tile widths
+    pad = half + 0.25
+    along = int(round(2 * (REACH + pad) * n)) + 1
+    scale = width / n  # image pixels per strip sample
+    # strip pixel (x, y): x across the box (0..n), y along it (0..along)
+    origin = centre - v * width / 2 - u * (REACH + pad) * width
+    matrix = np.array([[v[0] * scale, u[0] * scale, origin[0]],
+                       [v[1] * scale, u[1] * scale, origin[1]]], dtype=np.float64)
+    src = gray
+    if scale > 1.5:  # shrink before sampling so that pips and lines do not alias
+        src = cv2.GaussianBlur(gray, (0, 0), 0.45 * scale)
+    strip = cv2.warpAffine(src, matrix, (n, along), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                           borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    mid = (along - 1) // 2
+    own = strip[max(mid - int(half * n), 0):mid + int(half * n) + 1, int(0.15 * n):int(0.85 * n)]
+    face = float(np.percentile(own, 85))
+    floor = float(np.percentile(own, 3))
+    dark = np.clip((face - strip) / max(face - floor, 12.0), 0.0, 1.0)
+    dark = cv2.GaussianBlur(dark, (1, 3), 0.6)
+
+    def band(ranges: tuple[tuple[float, float], ...]) -> np.ndarray:
+        return np.concatenate([dark[:, int(lo * n):max(int(hi * n), int(lo * n) + 1)]
+                               for lo, hi in ranges], axis=1)
+
+    middle = np.percentile(band(MIDDLE), 25, axis=1)
+    sides = band(SIDES).mean(axis=1)
+    divider = np.clip(middle - sides, 0.0, 1.0)
+    step = int(round(half * n))
+    offsets = (np.arange(along) - (along - 1) / 2) / n
+    inside = np.flatnonzero(np.abs(offsets) <= REACH)
+    lo, hi = np.clip(inside - step, 0, along - 1), np.clip(inside + step, 0, along - 1)
+    ends = np.maximum(sides[lo], 0) + np.maximum(sides[hi], 0)
+    score = divider[inside] + END_WEIGHT * ends / 2
+    return offsets[inside], score
+
+
+def fit_divider(gray: np.ndarray, corners: np.ndarray) -> DividerFit:
+    """Find the divider near the centre of the box ``corners`` in a grey image."""
+    offsets, scores = divider_profile(gray, corners)
+    if not len(scores):
+        return DividerFit(0.0, 0.0, 0.0)
+    best = int(np.argmax(scores))
+    others = scores[np.abs(offsets - offsets[best]) > SEPARATION]
+    margin = float(scores[best] - (others.max() if len(others) else 0.0))
+    _, _, _, _, width = _axes(corners)
+    return DividerFit(float(offsets[best] * width), float(scores[best]), margin)
+
+
+def snap_to_divider(gray: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, DividerFit]:
+    """``corners`` (ordered, see ``vision.crops``) moved so the centre sits on the
+    divider, and the fit; unchanged when no clear divider was found."""
+    c = order_corners(corners)
+    fit = fit_divider(gray, c)
+    if not fit.found:
+        return c, fit
+    _, u, _, _, _ = _axes(c)
+    return (c + fit.shift * u).astype(np.float32), fit
