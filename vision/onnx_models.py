@@ -159,6 +159,14 @@ def letterbox(image: np.ndarray, size: tuple[int, int],
     return image, box
 
 
+#: Largest stride of the YOLO models: input sides are multiples of it.
+STRIDE = 32
+
+
+def _stride_ceil(value: float) -> int:
+    return max(STRIDE, int(np.ceil(round(value, 3) / STRIDE)) * STRIDE)
+
+
 def to_blob(images: Sequence[np.ndarray]) -> np.ndarray:
     """BGR uint8 images of one size to an RGB float32 NCHW batch in ``[0, 1]``."""
     batch = np.stack(images)[..., ::-1].transpose(0, 3, 1, 2)
@@ -326,8 +334,10 @@ class OnnxModel:
         self.fixed_batch: int | None = dims[0] if isinstance(dims[0], int) else None
         h = dims[2] if isinstance(dims[2], int) else spec.imgsz
         w = dims[3] if isinstance(dims[3], int) else spec.imgsz
-        #: Input size (h, w).
+        #: Input size (h, w): the export's, or for a dynamic one the trained size, square.
         self.size: tuple[int, int] = (int(h), int(w))
+        #: Whether the export takes any input size (a multiple of the stride).
+        self.dynamic_size = not (isinstance(dims[2], int) and isinstance(dims[3], int))
 
     def run(self, blob: np.ndarray) -> np.ndarray:
         """Raw output ``(B, C, A)`` for an input batch ``(B, 3, H, W)``."""
@@ -362,6 +372,20 @@ class _Detector:
         """The model's input size ``(h, w)``: images are shrunk to fit it."""
         return self.model.size
 
+    def input_for(self, shape: tuple[int, int], long_side: int | None = None) -> tuple[int, int]:
+        """Input size ``(h, w)`` for an image ``shape`` (h, w).
+
+        A fixed export takes its own size. A dynamic one takes the image scaled
+        to ``long_side`` (default: the trained size) and padded only up to the
+        next multiple of the stride, as ultralytics predicts: a 16:9 frame costs
+        about half a square input.
+        """
+        if not self.model.dynamic_size:
+            return self.model.size
+        side = int(long_side or max(self.model.size))
+        r = side / max(shape)
+        return (min(side, _stride_ceil(shape[0] * r)), min(side, _stride_ceil(shape[1] * r)))
+
 
 class ObbDetector(_Detector):
     """Whole-frame oriented-box detector (the ``tiles`` model)."""
@@ -372,14 +396,21 @@ class ObbDetector(_Detector):
         super().__init__(spec, conf_threshold=conf_threshold, iou_threshold=iou_threshold,
                          max_det=max_det, threads=threads)
 
-    def __call__(self, image: np.ndarray, zoom_out: float = 1.0) -> Detections:
-        """Detections in ``image`` pixels; ``zoom_out`` > 1 looks at it from further away."""
-        padded, box = letterbox(image, self.model.size, zoom_out)
+    def __call__(self, image: np.ndarray, zoom_out: float = 1.0,
+                 long_side: int | None = None) -> Detections:
+        """Detections in ``image`` pixels; ``zoom_out`` > 1 looks at it from further away;
+        ``long_side`` sets the input size of a dynamic export (see :meth:`input_for`).
+
+        ``metadata["gain"]`` is the scale from image to model input pixels.
+        """
+        size = self.input_for(image.shape[:2], long_side if zoom_out == 1.0 else None)
+        padded, box = letterbox(image, size, zoom_out)
         output = self.model.run(to_blob([padded]))[0]
         detections = decode_obb(output, box, conf_threshold=self.conf_threshold,
                                 iou_threshold=self.iou_threshold, max_det=self.max_det,
                                 nc=len(self.names))
-        detections.metadata.update(names=self.names, shape=image.shape[:2])
+        detections.metadata.update(names=self.names, shape=image.shape[:2],
+                                   gain=float(min(box.gain_x, box.gain_y)))
         return detections
 
 

@@ -62,6 +62,15 @@ PRESHRINK_ABOVE = 2.0
 #: not the eval set): table tiles read right 36 % -> 48 %, hand tiles unchanged
 #: (above this size snapping did more harm than good).
 SNAP_BELOW_PX = 12.0
+#: When the tiles found are narrower than this at the detector's input
+#: (median, pixels), the frame is looked at again closer (``ZOOM_IN_SIDE``): the
+#: detector learnt tiles at least about 9 px wide (``datasets.render``: 55-260
+#: px long in 1280, at 416), and a webcam over a whole table shows them at 5-8.
+#: Needs a tile model exported with a dynamic input size.
+SMALL_TILE_PX = 9.0
+#: Long side of the detector's input for that closer look (its usual one is
+#: the trained size, ``models.json`` ``imgsz``).
+ZOOM_IN_SIDE = 640
 #: Readings whose boxes overlap at least this much (IoU) are the same tile;
 #: the less confident one is dropped.
 DUPLICATE_IOU = 0.5
@@ -148,6 +157,7 @@ class TileReader:
                  uncertain_below: float = UNCERTAIN_BELOW,
                  zoom_out: float = ZOOM_OUT,
                  snap_below_px: float = SNAP_BELOW_PX,
+                 zoom_in_side: int | None = ZOOM_IN_SIDE,
                  threads: int | None = None) -> None:
         specs = load_specs(models_dir)
         self.detector = ObbDetector(specs["tiles"], conf_threshold=tile_threshold,
@@ -163,17 +173,55 @@ class TileReader:
         self.uncertain_below = uncertain_below
         self.zoom_out = zoom_out
         self.snap_below_px = snap_below_px
+        self.zoom_in_side = zoom_in_side
+        #: The last frame needed the closer look: video frames start with it.
+        self._close = False
 
     def read(self, image: np.ndarray | str | os.PathLike[str]) -> FrameReading:
         """Read an image (a BGR array, or a path loaded with ``load_image``)."""
         if not isinstance(image, np.ndarray):
             image = load_image(image)
-        found = self.detector(image)
-        if self.zoom_out > 1 and not np.any(found.class_id == self.tile_class):
-            found = self.detector(image, zoom_out=self.zoom_out)
+        found = self.detect(image)
         tiles = self.read_tiles(image, found[found.class_id == self.tile_class])
         markers = found[found.class_id == self.marker_class]
         return FrameReading(tiles, markers, (int(image.shape[0]), int(image.shape[1])))
+
+    def detect(self, image: np.ndarray) -> Detections:
+        """Tiles and markers in ``image``, looked at from the distance that suits them.
+
+        At the trained input size first; when no tile shows, again from further
+        away (``zoom_out``: a close-up); when the tiles are tiny, again closer
+        (``ZOOM_IN_SIDE``: a whole table). Over a video the closer look, once
+        needed, is taken first until the tiles are big enough without it.
+        """
+        detector = self.detector
+        close = self.zoom_in_side if _dynamic(detector) else None
+        if close and self._close:
+            found = detector(image, long_side=close)
+            width = self._tile_width(found)
+            base = max(getattr(detector, "input_size", (close, close)))
+            if width is None or width * base / close >= SMALL_TILE_PX:
+                self._close = False
+                if width is None:
+                    found = detector(image)
+            return found
+        found = detector(image)
+        width = self._tile_width(found)
+        if width is None and self.zoom_out > 1:
+            found = detector(image, zoom_out=self.zoom_out)
+        elif close and width is not None and width < SMALL_TILE_PX:
+            nearer = detector(image, long_side=close)
+            if self._tile_width(nearer) is not None:
+                found, self._close = nearer, True
+        return found
+
+    def _tile_width(self, found: Detections) -> float | None:
+        """Median short side of the tiles found, in detector input pixels (None: no tile)."""
+        tiles = found[found.class_id == self.tile_class] if len(found) else found
+        if not len(tiles):
+            return None
+        sides = np.linalg.norm(np.roll(tiles.corners, -1, axis=1) - tiles.corners, axis=2)
+        return float(np.median(sides.min(axis=1))) * float(tiles.metadata.get("gain", 1.0))
 
     def read_tiles(self, image: np.ndarray, tiles: Detections) -> list[TileReading]:
         """Read the values of already-located tiles (corners in ``image`` pixels).
@@ -191,7 +239,8 @@ class TileReader:
         boxes_found = len(boxes)
         h, w = image.shape[:2]
         size_h, size_w = getattr(self.detector, "input_size", (h, w))
-        gain = min(size_h / h, size_w / w)  # image pixels -> detector input pixels
+        # image pixels -> detector input pixels
+        gain = float(tiles.metadata.get("gain", min(size_h / h, size_w / w)))
         gray = None
         for i in range(boxes_found):
             c = boxes[i]
@@ -232,6 +281,11 @@ class TileReader:
             certainty = count_certainty(pips.confidence, self.pip_threshold, self.pip_band)
             results.append((count, certainty, pips[pips.confidence >= self.pip_threshold]))
         return results
+
+
+def _dynamic(detector: Any) -> bool:
+    """Whether ``detector`` takes any input size (an ONNX export with dynamic axes)."""
+    return getattr(getattr(detector, "model", None), "dynamic_size", False) is True
 
 
 def distinct(readings: Sequence[TileReading], iou: float = DUPLICATE_IOU) -> list[int]:

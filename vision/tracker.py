@@ -366,7 +366,7 @@ class Tracker:
             frame_reading = reader.read(frame)
             self.tiles_read += len(frame_reading.tiles)
             return frame_reading.tiles, frame_reading.markers
-        found = detector(frame)
+        found = getattr(reader, "detect", detector)(frame)
         tile_class = getattr(reader, "tile_class", 0)
         marker_class = getattr(reader, "marker_class", 1)
         tiles_found = found[found.class_id == tile_class]

@@ -320,7 +320,8 @@ def run_training(which: str, plan: Plan, data: Path, runs: Path, models: Path) -
     best, metrics, seconds, ran = train_model(
         which, yaml, epochs, imgsz, runs, plan.threads, plan.hours, init
     )
-    onnx = export_onnx(best, imgsz, dynamic=which == "pips", threads=plan.threads)
+    # both dynamic: the reader sizes the tile input to the frame (rect, or closer)
+    onnx = export_onnx(best, imgsz, dynamic=True, threads=plan.threads)
     info = {
         "epochs": ran,
         "epochs_planned": epochs,

@@ -1,0 +1,104 @@
+"""Looking at a frame from the right distance: dynamic-size detector input and the
+reader's closer look at tiny tiles (vision.onnx_models, vision.reader.detect)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from reader_fixtures import untrained_dir
+
+from vision.detections import Detections
+from vision.onnx_models import ObbDetector
+from vision.reader import SMALL_TILE_PX, TileReader
+
+
+@pytest.fixture(scope="module")
+def untrained_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return untrained_dir(tmp_path_factory)
+
+
+def _detector(dynamic: bool, size: int = 416) -> ObbDetector:
+    det = ObbDetector.__new__(ObbDetector)
+    det.model = SimpleNamespace(dynamic_size=dynamic, size=(size, size))  # type: ignore[assignment]
+    return det
+
+
+class TestInputSize:
+    def test_a_fixed_export_takes_its_own_size(self) -> None:
+        assert _detector(False).input_for((720, 1280)) == (416, 416)
+        assert _detector(False).input_for((720, 1280), 640) == (416, 416)
+
+    def test_a_dynamic_export_pads_only_to_the_stride(self) -> None:
+        det = _detector(True)
+        assert det.input_for((720, 1280)) == (256, 416)  # 234 px high -> 256
+        assert det.input_for((720, 1280), 640) == (384, 640)  # 360 -> 384
+        assert det.input_for((1280, 720), 640) == (640, 384)  # portrait
+        assert det.input_for((640, 640)) == (416, 416)
+        h, w = det.input_for((3024, 4032), 640)
+        assert w == 640 and h % 32 == 0 and h >= 480
+
+
+class FakeDetector:
+    """Tiles ``width`` image pixels wide; reports the gain a 1280-wide frame has at
+    the requested long side, like the real detector's metadata."""
+
+    def __init__(self, width: float, dynamic: bool = True) -> None:
+        self.model = SimpleNamespace(dynamic_size=dynamic, size=(416, 416))
+        self.input_size = (416, 416)
+        self.width = width
+        self.calls: list[int | None] = []
+
+    def __call__(self, image: np.ndarray, zoom_out: float = 1.0,
+                 long_side: int | None = None) -> Detections:
+        self.calls.append(long_side)
+        side = long_side or 416
+        w = self.width
+        box = np.array([[100, 100], [100, 100 + w], [100 + 2 * w, 100 + w], [100 + 2 * w, 100]],
+                       np.float32)
+        found = Detections(box[None], np.array([0.9]), np.array([0]))
+        found.metadata["gain"] = side / 1280
+        found.metadata["side"] = side
+        return found
+
+
+def _reader(untrained_models: Path, detector: FakeDetector) -> TileReader:
+    reader = TileReader(untrained_models)
+    vars(reader)["detector"] = detector
+    return reader
+
+
+FRAME = np.zeros((720, 1280, 3), np.uint8)
+
+
+def test_tiny_tiles_are_looked_at_closer_and_video_keeps_the_closer_look(
+    untrained_models: Path,
+) -> None:
+    tiny = SMALL_TILE_PX * 1280 / 416 * 0.6  # 0.6 of the smallest the detector knows
+    det = FakeDetector(tiny)
+    reader = _reader(untrained_models, det)
+    assert reader.detect(FRAME).metadata["side"] == 640
+    assert det.calls == [None, 640]
+    reader.detect(FRAME)  # the next frame goes straight to the closer look
+    assert det.calls == [None, 640, 640]
+
+
+def test_the_closer_look_ends_when_tiles_grow(untrained_models: Path) -> None:
+    det = FakeDetector(SMALL_TILE_PX * 1280 / 416 * 0.6)
+    reader = _reader(untrained_models, det)
+    reader.detect(FRAME)
+    det.width = SMALL_TILE_PX * 1280 / 416 * 2  # the camera came closer
+    reader.detect(FRAME)
+    reader.detect(FRAME)
+    assert det.calls == [None, 640, 640, None]
+
+
+def test_big_tiles_and_fixed_exports_are_looked_at_once(untrained_models: Path) -> None:
+    det = FakeDetector(SMALL_TILE_PX * 1280 / 416 * 2)
+    _reader(untrained_models, det).detect(FRAME)
+    assert det.calls == [None]
+    fixed = FakeDetector(SMALL_TILE_PX * 1280 / 416 * 0.6, dynamic=False)
+    _reader(untrained_models, fixed).detect(FRAME)
+    assert fixed.calls == [None]
