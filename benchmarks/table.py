@@ -1,6 +1,7 @@
 """Table reconstruction and game-following benchmark.
 
-    .venv/bin/python benchmarks/table.py [--tables N] [--games N] [--quick]
+    .venv/bin/python benchmarks/table.py [--tables N] [--rendered N] [--games N] [--quick]
+                                         [--rendered-camera table|fit]
 
 Writes ``benchmarks/results/table.json``. Parts:
 
@@ -12,6 +13,20 @@ Writes ``benchmarks/results/table.json``. Parts:
   whole table exact (engine, every train, every tile, every marker),
   per-train exact, seat assignment (a true train's first tile read under the
   right owner), marker attachment, tables with any uncertainty reported.
+- **rendered**: tables drawn the same way (seeds from 1100000 on, the same
+  tables with and without the mat; no training, eval, layouts or games seed
+  comes near) painted by the generator's painter at 1280x720, one camera
+  straight above framing the whole 1000 mm table (tiles about 16 px wide, as
+  in the layouts part; ``--rendered-camera fit`` frames just the tiles and
+  markers, closer for small tables), with and without the printed hub mat,
+  and read exactly as ``mtrain read IMAGE --players N`` reads them
+  (``TileReader(models/)``, ``vision.mat.detect_mat``,
+  ``vision.table.reconstruct``). The same rates as the layouts part, plus
+  tiles read right (a drawn tile matched one to one by a read tile at polygon
+  IoU >= 0.5 with the same two values), how often a mat was found, and the
+  median time to read one frame (reader and reconstruction; the image is in
+  memory, not loaded from a file). Skipped when ``models/`` holds no trained
+  reader.
 - **games** (``datasets.table_game``): bots play rounds (2–5 players) with
   injected breaches (mismatch, extra-tile, tile-removed, marker-stale,
   duplicate-tile); each table is painted by the generator's painter (one
@@ -38,6 +53,7 @@ import json
 import statistics
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +63,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from datasets.table_layout import (  # noqa: E402
+    TABLE_MM,
+    TableLayout,
     layout_table,
     overhead_homography,
     random_table,
@@ -55,9 +73,13 @@ from datasets.table_layout import (  # noqa: E402
 from engine import TableState  # noqa: E402
 from vision.detections import Detections  # noqa: E402
 from vision.mat import MatView  # noqa: E402
-from vision.table import reconstruct  # noqa: E402
+from vision.table import TableReading, reconstruct  # noqa: E402
 
 SEED_BASE = 900_000
+#: Seeds of the rendered part: table ``i`` is seed ``RENDERED_SEED_BASE + i``
+#: with and without the mat (the layouts part uses ``SEED_BASE`` to
+#: ``SEED_BASE + 500_000 + tables``, the games ``SEED_BASE + 77`` on).
+RENDERED_SEED_BASE = SEED_BASE + 200_000
 RESULTS = ROOT / "benchmarks" / "results" / "table.json"
 
 
@@ -65,18 +87,108 @@ def _trains(table: TableState) -> dict[str, tuple[tuple[tuple[int, int], ...], b
     return {str(t.owner): (t.tiles, t.marker) for t in table.trains if t.tiles or t.marker}
 
 
+def _train_text(want: tuple[tuple[int, int], ...], got: tuple[tuple[int, int], ...]) -> str:
+    """``8 tiles read as 3, from tile 2: 5-3 read as 5-4`` (tiles counted from the hub)."""
+    k = next(i for i in range(max(len(want), len(got)))
+             if i >= len(want) or i >= len(got) or want[i] != got[i])
+    first = ("-".join(map(str, want[k])) if k < len(want) else "nothing") + " read as " + (
+        "-".join(map(str, got[k])) if k < len(got) else "nothing")
+    return f"{len(want)} tiles read as {len(got)}, from tile {k + 1}: {first}"
+
+
+def differences(truth: TableState, reading: TableReading) -> list[str]:
+    """What a table reading got wrong, one short phrase per wrong thing (none: exact)."""
+    if reading.table is None:
+        return ["no table (no engine found)"]
+    out = []
+    if reading.table.engine != truth.engine:
+        out.append(f"engine {truth.engine} read as {reading.table.engine}")
+    want, got = _trains(truth), _trains(reading.table)
+    for owner in sorted(set(want) | set(got)):
+        (w_tiles, w_marker), (g_tiles, g_marker) = want.get(owner, ((), False)), \
+            got.get(owner, ((), False))
+        if w_tiles != g_tiles:
+            out.append(f"train {owner}: {_train_text(w_tiles, g_tiles)}")
+        if w_marker != g_marker:
+            out.append(f"train {owner}: marker {'missed' if w_marker else 'added'}")
+    return out
+
+
+@dataclass
+class Tally:
+    """The rates of table readings against the true tables (shared by the parts).
+
+    Whole table exact: engine, every train, every tile, every marker. Per
+    train: each true train with tiles read with exactly those tiles under its
+    owner. Seat assignment: each true train's first tile read under the right
+    owner. Marker attachment: each true marker read on the right train.
+    """
+
+    tables: int = 0
+    exact: int = 0
+    trains_ok: int = 0
+    trains_total: int = 0
+    seats_ok: int = 0
+    seats_total: int = 0
+    markers_ok: int = 0
+    markers_total: int = 0
+    uncertain: int = 0
+    failures: list[str] = field(default_factory=list)
+
+    def add(self, truth: TableState, reading: TableReading, label: str) -> bool:
+        """Count one reading of ``truth``; a wrong one is described after ``label``."""
+        diffs = differences(truth, reading)
+        self.tables += 1
+        self.exact += not diffs
+        self.uncertain += bool(reading.uncertainties)
+        if diffs and len(self.failures) < 10:
+            doubts = [u.message for u in reading.uncertainties[:2]]
+            self.failures.append(f"{label}: " + "; ".join(diffs[:3] + doubts)
+                                 + (f" (+{len(diffs) - 3} more)" if len(diffs) > 3 else ""))
+        got = _trains(reading.table) if reading.table is not None else {}
+        for owner, (pairs, marker) in _trains(truth).items():
+            if pairs:
+                self.trains_total += 1
+                self.trains_ok += got.get(owner, ((), False))[0] == pairs
+            if marker:
+                self.markers_total += 1
+                self.markers_ok += got.get(owner, ((), False))[1]
+        # seat assignment: the train holding each true train's first tile
+        owner_of_first = {} if reading.table is None else {
+            t.tiles[0]: str(t.owner) for t in reading.table.trains if t.tiles}
+        for train in truth.trains:
+            if train.tiles:
+                self.seats_total += 1
+                self.seats_ok += owner_of_first.get(train.tiles[0]) == str(train.owner)
+        return not diffs
+
+    def rates(self) -> dict[str, Any]:
+        n = max(self.tables, 1)
+        return {
+            "whole_table_exact": round(self.exact / n, 4),
+            "per_train_exact": round(self.trains_ok / max(self.trains_total, 1), 4),
+            "seat_assignment": round(self.seats_ok / max(self.seats_total, 1), 4),
+            "marker_attachment": round(self.markers_ok / max(self.markers_total, 1), 4),
+            "tables_with_uncertainty": round(self.uncertain / n, 4),
+        }
+
+
+def _draw(rng: np.random.Generator, i: int,
+          mat: bool) -> tuple[int, int, TableState, TableLayout]:
+    """Table ``i`` of a part: players, tiles besides the engine, the table, its layout."""
+    players = 2 + i % 7
+    n_tiles = int(rng.integers(0, 61))
+    truth = random_table(rng, players, 12, n_tiles, marker_rate=0.35)
+    return players, n_tiles, truth, layout_table(truth, players, rng, mat=mat)
+
+
 def layouts(n: int, mat: bool, noise_px: float, tilt: float) -> dict[str, Any]:
-    exact = trains_ok = trains_total = seats_ok = seats_total = 0
-    markers_ok = markers_total = uncertain = 0
+    tally = Tally()
     times: list[float] = []
-    failures: list[str] = []
     for i in range(n):
         seed = SEED_BASE + i + (500_000 if mat else 0)
         rng = np.random.default_rng(seed)
-        players = 2 + i % 7
-        n_tiles = int(rng.integers(0, 61))
-        truth = random_table(rng, players, 12, n_tiles, marker_rate=0.35)
-        layout = layout_table(truth, players, rng, mat=mat)
+        players, n_tiles, truth, layout = _draw(rng, i, mat)
         to_image = overhead_homography(layout.size, (1280, 720), rng, tilt=tilt)
         tiles, marker_corners = seen_tiles(layout, to_image, rng, noise_px=noise_px)
         k = len(marker_corners)
@@ -87,49 +199,89 @@ def layouts(n: int, mat: bool, noise_px: float, tilt: float) -> dict[str, Any]:
         t0 = time.perf_counter()
         reading = reconstruct(tiles, markers, players, view)
         times.append(time.perf_counter() - t0)
-        got = _trains(reading.table) if reading.table is not None else {}
-        want = _trains(truth)
-        ok = reading.table is not None and reading.table.engine == truth.engine and got == want
-        exact += ok
-        uncertain += bool(reading.uncertainties)
-        if not ok and len(failures) < 10:
-            failures.append(f"seed {seed}: {players} players, {n_tiles} tiles; "
-                            + "; ".join(u.message for u in reading.uncertainties[:2]))
-        for owner, (pairs, marker) in want.items():
-            if pairs:
-                trains_total += 1
-                trains_ok += got.get(owner, ((), False))[0] == pairs
-            if marker:
-                markers_total += 1
-                markers_ok += got.get(owner, ((), False))[1]
-        # seat assignment: the train holding each true train's first tile
-        if reading.table is not None:
-            owner_of_first = {t.tiles[0]: str(t.owner) for t in reading.table.trains if t.tiles}
-            for train in truth.trains:
-                if train.tiles:
-                    seats_total += 1
-                    seats_ok += owner_of_first.get(train.tiles[0]) == str(train.owner)
-        else:
-            seats_total += sum(1 for t in truth.trains if t.tiles)
+        tally.add(truth, reading, f"seed {seed}: {players} players, {n_tiles} tiles")
     return {
         "tables": n, "mat": mat, "corner_noise_px": noise_px, "camera_tilt": tilt,
-        "whole_table_exact": round(exact / n, 4),
-        "per_train_exact": round(trains_ok / max(trains_total, 1), 4),
-        "seat_assignment": round(seats_ok / max(seats_total, 1), 4),
-        "marker_attachment": round(markers_ok / max(markers_total, 1), 4),
-        "tables_with_uncertainty": round(uncertain / n, 4),
+        **tally.rates(),
         "reconstruct_ms_median": round(1000 * statistics.median(times), 2),
-        "failures": failures,
+        "failures": tally.failures,
+    }
+
+
+def rendered(n: int, mat: bool, reader: Any, seed_base: int = RENDERED_SEED_BASE,
+             camera: str = "table") -> dict[str, Any]:
+    """``n`` random tables painted by the generator and read as ``mtrain read`` reads them.
+
+    ``reader`` is a ``vision.reader.TileReader`` (or a
+    ``datasets.table_game.OracleReader``, which is handed each picture's
+    drawn tiles, to measure the rest on the same pictures). ``camera``
+    ``"table"``: one camera frames the whole table, whatever lies on it (a
+    fixed rig); ``"fit"``: the camera frames each table's tiles and markers
+    only, so that small tables are seen closer.
+    """
+    if camera not in ("table", "fit"):
+        raise ValueError(f"camera must be 'table' or 'fit', not {camera!r}")
+    from benchmarks.vision import match
+    from datasets.table_game import OracleReader, render_tables
+    from vision.cli import reconstruct_table
+    from vision.mat import detect_mat
+
+    tally = Tally()
+    times: list[float] = []
+    tiles_total = tiles_right = mats_found = 0
+    renderer = ""
+    widths: list[float] = []
+    for i in range(n):
+        seed = seed_base + i
+        players, n_tiles, truth, layout = _draw(np.random.default_rng(seed), i, mat)
+        area = (0.0, 0.0, *layout.size) if camera == "table" else None
+        shown = render_tables([layout], style_seed=seed, area_mm=area)[0]
+        renderer = shown.renderer
+        widths += [float(np.linalg.norm(c[1] - c[0])) for _, c in shown.tiles]
+        if isinstance(reader, OracleReader):
+            reader.current = shown
+        t0 = time.perf_counter()
+        frame = reader.read(shown.image)
+        reading = reconstruct_table(frame, players, shown.image)
+        times.append(time.perf_counter() - t0)
+        mats_found += detect_mat(shown.image) is not None
+        want = np.array([c for _, c in shown.tiles], np.float32).reshape(-1, 4, 2)
+        got = np.array([t.corners for t in frame.tiles], np.float32).reshape(-1, 4, 2)
+        right = sum(sorted(shown.tiles[a][0]) == sorted(frame.tiles[b].values)
+                    for a, b in match(want, got))
+        tiles_total += len(want)
+        tiles_right += right
+        tally.add(truth, reading, f"seed {seed}: {players} players, {n_tiles} tiles, "
+                                  f"{right}/{len(want)} read right ({len(got)} read)")
+    return {
+        "tables": n, "mat": mat, "seeds": f"{seed_base}..{seed_base + n - 1}",
+        "frames": f"{renderer}, 1280x720, camera straight above framing "
+                  + (f"the whole {TABLE_MM:.0f} mm table" if camera == "table"
+                     else "each table's tiles and markers"),
+        "tile_width_px_median": round(statistics.median(widths), 1) if widths else None,
+        "reader": "oracle (the drawn tiles)" if isinstance(reader, OracleReader)
+                  else type(reader).__name__,
+        **tally.rates(),
+        "tiles_read_right": round(tiles_right / max(tiles_total, 1), 4),
+        "mat_found": round(mats_found / max(n, 1), 4),
+        "read_ms_median": round(1000 * statistics.median(times), 1) if times else None,
+        "failures": tally.failures,
     }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tables", type=int, default=400, help="tables per layout setting")
+    parser.add_argument("--rendered", type=int, default=40, metavar="N",
+                        help="rendered tables read by the trained models, per setting")
+    parser.add_argument("--rendered-camera", choices=("table", "fit"), default="table",
+                        help="rendered tables: the camera frames the whole table (default) "
+                             "or just what lies on it")
     parser.add_argument("--games", type=int, default=6, help="rounds to follow on video")
     parser.add_argument("--quick", action="store_true", help="a few of each, for a smoke test")
     args = parser.parse_args(argv)
     n_tables = 30 if args.quick else args.tables
+    n_rendered = 4 if args.quick else args.rendered
     n_games = 1 if args.quick else args.games
     results: dict[str, Any] = {"seed_base": SEED_BASE, "layouts": []}
     for mat in (True, False):
@@ -140,12 +292,30 @@ def main(argv: list[str] | None = None) -> int:
                   f"whole {part['whole_table_exact']:.3f}, train {part['per_train_exact']:.3f}, "
                   f"seat {part['seat_assignment']:.3f}, marker {part['marker_attachment']:.3f}, "
                   f"{part['reconstruct_ms_median']} ms")
+    trained = (ROOT / "models" / "models.json").exists()
+    results["rendered"] = []
+    if trained and n_rendered > 0:
+        from engine import RuleSet
+        from vision.reader import TileReader
+
+        # as ``mtrain read`` builds it: values up to the standard set's
+        cli_reader = TileReader(ROOT / "models", max_value=RuleSet.preset("standard").set)
+        for mat in (True, False):
+            part = rendered(n_rendered, mat, cli_reader, camera=args.rendered_camera)
+            results["rendered"].append(part)
+            print(f"[table] rendered mat={mat}: whole {part['whole_table_exact']:.3f}, "
+                  f"train {part['per_train_exact']:.3f}, seat {part['seat_assignment']:.3f}, "
+                  f"marker {part['marker_attachment']:.3f}, "
+                  f"tiles {part['tiles_read_right']:.3f}, mat found {part['mat_found']:.2f}, "
+                  f"{part['read_ms_median']} ms per frame")
+    elif not trained:
+        print("[table] models/ has no trained reader: rendered tables skipped")
     from datasets.table_game import benchmark_games
 
     results["games"] = []
     runs: list[tuple[str, Any, bool, int | None]] = [
         ("oracle", None, False, None), ("oracle", None, True, None)]
-    if (ROOT / "models" / "models.json").exists():
+    if trained:
         from vision.reader import TileReader
 
         reader = TileReader(ROOT / "models")

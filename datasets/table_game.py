@@ -247,14 +247,29 @@ for _v in range(7, 19):
 _KIND_COLOUR = {"coin": (40, 170, 210), "toy-train": (40, 40, 200), "pawn": (200, 60, 60)}
 
 
-def framing(layouts: Sequence[TableLayout], size: tuple[int, int] = FRAME_SIZE,
-            margin_mm: float = 40.0) -> np.ndarray:
-    """A homography table mm -> pixels of a camera straight above that frames every layout."""
+def _extent(layouts: Sequence[TableLayout],
+            area_mm: tuple[float, float, float, float] | None) -> tuple[np.ndarray, np.ndarray]:
+    """Lowest and highest table mm of every layout's tiles and markers (and of ``area_mm``)."""
     pts = np.concatenate([np.concatenate([t.corners for t in lay.tiles]
                                          + [m.corners for m in lay.markers])
                           for lay in layouts])
-    x0, y0 = pts.min(axis=0) - margin_mm
-    x1, y1 = pts.max(axis=0) + margin_mm
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    if area_mm is not None:
+        lo = np.minimum(lo, np.asarray(area_mm[:2], float))
+        hi = np.maximum(hi, np.asarray(area_mm[2:], float))
+    return lo, hi
+
+
+def framing(layouts: Sequence[TableLayout], size: tuple[int, int] = FRAME_SIZE,
+            margin_mm: float = 40.0,
+            area_mm: tuple[float, float, float, float] | None = None) -> np.ndarray:
+    """A homography table mm -> pixels of a camera straight above that frames every layout.
+
+    ``area_mm`` ``(x0, y0, x1, y1)``: frame at least that part of the table too.
+    """
+    lo, hi = _extent(layouts, area_mm)
+    x0, y0 = lo - margin_mm
+    x1, y1 = hi + margin_mm
     scale = min(size[0] / (x1 - x0), size[1] / (y1 - y0))
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     return np.array([[scale, 0, size[0] / 2 - scale * cx],
@@ -346,19 +361,21 @@ def composite_mat(image: np.ndarray, table_to_image: np.ndarray, layout: TableLa
 
 
 def render_tables(layouts: Sequence[TableLayout], size: tuple[int, int] = FRAME_SIZE,
-                  style_seed: int = 0, renderer: str = "generator") -> list[Shown]:
+                  style_seed: int = 0, renderer: str = "generator",
+                  area_mm: tuple[float, float, float, float] | None = None) -> list[Shown]:
     """Picture every layout from one fixed camera straight above the table.
 
     ``renderer`` ``"generator"`` uses the synthetic generator's painter (tile
     style, shadows, lighting as in the training images) when it is there,
-    else (or with ``"simple"``) :func:`draw_layout`.
+    else (or with ``"simple"``) :func:`draw_layout`. The camera frames every
+    layout's tiles and markers, and ``area_mm`` ``(x0, y0, x1, y1)`` when given.
     """
     if renderer == "generator":
         try:
-            return _render_with_generator(layouts, size, style_seed)
+            return _render_with_generator(layouts, size, style_seed, area_mm)
         except (ImportError, AttributeError, TypeError):  # the generator's internals moved
             pass
-    to_image = framing(layouts, size)
+    to_image = framing(layouts, size, area_mm=area_mm)
     out = []
     for layout in layouts:
         image = draw_layout(layout, to_image, size)
@@ -371,16 +388,16 @@ def render_tables(layouts: Sequence[TableLayout], size: tuple[int, int] = FRAME_
 
 
 def _render_with_generator(layouts: Sequence[TableLayout], size: tuple[int, int],
-                           style_seed: int) -> list[Shown]:
+                           style_seed: int,
+                           area_mm: tuple[float, float, float, float] | None = None
+                           ) -> list[Shown]:
     """The generator's painter (``datasets.render``), one fixed overhead camera, seat 0 down."""
     from datasets import render
     from datasets.camera import Camera
     from datasets.table_scene import PlaneMarker, PlaneScene, PlaneTile
 
-    pts = np.concatenate([np.concatenate([t.corners for t in lay.tiles]
-                                         + [m.corners for m in lay.markers])
-                          for lay in layouts])
-    lo, hi = pts.min(axis=0) - 40.0, pts.max(axis=0) + 40.0
+    lo, hi = _extent(layouts, area_mm)
+    lo, hi = lo - 40.0, hi + 40.0
     origin = (lo + hi) / 2
     flip = np.array([1.0, -1.0])  # the generator's plane has y up; ours y towards seat 0
 
