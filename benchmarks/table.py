@@ -142,9 +142,12 @@ class Tally:
         self.exact += not diffs
         self.uncertain += bool(reading.uncertainties)
         if diffs and len(self.failures) < 10:
-            doubts = [u.message for u in reading.uncertainties[:2]]
-            self.failures.append(f"{label}: " + "; ".join(diffs[:3] + doubts)
-                                 + (f" (+{len(diffs) - 3} more)" if len(diffs) > 3 else ""))
+            said = diffs[:3] + [f"{len(diffs) - 3} more differences"] * (len(diffs) > 3)
+            doubts = reading.uncertainties
+            if doubts:
+                said.append(f"{len(doubts)} doubt{'s' * (len(doubts) > 1)} reported, "
+                            f"first: {doubts[0].message}")
+            self.failures.append(f"{label}: " + "; ".join(said))
         got = _trains(reading.table) if reading.table is not None else {}
         for owner, (pairs, marker) in _trains(truth).items():
             if pairs:

@@ -1,7 +1,8 @@
 """Render labelled scenes: a seed in, an image and its label JSON out.
 
 Kinds (see docs/DESIGN.md): ``hands`` (loose tiles, rows of tiles),
-``table`` (a Mexican Train table round a hub), ``closeup`` (one to three
+``table`` (a Mexican Train table round a hub), ``table-mat`` (the same on
+the printed hub mat), ``closeup`` (one to three
 tiles filling the frame, like a photo or crop of a single tile) and ``crops`` (half-tile crops
 cut by :func:`vision.crops.half_crops` from rendered scenes with jittered
 corners, the pip model's training data). Every image ``index`` of a seed has
@@ -30,7 +31,7 @@ from datasets.table_scene import (
 from datasets.textures import TileStyle, background, render_face
 from vision.crops import HALF_PX, half_crops
 
-KINDS = ("hands", "table", "closeup", "crops")
+KINDS = ("hands", "table", "table-mat", "closeup", "crops")
 
 #: Output sizes (width, height), all with a long side of 1280 (webcam frames and
 #: phone photos are all shrunk to the detector's input size anyway).
@@ -370,6 +371,32 @@ class _Painter:
         )
         _blend_polygon(self.img, inner, colour * 0.85)
 
+    def mat(self, players: int, mat_to_plane: np.ndarray) -> None:
+        """The printed hub mat (``vision.mat``) lying flat on the table."""
+        from vision.mat import mat_image
+        from vision.mat_geometry import MAT_SIDE_MM
+
+        px_per_mm = 3.0
+        sheet = mat_image(players, px_per_mm)
+        half = MAT_SIDE_MM / 2
+        px_to_mat = np.array([[1 / px_per_mm, 0, -half], [0, 1 / px_per_mm, -half], [0, 0, 1]])
+        quad = np.array([[-half, -half], [half, -half], [half, half], [-half, half]], float)
+        on_plane = cv2.perspectiveTransform(quad[None], mat_to_plane)[0]
+        on_image = self.cam.project(np.concatenate([on_plane, np.zeros((4, 1))], 1))
+        plane_to_image = cv2.getPerspectiveTransform(
+            on_plane.astype(np.float32), on_image.astype(np.float32)
+        )
+        warp = plane_to_image @ mat_to_plane @ px_to_mat
+        h, w = self.img.shape[:2]
+        flat = cv2.warpPerspective(sheet, warp, (w, h), flags=cv2.INTER_AREA)
+        area = cv2.warpPerspective(
+            np.full(sheet.shape[:2], 255, np.uint8), warp, (w, h), flags=cv2.INTER_LINEAR
+        )
+        paper = float(self.rng.uniform(0.8, 1.0))  # paper a little grey or cream
+        tint = np.array(self.rng.uniform(0.92, 1.0, 3), np.float32)
+        alpha = (area.astype(np.float32) / 255.0)[..., None]
+        self.img = self.img * (1 - alpha) + flat.astype(np.float32) * paper * tint * alpha
+
     # clutter --------------------------------------------------------------------
     def clutter(self, region: np.ndarray, width_mm: float) -> None:
         """Things that are not tiles: playing cards, paper, a cup, a pen (hard negatives)."""
@@ -563,6 +590,8 @@ def _paint(
 ) -> Scene:
     style = TileStyle.random(rng)
     painter = _Painter(cam, rng, style)
+    if "mat" in plane.extras:
+        painter.mat(*plane.extras["mat"])
     height = style.thickness * width_mm
     for t in plane.tiles:
         painter.cast_shadow(t.corners, height)
@@ -742,11 +771,14 @@ def _keep_inside(plane: PlaneScene, cam: Camera, width_mm: float) -> PlaneScene:
     return plane
 
 
-def render_table(rng: np.random.Generator, size: tuple[int, int] | None = None) -> Scene:
-    """A Mexican Train table seen by a webcam above it (sometimes at an angle)."""
+def render_table(
+    rng: np.random.Generator, size: tuple[int, int] | None = None, mat: bool = False
+) -> Scene:
+    """A Mexican Train table seen by a webcam above it (sometimes at an angle); with
+    ``mat``, laid out on the printed hub mat."""
     size = size or ((1280, 720) if rng.random() < 0.7 else _pick_size(rng))
     width_mm = float(rng.uniform(21, 26))
-    plane = table_objects(rng, width_mm)
+    plane = table_objects(rng, width_mm, mat)
     pts = np.concatenate([t.corners for t in plane.tiles] + [m.centre[None] for m in plane.markers])
     oblique = rng.random() < 0.2
     centre = pts.mean(0) if rng.random() < 0.5 else (pts.min(0) + pts.max(0)) / 2
@@ -773,7 +805,7 @@ def render_table(rng: np.random.Generator, size: tuple[int, int] | None = None) 
     plane = _keep_inside(plane, cam, width_mm)
     plane.extras["region"] = _plane_region(cam, 0.0)
     arms = int(rng.random() < 0.35) + int(rng.random() < 0.15)
-    return _paint(plane, cam, rng, width_mm, "table", arms)
+    return _paint(plane, cam, rng, width_mm, "table-mat" if mat else "table", arms)
 
 
 # --------------------------------------------------------------------------- crops
@@ -866,11 +898,13 @@ def render_crops(
 
 
 def render(kind: str, rng: np.random.Generator) -> Scene:
-    """One scene of ``kind`` (``hands``, ``table`` or ``closeup``)."""
+    """One scene of ``kind`` (``hands``, ``table``, ``table-mat`` or ``closeup``)."""
     if kind == "hands":
         return render_hands(rng)
     if kind == "table":
         return render_table(rng)
+    if kind == "table-mat":
+        return render_table(rng, mat=True)
     if kind == "closeup":
         return render_closeup(rng)
     raise ValueError(f"unknown scene kind {kind!r}")

@@ -152,13 +152,21 @@ def _random_marker(rng: np.random.Generator, centre: np.ndarray, width: float) -
     )
 
 
-def table_objects(rng: np.random.Generator, width: float) -> PlaneScene:
-    """A Mexican Train table: an engine double in a hub, trains radiating from it."""
-    scene = _from_table_layout(rng, width)
+def table_objects(rng: np.random.Generator, width: float, mat: bool = False) -> PlaneScene:
+    """A Mexican Train table: an engine double in a hub, trains radiating from it.
+
+    With ``mat`` the hub is the printed mat (``hardware/``): trains start in its
+    slots and ``extras["mat"]`` holds ``(players, mat mm -> plane 3x3)``.
+    """
+    scene = _from_table_layout(rng, width, mat)
+    if scene is None and mat:
+        raise ValueError("no table could be laid out on the mat")
     return scene if scene is not None else _own_table(rng, width)
 
 
-def _from_table_layout(rng: np.random.Generator, width: float) -> PlaneScene | None:
+def _from_table_layout(
+    rng: np.random.Generator, width: float, mat: bool = False
+) -> PlaneScene | None:
     """A table from ``datasets.table_layout`` (the shared layout), when it is importable.
 
     Its plane has ``y`` towards seat 0 (image down); ours has ``y`` up, so ``y``
@@ -174,11 +182,11 @@ def _from_table_layout(rng: np.random.Generator, width: float) -> PlaneScene | N
     n_tiles = int(rng.integers(0, 14 + 4 * players))
     table = random_table(rng, players, set_size, n_tiles, marker_rate=0.35)
     try:
-        layout = layout_table(table, players, rng)
+        layout = layout_table(table, players, rng, mat=mat)
     except ValueError:
         table = random_table(rng, players, set_size, n_tiles // 2, marker_rate=0.35)
         try:
-            layout = layout_table(table, players, rng)
+            layout = layout_table(table, players, rng, mat=mat)
         except ValueError:
             return None
     flip = np.array([1.0, -1.0])
@@ -208,14 +216,22 @@ def _from_table_layout(rng: np.random.Generator, width: float) -> PlaneScene | N
                 size=size,
             )
         )
-    hub = (np.zeros(2), float(layout.hub.radius) * scale - 3) if rng.random() < 0.7 else None
+    extras: dict[str, Any] = {"seat0_down": True}
+    if mat:
+        to_plane = np.array(
+            [[scale, 0.0, -scale * origin[0]], [0.0, -scale, scale * origin[1]], [0.0, 0.0, 1.0]]
+        )
+        extras["mat"] = (players, to_plane @ layout.hub.mat_matrix)
+        hub = None
+    else:
+        hub = (np.zeros(2), float(layout.hub.radius) * scale - 3) if rng.random() < 0.7 else None
     return PlaneScene(
         tiles=tiles,
         markers=markers,
         hub=hub,
         table=table.to_json(),
         set_size=set_size,
-        extras={"seat0_down": True},
+        extras=extras,
     )
 
 

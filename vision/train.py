@@ -29,10 +29,12 @@ SEEDS = {
     "table-train": 102,
     "crops-train": 103,
     "closeup-train": 104,
+    "table-mat-train": 105,
     "hands-val": 201,
     "table-val": 202,
     "crops-val": 203,
     "closeup-val": 204,
+    "table-mat-val": 205,
 }
 EVAL_SEEDS = {"hands": 9001, "table": 9002}
 
@@ -79,7 +81,8 @@ PIP_NAMES = ["pip"]
 class Plan:
     """Sizes of one training run (defaults: the shipped models)."""
 
-    tile_count: int = 1500  # training scenes: 2/3 hands, 1/3 table (+1/7 close-ups)
+    # training scenes: 2/3 hands, 1/3 table; plus 1/7 close-ups and 1/5 tables on the mat
+    tile_count: int = 1500
     tile_epochs: int = 30
     imgsz: int = 416
     pip_count: int = 12000  # training crops
@@ -133,6 +136,8 @@ def tile_dataset(data: Path, plan: Plan) -> Path:
     # close-ups (one to three tiles filling the frame) on top: added after the first
     # shipped runs, so the hands/table sets of a given count stay what they were
     n_close, n_close_val = max(1, plan.tile_count // 7), max(1, n_val // 7)
+    # and tables on the printed hub mat (its markers and slots under the tiles)
+    n_mat, n_mat_val = max(1, plan.tile_count // 5), max(1, n_val // 5)
     scenes = data / "scenes"
     folders = {
         "train": [
@@ -140,6 +145,9 @@ def tile_dataset(data: Path, plan: Plan) -> Path:
             _synth_once(scenes / "table-train", "table", n_table, SEEDS["table-train"], plan.jobs),
             _synth_once(
                 scenes / "closeup-train", "closeup", n_close, SEEDS["closeup-train"], plan.jobs
+            ),
+            _synth_once(
+                scenes / "table-mat-train", "table-mat", n_mat, SEEDS["table-mat-train"], plan.jobs
             ),
         ],
         "val": [
@@ -151,6 +159,9 @@ def tile_dataset(data: Path, plan: Plan) -> Path:
             ),
             _synth_once(
                 scenes / "closeup-val", "closeup", n_close_val, SEEDS["closeup-val"], plan.jobs
+            ),
+            _synth_once(
+                scenes / "table-mat-val", "table-mat", n_mat_val, SEEDS["table-mat-val"], plan.jobs
             ),
         ],
     }

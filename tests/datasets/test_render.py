@@ -144,3 +144,20 @@ def test_closeups_show_one_to_three_whole_tiles_filling_the_frame() -> None:
         # the same seed gives the same picture; the kind is reachable by name
         assert np.array_equal(render("closeup", scene_rng(4244, i)).image, scene.image)
     assert np.median(sizes) > 0.5  # the tiles fill most of the frame, unlike hands scenes
+
+
+def test_tables_on_the_mat_show_a_mat_the_reader_finds() -> None:
+    from datasets.render import render
+    from vision.mat import detect_mat
+
+    found = 0
+    for i in range(3):
+        scene = render("table-mat", scene_rng(4245, i))
+        labels = _labelled(scene)
+        assert labels["kind"] == "table-mat" and labels["table"] is not None
+        seats = [t["owner"] for t in labels["table"]["trains"] if t["owner"] != "mexican"]
+        mat = detect_mat(scene.image)
+        found += mat is not None
+        if mat is not None:  # printed for the table's player count: every seat has a slot
+            assert 2 <= mat.players <= 8 and mat.players > max(seats, default=-1)
+    assert found >= 2  # a hand or a steep view may hide a marker now and then
