@@ -253,24 +253,39 @@ class TileReader:
             if fit.found and abs(fit.shift) > 0.05 * width:
                 boxes.append(snapped)
                 owner.append(i)
-        crops: list[np.ndarray] = []
-        for corners in boxes:
-            crops.extend(tile_half_crops(image, corners))
-        counts = self.count_pips(crops)
+        found = self.read_at(image, np.array(boxes, np.float32), tiles.confidence[owner])
         best: dict[int, TileReading] = {}
-        for k, corners in enumerate(boxes):
-            (a, cert_a, pips_a), (b, cert_b, pips_b) = counts[2 * k], counts[2 * k + 1]
-            det = float(tiles.confidence[owner[k]])
-            confidence = det * cert_a * cert_b
-            uncertain = (confidence < self.uncertain_below
-                         or a > self.max_value or b > self.max_value)
-            reading = TileReading((a, b), corners, confidence, uncertain, det,
-                                  (cert_a, cert_b), (pips_a, pips_b))
+        for k, reading in enumerate(found):
             held = best.get(owner[k])  # a snapped box wins a tie: it comes later
             if held is None or reading.confidence >= held.confidence:
                 best[owner[k]] = reading
         readings = sorted(best.values(), key=lambda t: -t.confidence)
         return [readings[i] for i in distinct(readings)]
+
+    def read_at(self, image: np.ndarray, corners: np.ndarray,
+                detector_confidence: np.ndarray | None = None) -> list[TileReading]:
+        """One reading per box ``corners`` ``(N, 4, 2)`` (corner convention), read exactly
+        there, in order: no snapping, merging or sorting. A video tracker uses it to
+        look again where a tile lay."""
+        boxes = np.asarray(corners, np.float32).reshape(-1, 4, 2)
+        if not len(boxes):
+            return []
+        scores = (np.ones(len(boxes), np.float32) if detector_confidence is None
+                  else np.asarray(detector_confidence, np.float32))
+        crops: list[np.ndarray] = []
+        for box in boxes:
+            crops.extend(tile_half_crops(image, box))
+        counts = self.count_pips(crops)
+        readings = []
+        for k, box in enumerate(boxes):
+            (a, cert_a, pips_a), (b, cert_b, pips_b) = counts[2 * k], counts[2 * k + 1]
+            det = float(scores[k])
+            confidence = det * cert_a * cert_b
+            uncertain = (confidence < self.uncertain_below
+                         or a > self.max_value or b > self.max_value)
+            readings.append(TileReading((a, b), box, confidence, uncertain, det,
+                                        (cert_a, cert_b), (pips_a, pips_b)))
+        return readings
 
     def count_pips(self, crops: Sequence[np.ndarray]) -> list[tuple[int, float, Detections]]:
         """``(count, certainty, pips)`` for each half crop; one model batch for all."""

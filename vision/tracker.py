@@ -346,6 +346,8 @@ class Tracker:
         self.reads = 0
         self.tiles_read = 0
         self.tiles_reused = 0
+        #: Confirmed tiles the detector missed, kept because they read the same again.
+        self.tiles_kept = 0
 
     @property
     def reader(self) -> Any:
@@ -386,6 +388,19 @@ class Tracker:
             assert m is not None
             tiles.append(cache.readings[m])
             agree.append(cache.agree[m])
+        # A confirmed tile the detector missed this time is looked at again where it
+        # lay: still there if it reads the same. A tile taken away reads otherwise.
+        read_at = getattr(reader, "read_at", None)
+        seen = {m for m in matches if m is not None}
+        unseen = [m for m in range(len(cache.readings))
+                  if m not in seen and cache.agree[m] >= CONFIRMED_READS]
+        if read_at is not None and unseen:
+            again = read_at(frame, np.array([cache.corners[m] for m in unseen]))
+            for m, reading in zip(unseen, again, strict=True):
+                if sorted(reading.values) == sorted(cache.readings[m].values):
+                    tiles.append(cache.readings[m])
+                    agree.append(cache.agree[m])
+                    self.tiles_kept += 1
         for reading in fresh:
             m = cache.match(np.asarray(reading.corners))
             same = m is not None and sorted(cache.readings[m].values) == sorted(reading.values)

@@ -268,3 +268,56 @@ def test_empty_folder_is_bad_input(tmp_path: Path) -> None:
 
     with pytest.raises(BadInputError):
         Tracker(tmp_path, 3)
+
+
+class MissingReader(FakeReader):
+    """Its detector stops seeing the second tile played once four are down; ``read_at``
+    (looking again where a tile lay) sees it still there, or, with ``gone``, sees
+    something else there."""
+
+    def __init__(self, game: Game, gone: bool = False) -> None:
+        super().__init__(game)
+        self.gone = gone
+        self.looked_again = 0
+
+    def detector(self, frame: np.ndarray) -> Detections:
+        found = super().detector(frame)
+        k = int(frame[0, 0, 0]) if frame[0, 0, 0] < 200 else 0
+        if k < 4:
+            return found
+        lost = apply_homography(self.game.to_image, self.game.order[1].corners).mean(axis=0)
+        keep = np.linalg.norm(found.corners.mean(axis=1) - lost, axis=1) > 2.0
+        return found[keep]
+
+    def read_at(self, frame: np.ndarray, corners: np.ndarray) -> list[SeenTile]:
+        self.looked_again += len(corners)
+        out = []
+        for c in corners:
+            near = [t for t in self.game.tiles(int(frame[0, 0, 0]))
+                    if np.linalg.norm(apply_homography(self.game.to_image, t.corners).mean(axis=0)
+                                      - c.mean(axis=0)) < 2.0]
+            values = (13, 13) if self.gone or not near else near[0].values
+            out.append(SeenTile(values, c))
+        return out
+
+
+def test_a_tile_the_detector_misses_is_kept_when_it_reads_the_same(tmp_path: Path) -> None:
+    game = Game(6, n_tiles=7)
+    states = list(range(len(game.order) + 1))
+    frames = _video(game, states, np.random.default_rng(6))
+    reader = MissingReader(game)
+    tracker, events = _track(tmp_path, game, frames, reader)
+    assert reader.looked_again > 0 and tracker.tiles_kept > 0
+    assert [e.table for e in events if e.kind == "table"] == [game.state(k) for k in states]
+    assert not any(e.kind == "alert" and e.alert is not None and e.alert.code == "tile-removed"
+                   for e in events)
+
+
+def test_a_tile_that_reads_otherwise_where_it_lay_is_gone(tmp_path: Path) -> None:
+    game = Game(6, n_tiles=7)
+    states = list(range(len(game.order) + 1))
+    frames = _video(game, states, np.random.default_rng(6))
+    tracker, events = _track(tmp_path, game, frames, MissingReader(game, gone=True))
+    assert tracker.tiles_kept == 0
+    assert any(e.kind == "alert" and e.alert is not None and e.alert.code == "tile-removed"
+               for e in events)
