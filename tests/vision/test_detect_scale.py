@@ -12,7 +12,7 @@ from reader_fixtures import untrained_dir
 
 from vision.detections import Detections
 from vision.onnx_models import ObbDetector
-from vision.reader import SMALL_TILE_PX, TileReader
+from vision.reader import SMALL_TILE_PX, ZOOM_IN_SIDE, TileReader
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +59,7 @@ class FakeDetector:
         box = np.array([[100, 100], [100, 100 + w], [100 + 2 * w, 100 + w], [100 + 2 * w, 100]],
                        np.float32)
         found = Detections(box[None], np.array([0.9]), np.array([0]))
-        found.metadata["gain"] = side / 1280
+        found.metadata["gain"] = side / max(image.shape[:2])
         found.metadata["side"] = side
         return found
 
@@ -76,23 +76,34 @@ FRAME = np.zeros((720, 1280, 3), np.uint8)
 def test_tiny_tiles_are_looked_at_closer_and_video_keeps_the_closer_look(
     untrained_models: Path,
 ) -> None:
-    tiny = SMALL_TILE_PX * 1280 / 416 * 0.6  # 0.6 of the smallest the detector knows
-    det = FakeDetector(tiny)
+    at_base = SMALL_TILE_PX * 0.7  # narrower than the detector learnt, at 416
+    det = FakeDetector(at_base * 1280 / 416)
     reader = _reader(untrained_models, det)
-    assert reader.detect(FRAME).metadata["side"] == 640
-    assert det.calls == [None, 640]
+    side = reader.detect(FRAME).metadata["side"]
+    assert det.calls == [None, side]
+    assert side == ZOOM_IN_SIDE
     reader.detect(FRAME)  # the next frame goes straight to the closer look
-    assert det.calls == [None, 640, 640]
+    assert det.calls == [None, side, side]
+
+
+def test_the_closer_look_is_bounded_by_the_image(untrained_models: Path) -> None:
+    det = FakeDetector(0.5)
+    reader = _reader(untrained_models, det)
+    small = np.zeros((300, 500, 3), np.uint8)  # never look closer than the image itself
+    det.calls.clear()
+    reader.detect(small)
+    assert det.calls[1] == 512
 
 
 def test_the_closer_look_ends_when_tiles_grow(untrained_models: Path) -> None:
-    det = FakeDetector(SMALL_TILE_PX * 1280 / 416 * 0.6)
+    det = FakeDetector(SMALL_TILE_PX * 1280 / 416 * 0.7)
     reader = _reader(untrained_models, det)
     reader.detect(FRAME)
+    side = det.calls[1]
     det.width = SMALL_TILE_PX * 1280 / 416 * 2  # the camera came closer
     reader.detect(FRAME)
     reader.detect(FRAME)
-    assert det.calls == [None, 640, 640, None]
+    assert det.calls == [None, side, side, None]
 
 
 def test_big_tiles_and_fixed_exports_are_looked_at_once(untrained_models: Path) -> None:
