@@ -24,7 +24,7 @@ import numpy as np
 from vision.crops import order_corners
 
 #: Strip resolution: samples per tile width, across and along.
-SAMPLES_PER_WIDTH = 24
+SAMPLES_PER_WIDTH = 32
 #: How far (in tile widths) from the box centre a divider is looked for: half a
 #: tile length each way, so a box centred on the gap between two tiles reaches
 #: the divider of either.
