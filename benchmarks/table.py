@@ -15,10 +15,11 @@ Writes ``benchmarks/results/table.json``. Parts:
   right owner), marker attachment, tables with any uncertainty reported.
 - **rendered**: tables drawn the same way (seeds from 1100000 on, the same
   tables with and without the mat; no training, eval, layouts or games seed
-  comes near) painted by the generator's painter at 1280x720, one camera
-  straight above framing the whole 1000 mm table (tiles about 16 px wide, as
-  in the layouts part; ``--rendered-camera fit`` frames just the tiles and
-  markers, closer for small tables), with and without the printed hub mat,
+  comes near) painted by the generator's painter at 1920x1080 (the webcam
+  ``mtrain camera-plan --table-cm 100`` calls workable for a 1 m table), one
+  camera straight above framing the whole 1000 mm table (tiles about 24 px
+  wide; ``--rendered-camera fit`` frames just the tiles and markers, closer
+  for small tables), with and without the printed hub mat,
   and read exactly as ``mtrain read IMAGE --players N`` reads them
   (``TileReader(models/)``, ``vision.mat.detect_mat``,
   ``vision.table.reconstruct``). The same rates as the layouts part, plus
@@ -211,8 +212,15 @@ def layouts(n: int, mat: bool, noise_px: float, tilt: float) -> dict[str, Any]:
     }
 
 
+#: Frame size of the rendered tables: the webcam ``mtrain camera-plan --table-cm 100``
+#: calls workable over a whole 1 m table (24 px across a tile); at 1280x720 a tile
+#: is 16 px across and a pip 2.6 px, which the planner calls too few.
+RENDERED_SIZE = (1920, 1080)
+
+
 def rendered(n: int, mat: bool, reader: Any, seed_base: int = RENDERED_SEED_BASE,
-             camera: str = "table") -> dict[str, Any]:
+             camera: str = "table",
+             size: tuple[int, int] = RENDERED_SIZE) -> dict[str, Any]:
     """``n`` random tables painted by the generator and read as ``mtrain read`` reads them.
 
     ``reader`` is a ``vision.reader.TileReader`` (or a
@@ -238,7 +246,7 @@ def rendered(n: int, mat: bool, reader: Any, seed_base: int = RENDERED_SEED_BASE
         seed = seed_base + i
         players, n_tiles, truth, layout = _draw(np.random.default_rng(seed), i, mat)
         area = (0.0, 0.0, *layout.size) if camera == "table" else None
-        shown = render_tables([layout], style_seed=seed, area_mm=area)[0]
+        shown = render_tables([layout], size=size, style_seed=seed, area_mm=area)[0]
         renderer = shown.renderer
         widths += [float(np.linalg.norm(c[1] - c[0])) for _, c in shown.tiles]
         if isinstance(reader, OracleReader):
@@ -258,7 +266,7 @@ def rendered(n: int, mat: bool, reader: Any, seed_base: int = RENDERED_SEED_BASE
                                   f"{right}/{len(want)} read right ({len(got)} read)")
     return {
         "tables": n, "mat": mat, "seeds": f"{seed_base}..{seed_base + n - 1}",
-        "frames": f"{renderer}, 1280x720, camera straight above framing "
+        "frames": f"{renderer}, {size[0]}x{size[1]}, camera straight above framing "
                   + (f"the whole {TABLE_MM:.0f} mm table" if camera == "table"
                      else "each table's tiles and markers"),
         "tile_width_px_median": round(statistics.median(widths), 1) if widths else None,
