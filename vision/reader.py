@@ -59,19 +59,19 @@ PRESHRINK_ABOVE = 2.0
 #: snapped to their divider (``vision.divider``), and the more confident of the
 #: two readings is kept: that small, the detector often puts a box half a tile
 #: off along a train. Chosen on the rendered validation scenes (seeds 201/202,
-#: not the eval set): table tiles read right 36 % -> 48 %, hand tiles unchanged
-#: (above this size snapping did more harm than good).
+#: not the eval set): table tiles read right 36 % -> 50 % at 416, hand tiles
+#: unchanged (above this size snapping did more harm than good).
 SNAP_BELOW_PX = 12.0
 #: When the tiles found are narrower than this at the detector's input
-#: (median, pixels), the frame is looked at again closer (``ZOOM_IN_SIDE``): the
-#: detector learnt tiles at least about 9 px wide (``datasets.render``: 55-260
-#: px long in 1280, at 416), and a webcam over a whole table shows them at 5-8.
-#: Needs a tile model exported with a dynamic input size.
+#: (median, pixels), the frame is looked at again closer (``ZOOM_IN_SIDE``).
+#: Hand tiles in training are 9-42 px wide at 416, table tiles 5-13 px, and the
+#: smallest are found and read far worse. Needs a tile model exported with a
+#: dynamic input size.
 SMALL_TILE_PX = 9.0
 #: Long side of the detector's input for that closer look (the usual one is the
 #: trained size, ``models.json`` ``imgsz``). Chosen on rendered validation
-#: tables: 640 read 57 % of table tiles right, 544-960 or a side picked to show
-#: tiles a set width gave 51-59 % with no trend, so the simple choice stays.
+#: tables (1280x720): table tiles read right 50 % at 416, 57 % at 640; 544-960,
+#: or a side picked to show tiles a set width, gave 51-59 % with no trend.
 ZOOM_IN_SIDE = 640
 #: Readings whose boxes overlap at least this much (IoU) are the same tile;
 #: the less confident one is dropped.
