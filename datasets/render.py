@@ -2,10 +2,10 @@
 
 Kinds (see docs/DESIGN.md): ``hands`` (loose tiles, rows of tiles),
 ``table`` (a Mexican Train table round a hub), ``table-mat`` (the same on
-the printed hub mat), ``closeup`` (one to three
-tiles filling the frame, like a photo or crop of a single tile) and ``crops`` (half-tile crops
-cut by :func:`vision.crops.half_crops` from rendered scenes with jittered
-corners, the pip model's training data). Every image ``index`` of a seed has
+the printed hub mat), ``closeup`` (one to three tiles filling the frame, like
+a photo or crop of a single tile) and ``crops`` (half-tile crops cut by
+:func:`vision.crops.half_crops` from rendered scenes with jittered corners,
+the pip model's training data). Every image ``index`` of a seed has
 its own random generator, so the same seed always gives the same files.
 """
 
