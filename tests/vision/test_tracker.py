@@ -148,6 +148,10 @@ def _track(tmp_path: Path, game: Game, frames: list[np.ndarray | None],
     return tracker, list(tracker)
 
 
+def _alert_codes(events: list[Any]) -> list[str]:
+    return [e.alert.code for e in events if e.kind == "alert" and e.alert is not None]
+
+
 def _expected_alerts(game: Game, states: list[int]) -> list[tuple[int, str, object]]:
     observer = Observer(RuleSet.preset("standard"), game.players, game.final.engine, 0)
     for k in states:
@@ -197,8 +201,7 @@ def test_a_hand_resting_over_the_table_hides_nothing(tmp_path: Path) -> None:
     settled = [(e.frame, e.table) for e in events if e.kind == "table"]
     assert [t for _, t in settled] == [game.state(2), game.state(3)]
     assert settled[1][0] >= len(still) + len(covered)
-    assert not any(e.kind == "alert" and e.alert is not None and e.alert.code == "tile-removed"
-                   for e in events)
+    assert "tile-removed" not in _alert_codes(events)
 
 
 def test_unmoved_tiles_are_not_read_again(tmp_path: Path) -> None:
@@ -309,8 +312,7 @@ def test_a_tile_the_detector_misses_is_kept_when_it_reads_the_same(tmp_path: Pat
     tracker, events = _track(tmp_path, game, frames, reader)
     assert reader.looked_again > 0 and tracker.tiles_kept > 0
     assert [e.table for e in events if e.kind == "table"] == [game.state(k) for k in states]
-    assert not any(e.kind == "alert" and e.alert is not None and e.alert.code == "tile-removed"
-                   for e in events)
+    assert "tile-removed" not in _alert_codes(events)
 
 
 def test_a_tile_that_reads_otherwise_where_it_lay_is_gone(tmp_path: Path) -> None:
@@ -319,5 +321,4 @@ def test_a_tile_that_reads_otherwise_where_it_lay_is_gone(tmp_path: Path) -> Non
     frames = _video(game, states, np.random.default_rng(6))
     tracker, events = _track(tmp_path, game, frames, MissingReader(game, gone=True))
     assert tracker.tiles_kept == 0
-    assert any(e.kind == "alert" and e.alert is not None and e.alert.code == "tile-removed"
-               for e in events)
+    assert "tile-removed" in _alert_codes(events)
