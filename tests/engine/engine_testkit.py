@@ -20,6 +20,10 @@ from engine import (
 
 Observation = tuple[TableState, "str | None"]
 
+#: The presets the observer property tests feed bot games from.
+PRESETS_FED = ["standard", "chain", "engine-holder", "private-marker", "positive", "double-9",
+               "chicken-foot"]
+
 
 def bot_game(
     preset: str, seed: int, players: int | None = None

@@ -6,7 +6,7 @@ import copy
 import random
 
 import pytest
-from engine_testkit import _View, bot_game, feed, inject
+from engine_testkit import PRESETS_FED, _View, bot_game, feed, inject
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,8 +23,6 @@ from engine import (
     record_round,
 )
 
-PRESETS_FED = ["standard", "chain", "engine-holder", "private-marker", "positive", "double-9",
-               "chicken-foot"]
 ERROR_CODES = sorted(set(ALERT_CODES) - NOTICE_CODES)
 
 

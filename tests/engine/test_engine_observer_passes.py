@@ -6,7 +6,7 @@ import copy
 import random
 
 import pytest
-from engine_testkit import Observation, _View, bot_game, inject
+from engine_testkit import PRESETS_FED, Observation, _View, bot_game, inject
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,8 +23,6 @@ from engine import (
     record_round,
 )
 
-PRESETS_FED = ["standard", "chain", "engine-holder", "private-marker", "positive", "double-9",
-               "chicken-foot"]
 # marker-missing needs an announced pass; marker-stale is the next player's legal play on an
 # open train until later tables tell (TestHandMade.test_marker_stale_is_reported_late).
 CAMERA_CODES = sorted(set(ALERT_CODES) - NOTICE_CODES - {"marker-missing", "marker-stale"})
