@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from datasets.render import KINDS
+from datasets.render import CROP_KINDS, KINDS
 from engine.errors import BadInputError
 
 
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     if args.yolo:
         from datasets.yolo_export import export_obb, export_pips
 
-        export = export_pips if args.kind == "crops" else export_obb
+        export = export_pips if args.kind in CROP_KINDS else export_obb
         yaml = export({"train": [out]}, Path(args.yolo))
         print(f"wrote {yaml}")
     return 0

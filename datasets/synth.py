@@ -10,7 +10,7 @@ from pathlib import Path
 
 import cv2
 
-from datasets.render import KINDS, render, render_crops, scene_rng
+from datasets.render import CROP_KINDS, KINDS, render, render_crops, render_table_crops, scene_rng
 
 #: Crops rendered per scene for ``--kind crops`` (each scene gives up to this many).
 CROPS_PER_SCENE = 24
@@ -18,9 +18,10 @@ CROPS_PER_SCENE = 24
 
 def _write_scene(out: Path, kind: str, seed: int, index: int, max_quality: int = 95) -> int:
     rng = scene_rng(seed, index)
-    if kind == "crops":
+    if kind in CROP_KINDS:
+        cut = render_crops if kind == "crops" else render_table_crops
         written = 0
-        for j, (crop, label) in enumerate(render_crops(rng, CROPS_PER_SCENE)):
+        for j, (crop, label) in enumerate(cut(rng, CROPS_PER_SCENE)):
             name = f"{kind}_{seed}_{index:06d}_{j:02d}"
             label["image"] = f"{name}.png"
             cv2.imwrite(str(out / f"{name}.png"), crop)
@@ -73,7 +74,8 @@ def synthesize(
         # until there are enough; the first ``count`` crops (by scene) are kept, so the
         # files never depend on the batch sizes.
         while written < count:
-            batch = count - written if kind != "crops" else max(1, -(-(count - written) // 10))
+            left = count - written
+            batch = left if kind not in CROP_KINDS else max(1, -(-left // 10))
             items = [
                 (str(folder), kind, seed, i, max_quality) for i in range(scenes, scenes + batch)
             ]
@@ -81,16 +83,16 @@ def synthesize(
                 written += n
                 bar.update(min(n, max(0, count - bar.n)))
             scenes += batch
-            if kind != "crops" or scenes > 4 * count:
+            if kind not in CROP_KINDS or scenes > 4 * count:
                 break
-    if kind == "crops" and written > count:
-        _trim_crops(folder, seed, count)
+    if kind in CROP_KINDS and written > count:
+        _trim_crops(folder, kind, seed, count)
         written = count
     return written
 
 
-def _trim_crops(folder: Path, seed: int, count: int) -> None:
-    names = sorted(p.stem for p in folder.glob(f"crops_{seed}_*.json"))
+def _trim_crops(folder: Path, kind: str, seed: int, count: int) -> None:
+    names = sorted(p.stem for p in folder.glob(f"{kind}_{seed}_*.json"))
     for stem in names[count:]:
         (folder / f"{stem}.json").unlink()
         (folder / f"{stem}.png").unlink(missing_ok=True)

@@ -422,7 +422,8 @@ def _render_with_generator(layouts: Sequence[TableLayout], size: tuple[int, int]
         scene = PlaneScene(tiles=[PlaneTile((int(t.values[0]), int(t.values[1])),
                                             plane(t.corners)) for t in lay.tiles],
                            markers=markers, hub=None, table=None, set_size=12)
-        painted = render._paint(scene, cam, np.random.default_rng(style_seed), 24.0, "table", 0)
+        painted = render._paint(scene, cam, np.random.default_rng(style_seed), 24.0, "table", 0,
+                                steady=style_seed)
         tiles = [(t.values, np.asarray(t.corners, float)) for t in painted.tiles]
         if lay.hub.mat:
             table_to_image = cam.plane_homography() @ np.array(

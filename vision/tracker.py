@@ -11,7 +11,11 @@ of images and yields :class:`TrackerEvent` s:
   slowly or all at once is not taken for a hand;
 - a still frame is read (tiles, then the table) — but not when it shows the
   view of the last settled table, and tiles that have not moved and were
-  read the same way twice keep their values without being read again;
+  read the same way twice keep their values without being read again; the
+  tiles of a settled table keep theirs for as long as they look as they did
+  then (brightness and contrast aside), so that a tile hard to read is not
+  read differently at every move (each new reading of an old tile would be
+  a tile taken away and another laid);
 - a table is *settled* when the same reading wins a vote over the still
   frames of a short while; each settled table that differs from the last is
   passed to :class:`engine.Observer`, whose alerts become events;
@@ -269,6 +273,10 @@ def _covered(base: np.ndarray, detail: np.ndarray) -> bool:
     return False
 
 
+def _grey(frame: np.ndarray) -> np.ndarray:
+    return frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+
+
 def _takes_away(old: TableState, new: TableState) -> bool:
     """True when ``new`` lacks a tile or a marker that ``old`` shows."""
     if new.engine != old.engine:
@@ -286,11 +294,18 @@ def _takes_away(old: TableState, new: TableState) -> bool:
 
 @dataclass
 class _Cache:
-    """Tiles read before, by where they lie, and how many reads in a row agreed on them."""
+    """Tiles read before, by where they lie, and how many reads in a row agreed on them.
+
+    ``settled`` marks the tiles of the last settled table and ``looks`` holds
+    how each looked then (:func:`tile_look`): they keep their reading, unread,
+    for as long as they look the same.
+    """
 
     corners: np.ndarray = field(default_factory=lambda: np.zeros((0, 4, 2), np.float32))
     readings: list[Any] = field(default_factory=list)
     agree: list[int] = field(default_factory=list)
+    settled: list[bool] = field(default_factory=list)
+    looks: list[np.ndarray | None] = field(default_factory=list)
 
     def match(self, corners: np.ndarray) -> int | None:
         """Index of the cached tile lying where ``corners`` lie, if any."""
@@ -301,6 +316,61 @@ class _Cache:
         k = int(np.argmin(d))
         size = float(np.linalg.norm(self.corners[k][1] - self.corners[k][0]))
         return k if d[k] < 0.15 * max(size, 1.0) else None
+
+    def settle(self, grey: np.ndarray) -> None:
+        """The tiles now held are those of a settled table, seen in ``grey``."""
+        self.agree = [max(a, CONFIRMED_READS) for a in self.agree]
+        self.settled = [True] * len(self.readings)
+        self.looks = [tile_look(grey, c) for c in self.corners]
+
+    def unchanged(self, grey: np.ndarray) -> list[bool]:
+        """For each tile held: settled, and looking in ``grey`` as it did then."""
+        out = []
+        for m, flag in enumerate(self.settled):
+            look = self.looks[m] if m < len(self.looks) else None
+            out.append(bool(flag and look is not None
+                            and same_look(look, tile_look(grey, self.corners[m]))))
+        return out
+
+
+#: Size (width, height) of the small upright picture of a tile's face compared between
+#: frames, and how far inside the outline it is taken (neighbours stay out of it).
+LOOK_SIZE = (8, 16)
+LOOK_INSET = 0.12
+#: A tile looks the same when its picture correlates this well with the earlier one
+#: (brightness and contrast do not count: lamps and clouds change those).
+LOOK_SAME = 0.7
+#: Pictures flatter than this (grey levels, standard deviation) are compared by their
+#: flatness alone: a blank face has nothing for a correlation to follow.
+LOOK_FLAT = 6.0
+LOOK_FLAT_RATIO = 0.7
+
+
+def tile_look(grey: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """A small upright picture of the face of the tile at ``corners``."""
+    c = np.asarray(corners, np.float32).reshape(4, 2)
+    centre = c.mean(axis=0)
+    inner = centre + (c - centre) * (1.0 - LOOK_INSET)
+    if np.linalg.norm(inner[1] - inner[0]) > np.linalg.norm(inner[2] - inner[1]):
+        inner = np.roll(inner, -1, axis=0)
+    w, h = LOOK_SIZE
+    dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    matrix = cv2.getPerspectiveTransform(inner.astype(np.float32), dst)
+    return cv2.warpPerspective(grey, matrix, (w, h), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+
+
+def same_look(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two :func:`tile_look` pictures show the same face (either way round)."""
+    a0, b0 = a - a.mean(), b - b.mean()
+    sa, sb = float(a0.std()), float(b0.std())
+    if max(sa, sb) < LOOK_FLAT:  # blank faces: as bright, give or take a lamp
+        low, high = sorted((float(a.mean()), float(b.mean())))
+        return low >= LOOK_FLAT_RATIO * high
+    if min(sa, sb) < 1e-6:
+        return False
+    best = max(float((a0 * b0).mean()), float((a0 * b0[::-1, ::-1]).mean()))
+    return best / (sa * sb) >= LOOK_SAME
 
 
 #: A tile read the same way this many times in a row, unmoved, is not read again.
@@ -354,13 +424,18 @@ class Tracker:
         if self._reader is None:
             from vision.reader import TileReader
 
-            self._reader = TileReader(self.models_dir)
+            self._reader = TileReader(self.models_dir, max_value=self.rules.set)
         return self._reader
 
     # -- reading one still frame ---------------------------------------------------
 
     def _read(self, frame: np.ndarray, cache: _Cache) -> tuple[Any, Any]:
-        """Tiles and markers of a still frame, reusing confirmed tiles that have not moved."""
+        """Tiles and markers of a still frame, reusing the tiles known already.
+
+        A tile of the last settled table that looks as it did then keeps its
+        reading without being read again, and so does a tile not moved since it
+        was read the same way ``CONFIRMED_READS`` times in a row.
+        """
         reader = self.reader
         detector = getattr(reader, "detector", None)
         read_tiles = getattr(reader, "read_tiles", None)
@@ -368,53 +443,73 @@ class Tracker:
             frame_reading = reader.read(frame)
             self.tiles_read += len(frame_reading.tiles)
             return frame_reading.tiles, frame_reading.markers
+        still = cache.unchanged(_grey(frame)) if any(cache.settled) else [False] * len(
+            cache.readings)
+
+        def known(m: int) -> bool:
+            return still[m] or (cache.agree[m] >= CONFIRMED_READS and not cache.settled[m])
+
         found = getattr(reader, "detect", detector)(frame)
         tile_class = getattr(reader, "tile_class", 0)
         marker_class = getattr(reader, "marker_class", 1)
         tiles_found = found[found.class_id == tile_class]
         markers = found[found.class_id == marker_class]
         matches = [cache.match(c) for c in tiles_found.corners]
-        keep = [i for i, m in enumerate(matches)
-                if m is not None and cache.agree[m] >= CONFIRMED_READS]
+        keep = [i for i, m in enumerate(matches) if m is not None and known(m)]
         fresh_rows = [i for i in range(len(matches)) if i not in set(keep)]
         fresh = (read_tiles(frame, tiles_found[np.array(fresh_rows, dtype=np.int64)])
                  if fresh_rows else [])
         self.tiles_read += len(fresh)
         self.tiles_reused += len(keep)
-        tiles: list[Any] = []
-        agree: list[int] = []
+        held: list[tuple[Any, int, bool, np.ndarray | None]] = []  # reading, agree, settled, look
+
+        def carry(m: int, reading: Any = None, agree: int | None = None) -> None:
+            held.append((cache.readings[m] if reading is None else reading,
+                         cache.agree[m] if agree is None else agree,
+                         cache.settled[m], cache.looks[m] if m < len(cache.looks) else None))
+
         for i in keep:
             m = matches[i]
             assert m is not None
-            tiles.append(cache.readings[m])
-            agree.append(cache.agree[m])
-        # A confirmed tile the detector missed this time is looked at again where it
-        # lay: still there if it reads the same. A tile taken away reads otherwise.
-        read_at = getattr(reader, "read_at", None)
+            carry(m)
+        # A known tile the detector missed this time is still there if it looks as it
+        # did when its table settled, or else if it reads the same when looked at again
+        # where it lay. A tile taken away changes the view and reads otherwise.
         seen = {m for m in matches if m is not None}
         unseen = [m for m in range(len(cache.readings))
-                  if m not in seen and cache.agree[m] >= CONFIRMED_READS]
+                  if m not in seen and (still[m] or cache.agree[m] >= CONFIRMED_READS)]
+        for m in [m for m in unseen if still[m]]:
+            carry(m)
+            self.tiles_kept += 1
+        unseen = [m for m in unseen if not still[m]]
+        read_at = getattr(reader, "read_at", None)
         if read_at is not None and unseen:
             again = read_at(frame, np.array([cache.corners[m] for m in unseen]))
             for m, reading in zip(unseen, again, strict=True):
                 if sorted(reading.values) == sorted(cache.readings[m].values):
-                    tiles.append(cache.readings[m])
-                    agree.append(cache.agree[m])
+                    carry(m)
                     self.tiles_kept += 1
         for reading in fresh:
             m = cache.match(np.asarray(reading.corners))
-            same = m is not None and sorted(cache.readings[m].values) == sorted(reading.values)
-            tiles.append(reading)
-            agree.append(cache.agree[m] + 1 if same and m is not None else 1)
-        if tiles and all(hasattr(t, "corners") for t in tiles):
-            # a fresh box snapped onto a confirmed tile is that tile: keep the confirmed one
+            if m is not None and sorted(cache.readings[m].values) == sorted(reading.values):
+                # the same tile read the same; a reading the reader is unsure of is never
+                # confirmed, so that it is read again until it is sure or the table settles
+                sure = not getattr(reading, "uncertain", False)
+                carry(m, reading, cache.agree[m] + 1 if sure else 1)
+            else:
+                held.append((reading, 1, False, None))
+        if held and all(hasattr(h[0], "corners") for h in held):
+            # a fresh box snapped onto a known tile is that tile: keep the known one
             from vision.reader import distinct
 
-            kept = distinct(tiles)
-            tiles, agree = [tiles[i] for i in kept], [agree[i] for i in kept]
+            held = [held[i] for i in distinct([h[0] for h in held])]
+        tiles = [h[0] for h in held]
         cache.corners = (np.array([np.asarray(t.corners, np.float32) for t in tiles])
                          if tiles else np.zeros((0, 4, 2), np.float32))
-        cache.readings, cache.agree = tiles, agree
+        cache.readings = tiles
+        cache.agree = [h[1] for h in held]
+        cache.settled = [h[2] for h in held]
+        cache.looks = [h[3] for h in held]
         return tiles, markers
 
     def _reconstruct(self, frame: np.ndarray, tiles: Any, markers: Any,
@@ -531,6 +626,8 @@ class Tracker:
             assert chosen.table is not None
             self.settled = chosen.table
             base = detail
+            if key == winner:  # the tiles just read are the settled table's
+                cache.settle(_grey(frame))
             votes.clear()
             yield TrackerEvent("table", index, stamp, table=chosen.table, reading=chosen)
             for unsure in chosen.uncertainties:

@@ -30,11 +30,13 @@ SEEDS = {
     "crops-train": 103,
     "closeup-train": 104,
     "table-mat-train": 105,
+    "crops-table-train": 106,
     "hands-val": 201,
     "table-val": 202,
     "crops-val": 203,
     "closeup-val": 204,
     "table-mat-val": 205,
+    "crops-table-val": 206,
 }
 EVAL_SEEDS = {"hands": 9001, "table": 9002}
 
@@ -176,14 +178,19 @@ def pip_dataset(data: Path, plan: Plan) -> Path:
     from datasets.yolo_export import export_pips
 
     crops = data / "crops"
+    n, n_val = plan.pip_count, max(16, plan.pip_count // 12)
     folders = {
         "train": [
-            _synth_once(crops / "train", "crops", plan.pip_count, SEEDS["crops-train"], plan.jobs)
+            _synth_once(crops / "train", "crops", n, SEEDS["crops-train"], plan.jobs),
+            _synth_once(
+                crops / "table-train", "crops-table", n, SEEDS["crops-table-train"], plan.jobs
+            ),
         ],
         "val": [
+            _synth_once(crops / "val", "crops", n_val, SEEDS["crops-val"], plan.jobs),
             _synth_once(
-                crops / "val", "crops", max(16, plan.pip_count // 12), SEEDS["crops-val"], plan.jobs
-            )
+                crops / "table-val", "crops-table", n_val, SEEDS["crops-table-val"], plan.jobs
+            ),
         ],
     }
     out = data / "yolo-pips"

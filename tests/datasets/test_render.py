@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from datasets.render import Scene, crop_labels, jitter_corners, render_crops, scene_rng
+from datasets.render import (
+    Scene,
+    crop_labels,
+    detector_jitter,
+    jitter_corners,
+    render_crops,
+    render_table_crops,
+    scene_rng,
+)
 from vision.crops import HALF_PX, half_crops
 
 
@@ -103,6 +111,39 @@ def test_render_crops_labels_count_the_half(hands_scenes: list[Scene]) -> None:
     for image, label in crops:
         assert image.shape == (HALF_PX, HALF_PX, 3)
         assert label["kind"] == "crops" and label["width"] == HALF_PX
+
+
+def test_table_crops_are_small_tiles_labelled_by_their_half() -> None:
+    crops = [c for i in range(3) for c in render_table_crops(scene_rng(78, i))]
+    assert len(crops) >= 24
+    agree = sum(len(label["pips"]) == label["value"] for _, label in crops)
+    # boxes slid along the tile cut some pips off: most, not all, still agree
+    assert agree / len(crops) > 0.75
+    for image, label in crops:
+        assert image.shape == (HALF_PX, HALF_PX, 3)
+        assert label["kind"] == "crops"
+        assert len(label["pips"]) <= label["value"]
+
+
+def _along_shift(c: np.ndarray, moved: np.ndarray) -> float:
+    axis = (c[2] + c[3] - c[0] - c[1]) / 2
+    u = axis / np.linalg.norm(axis)
+    width = float(np.linalg.norm(c[1] - c[0]))
+    return abs(float((moved.mean(0) - c.mean(0)) @ u)) / width
+
+
+def test_detector_jitter_has_the_detector_s_long_tail() -> None:
+    rng = np.random.default_rng(2)
+    c = np.array([[100, 100], [120, 100], [120, 140], [100, 140]], float)
+    mild = [_along_shift(c, jitter_corners(c, rng)) for _ in range(400)]
+    hard = [_along_shift(c, detector_jitter(c, rng)) for _ in range(400)]
+    assert np.percentile(hard, 50) < 0.15  # most boxes still sit on the tile
+    assert np.percentile(hard, 90) > 0.15 > np.percentile(mild, 90)
+    assert max(hard) < 0.5  # never half a tile off: the half must still show
+    for _ in range(50):  # the first value's short edge stays first
+        moved = detector_jitter(c, rng)
+        assert np.linalg.norm(moved[1] - moved[0]) < np.linalg.norm(moved[2] - moved[1])
+        assert np.linalg.norm(moved[:2].mean(0) - c[:2].mean(0)) < 12
 
 
 def test_jitter_moves_corners_a_little() -> None:

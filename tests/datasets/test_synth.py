@@ -43,6 +43,14 @@ def test_crops_are_deterministic_and_counted(tmp_path: Path) -> None:
     assert len(list(a.glob("*.png"))) == 10
 
 
+def test_table_crops_are_deterministic_and_counted(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert synthesize(a, "crops-table", 30, seed=4, progress=False) == 30
+    synthesize(b, "crops-table", 30, seed=4, progress=False)
+    assert _files(a) == _files(b)
+    assert len(list(a.glob("crops-table_4_*.png"))) == 30
+
+
 def test_label_files_load(scenes: Path) -> None:
     found = list(iter_scenes(scenes))
     assert len(found) == 3

@@ -65,6 +65,21 @@ def test_layout_sequence_keeps_every_tile_in_its_place(record: list[Any]) -> Non
             where[key] = tile.corners
 
 
+def test_a_tile_that_stays_looks_the_same_in_every_frame(record: list[Any]) -> None:
+    # a fixed camera sees a tile lying still the same way whatever is laid elsewhere;
+    # only the light of the whole view may change it (the video adds that later)
+    tables = camera_view(record)[:8]
+    shown = render_tables(layout_sequence(tables, 3, np.random.default_rng(0)), style_seed=9)
+    first, last = shown[1], shown[-1]
+    assert len(last.tiles) > len(first.tiles) + 3
+    (values, corners), = [t for t in first.tiles if t[0] != first.tiles[0][0]][:1]
+    x0, y0 = np.floor(corners.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(corners.max(axis=0)).astype(int)
+    a = first.image[y0:y1, x0:x1].astype(float)
+    b = last.image[y0:y1, x0:x1].astype(float)
+    assert np.abs(a - b).mean() < 3.0
+
+
 def test_layout_sequence_refuses_tiles_that_change(record: list[Any]) -> None:
     tables = camera_view(record)
     changed = TableState.parse(tables[-1].text().replace("|", "| ", 1))
