@@ -327,9 +327,11 @@ def main(argv: list[str] | None = None) -> int:
     runs: list[tuple[str, Any, bool, int | None]] = [
         ("oracle", None, False, None), ("oracle", None, True, None)]
     if trained:
+        from engine import RuleSet
         from vision.reader import TileReader
 
-        reader = TileReader(ROOT / "models")
+        # as ``mtrain watch`` builds it (``Tracker``): values up to the rules' set
+        reader = TileReader(ROOT / "models", max_value=RuleSet.preset("standard").set)
         runs += [("trained", reader, False, 24), ("trained", reader, True, 24)]
     else:
         print("[table] models/ has no trained reader: games followed with the oracle only")

@@ -73,7 +73,8 @@ class Uncertainty:
 
     ``kind`` is one of ``no-engine``, ``engine-tie``, ``fits-two-trains``,
     ``branch``, ``gap``, ``loose-tile``, ``slot-conflict``, ``between-seats``,
-    ``marker-between``, ``loose-marker``, ``players-mismatch``, ``unsure-tile``.
+    ``marker-between``, ``loose-marker``, ``players-mismatch``, ``unsure-tile``,
+    ``engine-read``.
     ``tiles`` and ``markers`` index the inputs; ``owners`` names the trains.
     """
 
@@ -242,14 +243,18 @@ def _slot(angle: float, slots: int) -> tuple[int, float]:
 
 
 def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: int,
-                mat: MatView | None = None) -> TableReading:
+                mat: MatView | None = None, engine: int | None = None) -> TableReading:
     """Read the table from the tiles and markers found in one image.
 
     ``tiles`` carry ``values`` (as read, either order) and ``corners`` in image
     pixels following the corner convention; ``markers`` are the marker
     detections (``None`` for none). With ``mat`` (from
     :func:`vision.mat.detect_mat`) geometry is taken on the mat's plane in
-    millimetres, and seats come from the mat.
+    millimetres, and seats come from the mat. ``engine``, when the round's
+    engine is known (the companion knows the round; a tracker knows it once a
+    table has settled), is the double looked for first; with the mat, the tile
+    on its centre is the engine even when it was read otherwise (and the
+    reading is reported as an uncertainty, ``engine-read``).
     """
     uncertain: list[Uncertainty] = []
     if mat is not None:
@@ -276,13 +281,13 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
         return TableReading(None, {}, uncertain, assignment, [None] * n_markers, players)
     w = float(np.median([t.width for t in read]))
 
-    engine = _find_engine(read, w, mat is not None, uncertain)
-    if engine is None:
+    hub_tile = _find_engine(read, w, mat is not None, uncertain, engine)
+    if hub_tile is None:
         return TableReading(None, {}, uncertain, assignment, [None] * n_markers, players)
-    assignment[engine.index] = "engine"
-    e = engine.values[0]
-    hub = np.zeros(2) if mat is not None else engine.centre
-    pool = {t.index: t for t in read if t is not engine}
+    assignment[hub_tile.index] = "engine"
+    e = hub_tile.values[0] if engine is None else engine
+    hub = np.zeros(2) if mat is not None else hub_tile.centre
+    pool = {t.index: t for t in read if t is not hub_tile}
 
     chains = _start_trains(pool, hub, e, w, players, mat is not None, uncertain)
     for chain in chains:
@@ -315,12 +320,21 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
 
 
 def _find_engine(read: list[_Tile], w: float, on_mat: bool,
-                 uncertain: list[Uncertainty]) -> _Tile | None:
+                 uncertain: list[Uncertainty], engine: int | None = None) -> _Tile | None:
     doubles = [t for t in read if t.is_double]
+    if engine is not None and any(t.values == (engine, engine) for t in doubles):
+        doubles = [t for t in doubles if t.values == (engine, engine)]
     if on_mat:
         near = sorted(doubles, key=lambda t: float(np.linalg.norm(t.centre)))
         if near and float(np.linalg.norm(near[0].centre)) <= 1.5 * w:
             return near[0]
+        central = sorted(read, key=lambda t: float(np.linalg.norm(t.centre)))
+        if engine is not None and central and float(np.linalg.norm(central[0].centre)) <= 0.6 * w:
+            hub = central[0]
+            uncertain.append(Uncertainty(
+                "engine-read", f"the tile on the mat's centre was read {hub.values[0]}-"
+                f"{hub.values[1]}; taken as the engine {engine}-{engine}", (hub.index,)))
+            return hub
         uncertain.append(Uncertainty("no-engine", "no double on the mat's centre"))
         return None
     if not doubles:

@@ -514,7 +514,10 @@ class Tracker:
 
     def _reconstruct(self, frame: np.ndarray, tiles: Any, markers: Any,
                      mat_view: Any) -> TableReading:
-        return reconstruct(tiles, markers, self.players, mat_view)
+        # the round's engine, once known (given, or from the first settled table)
+        engine = self.engine if self.engine is not None else (
+            self.observer.engine if self.observer is not None else None)
+        return reconstruct(tiles, markers, self.players, mat_view, engine=engine)
 
     # -- the loop ----------------------------------------------------------------------
 

@@ -39,6 +39,8 @@ SEEDS = {
     "crops-table-val": 206,
 }
 EVAL_SEEDS = {"hands": 9001, "table": 9002}
+#: The 8-bit pip model the reader loads (``vision.quantize``); ``pips.onnx`` is its source.
+PIPS_INT8 = "pips.int8.onnx"
 
 #: The pip network: YOLO11's layers at a quarter of the nano width ... [depth 0.33, width
 #: 0.125]; about 0.8 M parameters, 3-4x faster than yolo11n on 96 px crops. Pips are
@@ -299,21 +301,41 @@ def export_onnx(weights: Path, imgsz: int, dynamic: bool, threads: int = 2) -> P
 
 
 def install(
-    which: str, weights: Path, onnx: Path, models: Path, imgsz: int, info: dict[str, Any]
+    which: str, weights: Path, onnx: Path, models: Path, imgsz: int, info: dict[str, Any],
+    calibration: Path | None = None,
 ) -> None:
-    """Copy weights and ONNX into ``models/`` and merge the entry into ``models.json``."""
+    """Copy weights and ONNX into ``models/`` and merge the entry into ``models.json``.
+
+    With ``calibration`` (a folder of crops folders), the pip model is also
+    quantized to 8 bits (:mod:`vision.quantize`) and that is the file the
+    reader loads; the float export stays beside it.
+    """
     models.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(onnx, models / f"{which}.onnx")
     if weights.stat().st_size < 10_000_000:
         shutil.copyfile(weights, models / f"{which}.pt")
+    file = f"{which}.onnx"
+    if which == "pips" and calibration is not None:
+        file = quantize_installed(models, calibration)
     entry = {
-        "file": f"{which}.onnx",
+        "file": file,
         "imgsz": imgsz,
         "names": TILE_NAMES if which == "tiles" else PIP_NAMES,
         "task": "obb" if which == "tiles" else "detect",
     }
     _merge_json(models / "models.json", {which: entry})
     _merge_json(models / "training.json", {which: info})
+
+
+def quantize_installed(models: Path, calibration: Path) -> str:
+    """Quantize ``models/pips.onnx`` to ``models/pips.int8.onnx``, calibrated on the
+    validation crops under ``calibration`` (``data/crops``); returns the file name."""
+    from vision.quantize import calibration_crops, quantize_pips
+
+    folders = [calibration / "val", calibration / "table-val"]
+    crops = calibration_crops([f for f in folders if f.is_dir()])
+    quantize_pips(models / "pips.onnx", models / PIPS_INT8, crops)
+    return PIPS_INT8
 
 
 def _merge_json(path: Path, update: dict[str, Any]) -> None:
@@ -350,7 +372,8 @@ def run_training(which: str, plan: Plan, data: Path, runs: Path, models: Path) -
         "init": plan.init,
         "val_metrics": {k: round(v, 4) for k, v in metrics.items()},
     }
-    install(which, best, onnx, models, imgsz, info)
+    install(which, best, onnx, models, imgsz, info,
+            calibration=data / "crops" if which == "pips" else None)
     return info
 
 

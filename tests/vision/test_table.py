@@ -173,6 +173,35 @@ def test_engine_is_the_lonely_double_not_one_inside_a_train() -> None:
     assert reading.assignment[3] == "engine"
 
 
+def test_a_known_engine_picks_its_double_among_others() -> None:
+    # a lonely 4-4 lies further out; without knowing the engine the most central wins
+    other = _crosswise((300, 0), (0, 1), 4)
+    tiles = [other, ENGINE, *SEAT0_DOWN]
+    assert reconstruct(tiles, None, 3, engine=9).assignment[1] == "engine"
+    assert reconstruct(tiles, None, 3, engine=4).assignment[0] == "engine"
+
+
+def test_with_the_mat_a_known_engine_read_wrong_is_still_the_engine() -> None:
+    _, good = _read_layout(101, 3, 12, True)
+    assert good.table is not None
+    rng = np.random.default_rng(101)
+    table = random_table(rng, 3, 12, 12, marker_rate=0.4)
+    layout = layout_table(table, 3, rng, mat=True)
+    to_image = overhead_homography(layout.size, (1280, 720), rng, tilt=0.03)
+    tiles, marker_corners = seen_tiles(layout, to_image, rng, noise_px=0.7)
+    view = MatView(3, np.linalg.inv(to_image @ layout.hub.mat_matrix), (), 0.0)
+    hub = [i for i, t in enumerate(tiles) if tuple(t.values) == (table.engine, table.engine)]
+    assert len(hub) == 1
+    misread = list(tiles)
+    misread[hub[0]] = SeenTile((table.engine, 17), tiles[hub[0]].corners)
+    n = len(marker_corners)
+    markers = Detections(marker_corners, np.ones(n), np.ones(n))
+    assert reconstruct(misread, markers, 3, view).table is None  # no double at the centre
+    reading = reconstruct(misread, markers, 3, view, engine=table.engine)
+    assert reading.table == good.table
+    assert "engine-read" in _kinds(reading)
+
+
 def test_markers_attach_to_the_train_end_they_lie_by() -> None:
     marker = np.array([[[-10, 254], [10, 254], [10, 274], [-10, 274]]], float)
     reading = reconstruct([ENGINE, *SEAT0_DOWN], Detections(marker, np.ones(1), np.ones(1)), 3)

@@ -107,14 +107,16 @@ def test_tiny_training_run_exports_onnx_and_models_json(tmp_path: Path) -> None:
         "names": ["tile", "marker"],
         "task": "obb",
     }
-    assert spec["pips"] == {"file": "pips.onnx", "imgsz": 96, "names": ["pip"], "task": "detect"}
+    assert spec["pips"] == {
+        "file": "pips.int8.onnx", "imgsz": 96, "names": ["pip"], "task": "detect"}
 
     import numpy as np
     import onnxruntime as ort
 
-    pips = ort.InferenceSession(str(tmp_path / "models" / "pips.onnx"))
-    out = pips.run(None, {pips.get_inputs()[0].name: np.zeros((3, 3, 96, 96), np.float32)})[0]
-    assert out.shape[:2] == (3, 5)  # dynamic batch: 3 crops at once; 4 box values + 1 class
+    for name in ("pips.onnx", "pips.int8.onnx"):  # the float export and its 8-bit version
+        pips = ort.InferenceSession(str(tmp_path / "models" / name))
+        out = pips.run(None, {pips.get_inputs()[0].name: np.zeros((3, 3, 96, 96), np.float32)})[0]
+        assert out.shape[:2] == (3, 5)  # dynamic batch: 3 crops at once; 4 box values + 1 class
     tiles = ort.InferenceSession(str(tmp_path / "models" / "tiles.onnx"))
     assert tiles.get_inputs()[0].shape[1] == 3
     # dynamic size: a 16:9 frame goes in padded only to the stride
@@ -138,3 +140,42 @@ def test_shipped_models_match_models_json() -> None:
         assert shape[1] == 3
         if isinstance(shape[2], int):
             assert shape[2:] == [entry["imgsz"], entry["imgsz"]]
+
+
+def test_the_8_bit_pip_model_counts_like_the_float_one(tmp_path: Path) -> None:
+    """Quantizing the shipped float pip model keeps its counts on the eval set's tiles."""
+    pytest.importorskip("onnx")
+    if not (ROOT / "models" / "pips.onnx").exists():
+        pytest.skip("no trained pip model in models/")
+    import numpy as np
+
+    from datasets.labels import iter_scenes
+    from vision.crops import half_crops
+    from vision.images import load_image
+    from vision.onnx_models import BoxDetector, ModelSpec
+    from vision.quantize import head_nodes_to_keep_float, quantize_pips
+    from vision.reader import PIP_THRESHOLD
+
+    crops = []
+    for image, labels in list(iter_scenes(ROOT / "datasets" / "eval"))[:6]:
+        frame = load_image(image)
+        for tile in labels["tiles"][:12]:
+            crops += half_crops(frame, np.array(tile["corners"], np.float32))
+    assert len(crops) >= 60
+    quantize_pips(ROOT / "models" / "pips.onnx", tmp_path / "q.onnx", crops[::3])
+
+    import onnx
+
+    kept = head_nodes_to_keep_float(onnx.load(str(ROOT / "models" / "pips.onnx")))
+    assert any("/dfl/" in name for name in kept)  # the head's decoding stays float
+    assert not any(name.endswith("cv2.0.0/conv/Conv") for name in kept)  # its branches do not
+
+    def counts(path: Path) -> list[int]:
+        spec = ModelSpec(path, 96, ("pip",), "detect")
+        found = BoxDetector(spec, threads=1)(crops)
+        return [int((d.confidence >= PIP_THRESHOLD).sum()) for d in found]
+
+    float_counts, int8_counts = counts(ROOT / "models" / "pips.onnx"), counts(tmp_path / "q.onnx")
+    agree = np.mean([a == b for a, b in zip(float_counts, int8_counts, strict=True)])
+    assert agree >= 0.9
+    assert max(float_counts) >= 4  # the crops do show pips to count
