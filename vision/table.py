@@ -36,7 +36,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from engine import MEXICAN, Owner, TableState, Train
-from vision.mat_geometry import SLOT_RADIUS_MM, apply_homography
+from vision.mat_geometry import (
+    ARUCO_SIDE_MM,
+    SLOT_RADIUS_MM,
+    apply_homography,
+    marker_corners_mm,
+)
 
 if TYPE_CHECKING:
     from vision.detections import Detections
@@ -268,26 +273,30 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
         to_plane = np.eye(3)
     read = [_make_tile(i, tuple(t.values), apply_homography(to_plane, np.asarray(t.corners)))
             for i, t in enumerate(tiles)]
-    for i, t in enumerate(tiles):
-        if bool(getattr(t, "uncertain", False)):
-            uncertain.append(Uncertainty("unsure-tile", f"tile {i} was read with doubt", (i,)))
+    # the mat's printed markers are not tiles, though a detector may take them for some
+    live = [t for t in read if mat is None or not _on_printed_marker(t.centre)]
+    for t in live:
+        if bool(getattr(tiles[t.index], "uncertain", False)):
+            uncertain.append(Uncertainty("unsure-tile", f"tile {t.index} was read with doubt",
+                                         (t.index,)))
+
     n_markers = 0 if markers is None else len(markers)
     marker_pts = (apply_homography(to_plane, np.asarray(markers.corners, dtype=np.float64))
                   if markers is not None and n_markers else np.zeros((0, 4, 2)))
 
     assignment: list[Owner | None] = [None] * len(read)
-    if not read:
+    if not live:
         uncertain.append(Uncertainty("no-engine", "no tiles on the table"))
         return TableReading(None, {}, uncertain, assignment, [None] * n_markers, players)
-    w = float(np.median([t.width for t in read]))
+    w = float(np.median([t.width for t in live]))
 
-    hub_tile = _find_engine(read, w, mat is not None, uncertain, engine)
+    hub_tile = _find_engine(live, w, mat is not None, uncertain, engine)
     if hub_tile is None:
         return TableReading(None, {}, uncertain, assignment, [None] * n_markers, players)
     assignment[hub_tile.index] = "engine"
     e = hub_tile.values[0] if engine is None else engine
     hub = np.zeros(2) if mat is not None else hub_tile.centre
-    pool = {t.index: t for t in read if t is not hub_tile}
+    pool = {t.index: t for t in live if t is not hub_tile}
 
     chains = _start_trains(pool, hub, e, w, players, mat is not None, uncertain)
     for chain in chains:
@@ -317,6 +326,16 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
     seats = {c.owner: c.slot_angle for c in chains}
     return TableReading(TableState(e, tuple(trains)), seats, uncertain, assignment,
                         marker_owners, players)
+
+
+def _on_printed_marker(centre: np.ndarray) -> bool:
+    """Whether a point of the mat frame lies on one of the mat's four ArUco markers."""
+    half = 0.5 * ARUCO_SIDE_MM
+    for position in range(4):
+        middle = marker_corners_mm(position).mean(axis=0)
+        if np.all(np.abs(np.asarray(centre) - middle) <= half):
+            return True
+    return False
 
 
 def _find_engine(read: list[_Tile], w: float, on_mat: bool,

@@ -15,6 +15,7 @@ from datasets.table_layout import (
 from engine import MEXICAN, TableState
 from vision.detections import Detections
 from vision.mat import MatView
+from vision.mat_geometry import apply_homography, marker_corners_mm
 from vision.table import TableReading, reconstruct
 
 
@@ -200,6 +201,29 @@ def test_with_the_mat_a_known_engine_read_wrong_is_still_the_engine() -> None:
     reading = reconstruct(misread, markers, 3, view, engine=table.engine)
     assert reading.table == good.table
     assert "engine-read" in _kinds(reading)
+
+
+def test_with_the_mat_its_printed_markers_are_not_tiles() -> None:
+    _, good = _read_layout(103, 3, 10, True)
+    rng = np.random.default_rng(103)
+    table = random_table(rng, 3, 12, 10, marker_rate=0.4)
+    layout = layout_table(table, 3, rng, mat=True)
+    to_image = overhead_homography(layout.size, (1280, 720), rng, tilt=0.03)
+    tiles, marker_corners = seen_tiles(layout, to_image, rng, noise_px=0.7)
+    mat_to_image = to_image @ layout.hub.mat_matrix
+    view = MatView(3, np.linalg.inv(mat_to_image), (), 0.0)
+    # the detector took the four printed ArUco squares for tiles
+    fake = []
+    for p in range(4):
+        centre = marker_corners_mm(p).mean(axis=0)
+        rect = centre + np.array([[-8.5, -17], [8.5, -17], [8.5, 17], [-8.5, 17]], float)
+        fake.append(SeenTile((p, (p + 1) % 4), apply_homography(mat_to_image, rect)))
+    n = len(marker_corners)
+    markers = Detections(marker_corners, np.ones(n), np.ones(n))
+    reading = reconstruct([*fake, *tiles], markers, 3, view)
+    assert reading.table == good.table
+    assert _kinds(reading) == _kinds(good)  # nothing more to report
+    assert reading.assignment[:4] == [None] * 4
 
 
 def test_markers_attach_to_the_train_end_they_lie_by() -> None:

@@ -65,7 +65,7 @@ def test_watch_unopenable_camera_gives_up_with_a_message(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     import vision.reader
 
-    monkeypatch.setattr(vision.reader, "TileReader", lambda models_dir: object())
+    monkeypatch.setattr(vision.reader, "TileReader", lambda models_dir, **_: object())
     # Camera index 97 does not exist: no retry, then a clear message and exit 0.
     assert main(["watch", "97", "--players", "3", "--retries", "0", "--json"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
