@@ -562,13 +562,16 @@ def _alert_keys(alerts: Sequence[Any]) -> list[tuple[str, Any, Any]]:
 
 def follow(shown: Sequence[Shown], players: int, rules: RuleSet, seed: int,
            reader: Any = None, mat: bool = False, hold_s: float = 2.5,
-           hand_s: float = 1.0) -> dict[str, Any]:
-    """Run the tracker over the video of ``shown``; its tables, alerts and timings."""
+           hand_s: float = 1.0, engine: int | None = None) -> dict[str, Any]:
+    """Run the tracker over the video of ``shown``; its tables, alerts and timings.
+
+    ``engine`` is the round's engine when the tracker is told it, as the
+    companion app tells it (it knows the round)."""
     from vision.tracker import Tracker
 
     oracle = OracleReader() if reader is None else None
     capture = _Capture(game_frames(shown, seed, hold_s, hand_s), shown, oracle, FPS)
-    tracker = Tracker("0", players, rules, reader=reader or oracle, mat=mat,
+    tracker = Tracker("0", players, rules, reader=reader or oracle, mat=mat, engine=engine,
                       opener=lambda _: capture, max_retries=0, sleep=lambda _: None)
     tables: list[TableState] = []
     alerts: list[Any] = []
@@ -617,7 +620,8 @@ def benchmark_games(n: int, seed: int, players_cycle: Sequence[int] = (3, 4, 2, 
         layouts = layout_sequence(truth, players, np.random.default_rng(seed + g), mat=mat)
         shown = render_tables(layouts, style_seed=seed + g)
         renderer = shown[0].renderer
-        result = follow(shown, players, rules, seed + g, reader, mat)
+        # the engine told, as the companion app tells it (``mtrain watch --engine``)
+        result = follow(shown, players, rules, seed + g, reader, mat, engine=truth[0].engine)
         reference = observer_alerts(truth, rules, players)
         got = [a for a in result["alerts"] if a.is_error]
         want_keys = Counter((b.code, b.train) for b in breaches)

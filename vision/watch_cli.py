@@ -22,6 +22,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        help="a camera index (0, 1, ...), a video file or a folder of images")
     watch.add_argument("--players", type=int, required=True, help="seats at the table (2-8)")
     watch.add_argument("--first", type=int, default=0, help="seat that plays first (default 0)")
+    watch.add_argument("--engine", type=int, default=None,
+                       help="the round's engine double, e.g. 12 (default: read from the table)")
     watch.add_argument("--models", default="models", help="folder of the ONNX models")
     watch.add_argument("--no-mat", action="store_true", help="do not look for the hub mat")
     watch.add_argument("--retries", type=int, default=None,
@@ -65,8 +67,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
     if not 0 <= args.first < players:
         raise BadInputError("--first", f"expected a seat from 0 to {players - 1}")
     rules = rules_from_args(args)
+    if args.engine is not None and not 0 <= args.engine <= rules.set:
+        raise BadInputError("--engine", f"expected a double from 0 to {rules.set}")
     tracker = Tracker(args.source, players, rules, models_dir=args.models, first=args.first,
-                      mat=not args.no_mat, max_retries=args.retries)
+                      engine=args.engine, mat=not args.no_mat, max_retries=args.retries)
     _ = tracker.reader  # load the models now: missing models are a clear error up front
     for event in tracker:
         if args.json:

@@ -53,6 +53,28 @@ def test_watch_bad_players_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["watch", "0", "--players", "12"]) == 2
 
 
+def test_watch_engine_outside_the_set_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["watch", "0", "--players", "3", "--engine", "13"]) == 2
+    assert "--engine" in capsys.readouterr().err
+
+
+def test_watch_passes_the_engine_to_the_tracker(monkeypatch: pytest.MonkeyPatch) -> None:
+    import vision.reader
+    import vision.tracker
+
+    seen = {}
+
+    class Spy(vision.tracker.Tracker):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            seen.update(kwargs)
+            super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(vision.reader, "TileReader", lambda models_dir, **_: object())
+    monkeypatch.setattr(vision.tracker, "Tracker", Spy)
+    assert main(["watch", "97", "--players", "3", "--engine", "9", "--retries", "0"]) == 0
+    assert seen["engine"] == 9
+
+
 def test_watch_without_models_exits_2(capsys: pytest.CaptureFixture[str],
                                       tmp_path: Path) -> None:
     video = tmp_path / "game.mp4"
