@@ -231,17 +231,22 @@ def nms_rotated(xywhr: np.ndarray, scores: np.ndarray, iou_threshold: float) -> 
 
 
 def nms_boxes(xyxy: np.ndarray, scores: np.ndarray, iou_threshold: float) -> np.ndarray:
-    """Greedy NMS on axis-aligned boxes (as torchvision), best score first."""
+    """Greedy NMS on axis-aligned boxes (as torchvision), best score first.
+
+    The overlaps are computed once, as one matrix: a pip crop has a few dozen
+    candidates, and a frame a hundred crops.
+    """
     order = np.argsort(-scores, kind="stable")
+    if len(order) <= 1:
+        return order.astype(np.int64)
+    over = box_iou(xyxy[order], xyxy[order]) > iou_threshold
+    dropped = np.zeros(len(order), dtype=bool)
     keep: list[int] = []
-    while len(order):
-        i = int(order[0])
-        keep.append(i)
-        rest = order[1:]
-        if not len(rest):
-            break
-        iou = box_iou(xyxy[i:i + 1], xyxy[rest])[0]
-        order = rest[iou <= iou_threshold]
+    for k in range(len(order)):
+        if dropped[k]:
+            continue
+        keep.append(int(order[k]))
+        dropped |= over[k]
     return np.asarray(keep, dtype=np.int64)
 
 
