@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.errors import BadInputError
+
 ACCEPTED_FORMATS = {"JPEG": "image/jpeg", "PNG": "image/png", "WEBP": "image/webp",
                     "MPO": "image/jpeg", "BMP": "image/bmp"}
 MAX_PIXELS = 50_000_000
@@ -65,16 +67,16 @@ def check_photo(data: bytes, filename: str = "upload") -> Photo:
 
 def models_status(models_dir: str | os.PathLike[str]) -> str | None:
     """``None`` when hands can be read from photos, else why not (one sentence)."""
-    folder = Path(models_dir)
-    missing = [name for name in ("tiles.onnx", "pips.onnx") if not (folder / name).is_file()]
-    if missing:
-        paths = ", ".join(str(folder / m) for m in missing)
-        return (f"The tile-reading models are missing ({paths}): photos are kept, "
-                "but enter each hand's tiles by hand.")
     try:
         import vision.reader  # noqa: F401
+        from vision.onnx_models import load_specs
     except ImportError as exc:
         return f"The tile reader cannot be loaded ({exc}): enter each hand's tiles by hand."
+    try:  # the files models.json names (the pip model is its 8-bit version)
+        load_specs(Path(models_dir))
+    except BadInputError as exc:
+        return (f"The tile-reading models are missing ({exc}): photos are kept, "
+                "but enter each hand's tiles by hand.")
     return None
 
 
@@ -89,7 +91,6 @@ def read_tiles(photo: Photo, models_dir: str | os.PathLike[str],
     Raises :class:`HandError` with the reader's message when the photo cannot be read.
     """
     from engine import RuleSet
-    from engine.errors import BadInputError
     from vision.reader import TileReader
     from vision.scoring import hand_from_reading
 

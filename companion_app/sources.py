@@ -215,8 +215,15 @@ def demo_recording(demo_dir: Path | None = None) -> Path | None:
 
 
 def models_present(models_dir: Path | None = None) -> bool:
-    models_dir = MODELS_DIR if models_dir is None else models_dir
-    return (models_dir / "tiles.onnx").is_file() and (models_dir / "pips.onnx").is_file()
+    """Whether the files ``models.json`` names are all there."""
+    from engine.errors import BadInputError
+    from vision.onnx_models import load_specs
+
+    try:
+        load_specs(MODELS_DIR if models_dir is None else models_dir)
+    except BadInputError:
+        return False
+    return True
 
 
 #: Share of rendered table tiles the committed models must read right (their

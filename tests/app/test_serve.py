@@ -192,3 +192,21 @@ def test_mtrain_serve_on_a_corrupt_database_exits_2_with_one_line(
     assert main(["serve", "--db", str(path), "--source", "sim"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith(f"mtrain: {path}: is not an SQLite database")
+
+
+def test_models_are_present_only_with_every_file_models_json_names(tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    shipped = sources.MODELS_DIR
+    if not (shipped / "models.json").exists():
+        pytest.skip("no trained models in models/")
+    assert sources.models_present()
+    for name in ("models.json", *(e["file"] for e in json.loads(
+            (shipped / "models.json").read_text()).values())):
+        shutil.copyfile(shipped / name, tmp_path / name)
+    assert sources.models_present(tmp_path)
+    spec = json.loads((tmp_path / "models.json").read_text())
+    (tmp_path / spec["pips"]["file"]).unlink()  # the 8-bit pip model the reader loads
+    assert not sources.models_present(tmp_path)
+    assert not sources.models_present(tmp_path / "nowhere")
