@@ -35,20 +35,13 @@ def test_other_seed_other_files(scenes: Path, tmp_path: Path) -> None:
     assert _files(tmp_path)["hands_12_000000.jpg"] != _files(scenes)["hands_11_000000.jpg"]
 
 
-def test_crops_are_deterministic_and_counted(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("kind", "count"), [("crops", 10), ("crops-table", 30)])
+def test_crops_are_deterministic_and_counted(tmp_path: Path, kind: str, count: int) -> None:
     a, b = tmp_path / "a", tmp_path / "b"
-    assert synthesize(a, "crops", 10, seed=3, progress=False) == 10
-    synthesize(b, "crops", 10, seed=3, progress=False)
+    assert synthesize(a, kind, count, seed=3, progress=False) == count
+    synthesize(b, kind, count, seed=3, progress=False)
     assert _files(a) == _files(b)
-    assert len(list(a.glob("*.png"))) == 10
-
-
-def test_table_crops_are_deterministic_and_counted(tmp_path: Path) -> None:
-    a, b = tmp_path / "a", tmp_path / "b"
-    assert synthesize(a, "crops-table", 30, seed=4, progress=False) == 30
-    synthesize(b, "crops-table", 30, seed=4, progress=False)
-    assert _files(a) == _files(b)
-    assert len(list(a.glob("crops-table_4_*.png"))) == 30
+    assert len(list(a.glob(f"{kind}_3_*.png"))) == count
 
 
 def test_label_files_load(scenes: Path) -> None:
