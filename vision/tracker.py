@@ -327,7 +327,7 @@ class _Cache:
         """For each tile held: settled, and looking in ``grey`` as it did then."""
         out = []
         for m, flag in enumerate(self.settled):
-            look = self.looks[m] if m < len(self.looks) else None
+            look = self.looks[m]
             out.append(bool(flag and look is not None
                             and same_look(look, tile_look(grey, self.corners[m]))))
         return out
@@ -443,8 +443,7 @@ class Tracker:
             frame_reading = reader.read(frame)
             self.tiles_read += len(frame_reading.tiles)
             return frame_reading.tiles, frame_reading.markers
-        still = cache.unchanged(_grey(frame)) if any(cache.settled) else [False] * len(
-            cache.readings)
+        still = cache.unchanged(_grey(frame))
 
         def known(m: int) -> bool:
             return still[m] or (cache.agree[m] >= CONFIRMED_READS and not cache.settled[m])
@@ -466,7 +465,7 @@ class Tracker:
         def carry(m: int, reading: Any = None, agree: int | None = None) -> None:
             held.append((cache.readings[m] if reading is None else reading,
                          cache.agree[m] if agree is None else agree,
-                         cache.settled[m], cache.looks[m] if m < len(cache.looks) else None))
+                         cache.settled[m], cache.looks[m]))
 
         for i in keep:
             m = matches[i]
