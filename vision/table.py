@@ -258,8 +258,8 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
     millimetres, and seats come from the mat. ``engine``, when the round's
     engine is known (the companion knows the round; a tracker knows it once a
     table has settled), is the double looked for first; with the mat, the tile
-    on its centre is the engine even when it was read otherwise (and the
-    reading is reported as an uncertainty, ``engine-read``).
+    on its centre is the engine even when it was read otherwise. An engine
+    read otherwise than the known one is reported (``engine-read``).
     """
     uncertain: list[Uncertainty] = []
     if mat is not None:
@@ -295,6 +295,10 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
         return TableReading(None, {}, uncertain, assignment, [None] * n_markers, players)
     assignment[hub_tile.index] = "engine"
     e = hub_tile.values[0] if engine is None else engine
+    if hub_tile.values != (e, e):
+        uncertain.append(Uncertainty(
+            "engine-read", f"the engine was read {hub_tile.values[0]}-{hub_tile.values[1]}; "
+            f"taken as {e}-{e}, the round's engine", (hub_tile.index,)))
     hub = np.zeros(2) if mat is not None else hub_tile.centre
     pool = {t.index: t for t in live if t is not hub_tile}
 
@@ -349,11 +353,7 @@ def _find_engine(read: list[_Tile], w: float, on_mat: bool,
             return near[0]
         central = sorted(read, key=lambda t: float(np.linalg.norm(t.centre)))
         if engine is not None and central and float(np.linalg.norm(central[0].centre)) <= 0.6 * w:
-            hub = central[0]
-            uncertain.append(Uncertainty(
-                "engine-read", f"the tile on the mat's centre was read {hub.values[0]}-"
-                f"{hub.values[1]}; taken as the engine {engine}-{engine}", (hub.index,)))
-            return hub
+            return central[0]  # the engine, misread (reported by the caller)
         uncertain.append(Uncertainty("no-engine", "no double on the mat's centre"))
         return None
     if not doubles:

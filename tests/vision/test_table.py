@@ -180,6 +180,10 @@ def test_a_known_engine_picks_its_double_among_others() -> None:
     tiles = [other, ENGINE, *SEAT0_DOWN]
     assert reconstruct(tiles, None, 3, engine=9).assignment[1] == "engine"
     assert reconstruct(tiles, None, 3, engine=4).assignment[0] == "engine"
+    # a known engine that is not on the table as read: the likeliest double, reported
+    reading = reconstruct(tiles, None, 3, engine=10)
+    assert reading.table is not None and reading.table.engine == 10
+    assert "engine-read" in _kinds(reading)
 
 
 def test_with_the_mat_a_known_engine_read_wrong_is_still_the_engine() -> None:
