@@ -3,7 +3,7 @@
 Kinds (see docs/DESIGN.md): ``hands`` (loose tiles, rows of tiles),
 ``table`` (a Mexican Train table round a hub), ``table-mat`` (the same on
 the printed hub mat), ``closeup`` (one to three tiles filling the frame, like
-a photo or crop of a single tile) ``crops`` (half-tile crops cut by
+a photo or crop of a single tile), ``crops`` (half-tile crops cut by
 :func:`vision.crops.half_crops` from rendered scenes with jittered corners,
 the pip model's training data) and ``crops-table`` (the same from webcam-sized
 tables and small hands, JPEG-compressed, cut with the larger errors a tile
