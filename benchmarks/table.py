@@ -252,6 +252,8 @@ def rendered(n: int, mat: bool, reader: Any, seed_base: int = RENDERED_SEED_BASE
         if isinstance(reader, OracleReader):
             reader.current = shown
         t0 = time.perf_counter()
+        if hasattr(reader, "reset"):  # separate tables, not a video
+            reader.reset()
         frame = reader.read(shown.image)
         reading = reconstruct_table(frame, players, shown.image)
         times.append(time.perf_counter() - t0)

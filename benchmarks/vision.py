@@ -135,6 +135,7 @@ def synthetic(reader: TileReader, folder: Path, limit: int | None) -> dict[str, 
     rules = RuleSet()
     for path, obj in scenes:
         image = load_image(path.parent / obj["image"])
+        reader.reset()  # a still: no closer look carried from the last one
         frame = reader.read(image)
         truth = np.array([t["corners"] for t in obj["tiles"]], np.float32).reshape(-1, 4, 2)
         read = np.array([t.corners for t in frame.tiles], np.float32).reshape(-1, 4, 2)
@@ -211,6 +212,7 @@ def real_tiles(reader: TileReader, folder: Path) -> dict[str, Any]:
     for path in files:
         want = sorted(int(v) for v in path.stem.split("-"))
         image = load_image(path)
+        reader.reset()  # a still: no closer look carried from the last one
         frame = reader.read(image)
         if frame.tiles:
             got = sorted(frame.tiles[0].values)
@@ -257,6 +259,7 @@ def real_oblique(reader: TileReader, folder: Path) -> dict[str, Any]:
     for path in sorted(folder.glob("*.jpg")):
         image = read_raw(path)
         h, w = image.shape[:2]
+        reader.reset()  # a still: no closer look carried from the last one
         frame = reader.read(image)
         halves, values = [], []
         for t in frame.tiles:
@@ -289,6 +292,7 @@ def real_oblique(reader: TileReader, folder: Path) -> dict[str, Any]:
 
 
 def real_row(reader: TileReader, path: Path) -> dict[str, Any]:
+    reader.reset()  # a still: no closer look carried from the last one
     frame = reader.read(path)
     tiles = sorted(frame.tiles, key=lambda t: float(t.corners[:, 0].mean()))
     read = [(min(t.values), max(t.values)) for t in tiles]
@@ -308,6 +312,7 @@ def real_detect(reader: TileReader, folder: Path) -> dict[str, Any]:
     for path in sorted(folder.glob("*.jpg")):
         image = load_image(path)
         h, w = image.shape[:2]
+        reader.reset()  # a still: no closer look carried from the last one
         frame = reader.read(image)
         n_read += len(frame.tiles)
         truth = []
@@ -333,6 +338,7 @@ def real_detect(reader: TileReader, folder: Path) -> dict[str, Any]:
 def real_topdown(reader: TileReader, folder: Path) -> dict[str, Any]:
     out = {}
     for path in sorted(folder.glob("*.jpg")):
+        reader.reset()  # a still: no closer look carried from the last one
         frame = reader.read(path)
         out[path.name] = [f"{t.values[0]}-{t.values[1]}{'?' if t.uncertain else ''}"
                           for t in frame.tiles]
@@ -397,6 +403,7 @@ def tune(reader: TileReader, count: int) -> dict[str, Any]:
                 scores.append(pips[_inside_half(pips.center)].confidence)
             reader.detector.conf_threshold = tile_floor
             reader.pip_detector.conf_threshold = pip_floor
+            reader.reset()  # a still: no closer look carried from the last one
             frame = reader.read(scene.image)
             for i, j in match(truth, np.array([t.corners for t in frame.tiles],
                                                np.float32).reshape(-1, 4, 2)):
@@ -459,6 +466,7 @@ def latency(reader: TileReader, runs: int) -> dict[str, Any]:
             t0 = time.perf_counter()
             image = load_image(path)
             t1 = time.perf_counter()
+            reader.reset()  # a still: no closer look carried from the last one
             photo = reader.read(image)
             t2 = time.perf_counter()
             load_times.append((t1 - t0) * 1000)

@@ -234,11 +234,14 @@ TABLE_READING_BAR = 0.9
 
 
 def table_reading_rate(models_dir: Path | None = None) -> float | None:
-    """The committed models' tile-exact rate on rendered tables, from ``eval.json``."""
+    """The committed models' tile-exact rate on rendered tables, from ``eval.json``:
+    through the reader the companion runs (``reader``) where the report has it,
+    else through the bare models chained (``read``, older reports)."""
     path = (MODELS_DIR if models_dir is None else models_dir) / "eval.json"
     try:
         report = json.loads(path.read_text(encoding="utf-8"))
-        return float(report["read"]["by_kind"]["table"]["read_right"])
+        section = report["reader"] if "reader" in report else report["read"]
+        return float(section["by_kind"]["table"]["read_right"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

@@ -507,6 +507,9 @@ class OracleReader:
     def __init__(self) -> None:
         self.current: Shown | None = None
 
+    def reset(self) -> None:
+        """As ``TileReader.reset``: this reader learns nothing from earlier frames."""
+
     def read(self, image: np.ndarray) -> Any:
         from types import SimpleNamespace
 

@@ -311,6 +311,63 @@ def decode_detect(output: np.ndarray, box: Letterbox | None = None, *,
     return Detections.from_xyxy(xyxy, conf, cls)
 
 
+def decode_detect_batch(outputs: np.ndarray, boxes: Sequence[Letterbox | None], *,
+                        conf_threshold: float = 0.25, iou_threshold: float = 0.7,
+                        max_det: int = 300, nc: int | None = None) -> list[Detections]:
+    """``decode_detect`` of a batch ``(B, 4 + nc, A)`` at once: the same detections.
+
+    A frame's pip model batch is a hundred crops with a few dozen candidates each:
+    thresholding, ordering, overlaps and the greedy suppression are done for all
+    crops together (the suppression steps through candidate ranks, not crops).
+    """
+    pred = np.asarray(outputs, dtype=np.float32)
+    if pred.ndim != 3:
+        raise ValueError(f"unexpected batch output shape {pred.shape}")
+    n_crops = pred.shape[0]
+    nc = (pred.shape[1] - 4) if nc is None else nc
+    if pred.shape[1] < 4 + nc:
+        raise ValueError(f"unexpected model output shape {pred.shape[1:]} for {nc} classes")
+    if len(boxes) != n_crops:
+        raise ValueError(f"{len(boxes)} letterboxes for {n_crops} outputs")
+    scores = pred[:, 4:4 + nc]
+    cls = scores.argmax(axis=1)  # (B, A)
+    conf = np.take_along_axis(scores, cls[:, None, :], axis=1)[:, 0]
+    live = conf > conf_threshold
+    rank = min(max(int(live.sum(axis=1).max(initial=0)), 1), MAX_NMS)
+    # best first; among equal scores, anchor order (as the stable sort of one crop)
+    order = np.argsort(np.where(live, -conf, np.inf), axis=1, kind="stable")[:, :rank]
+    valid = np.take_along_axis(live, order, axis=1)
+    conf_k = np.take_along_axis(conf, order, axis=1)
+    cls_k = np.take_along_axis(cls, order, axis=1)
+    xywh = np.take_along_axis(pred[:, :4], order[:, None, :], axis=2).transpose(0, 2, 1)
+    xyxy = np.concatenate([xywh[..., :2] - xywh[..., 2:] / 2,
+                           xywh[..., :2] + xywh[..., 2:] / 2], axis=2)
+    shifted = xyxy + cls_k[..., None].astype(np.float32) * MAX_WH
+    lo = np.maximum(shifted[:, :, None, :2], shifted[:, None, :, :2])
+    hi = np.minimum(shifted[:, :, None, 2:], shifted[:, None, :, 2:])
+    inter = np.prod(np.clip(hi - lo, 0, None), axis=3)
+    area = np.prod(shifted[..., 2:] - shifted[..., :2], axis=2)
+    iou = inter / np.maximum(area[:, :, None] + area[:, None, :] - inter, 1e-12)
+    over = iou > iou_threshold
+    keep = np.zeros_like(valid)
+    dropped = ~valid
+    for k in range(rank):
+        keep[:, k] = ~dropped[:, k]
+        dropped |= over[:, k, :] & keep[:, k, None]
+    results = []
+    for b, box in enumerate(boxes):
+        idx = np.flatnonzero(keep[b])[:max_det]
+        found = xyxy[b, idx]
+        if box is not None:
+            found[:, [0, 2]] = (found[:, [0, 2]] - box.pad_x) / box.gain_x
+            found[:, [1, 3]] = (found[:, [1, 3]] - box.pad_y) / box.gain_y
+            h, w = box.shape
+            found[:, [0, 2]] = found[:, [0, 2]].clip(0, w)
+            found[:, [1, 3]] = found[:, [1, 3]].clip(0, h)
+        results.append(Detections.from_xyxy(found, conf_k[b, idx], cls_k[b, idx]))
+    return results
+
+
 # -- sessions ------------------------------------------------------------------
 
 class OnnxModel:
@@ -434,7 +491,6 @@ class BoxDetector(_Detector):
             return []
         padded, boxes = zip(*(letterbox(c, self.model.size) for c in crops), strict=True)
         outputs = self.model.run(to_blob(padded))
-        return [decode_detect(out, box, conf_threshold=self.conf_threshold,
-                              iou_threshold=self.iou_threshold, max_det=self.max_det,
-                              nc=len(self.names))
-                for out, box in zip(outputs, boxes, strict=True)]
+        return decode_detect_batch(outputs, boxes, conf_threshold=self.conf_threshold,
+                                   iou_threshold=self.iou_threshold, max_det=self.max_det,
+                                   nc=len(self.names))

@@ -55,6 +55,10 @@ def test_table_reading_rate_comes_from_the_model_eval_report(tmp_path: Path) -> 
     assert sources.table_reading_rate(tmp_path) is None
     (tmp_path / "eval.json").write_text('{"read": {"by_kind": {"table": {"read_right": 0.42}}}}')
     assert sources.table_reading_rate(tmp_path) == pytest.approx(0.42)
+    (tmp_path / "eval.json").write_text(
+        '{"read": {"by_kind": {"table": {"read_right": 0.42}}},'
+        ' "reader": {"by_kind": {"table": {"read_right": 0.93}}}}')
+    assert sources.table_reading_rate(tmp_path) == pytest.approx(0.93)
     (tmp_path / "eval.json").write_text("not json")
     assert sources.table_reading_rate(tmp_path) is None
 

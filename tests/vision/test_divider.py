@@ -12,7 +12,7 @@ from reader_fixtures import untrained_dir
 
 from vision.crops import order_corners
 from vision.detections import Detections
-from vision.divider import fit_divider, snap_to_divider
+from vision.divider import _quantile, fit_divider, snap_to_divider
 from vision.reader import TileReader, distinct
 
 EVAL = Path(__file__).resolve().parents[2] / "datasets" / "eval"
@@ -172,3 +172,12 @@ def test_distinct_keeps_the_first_of_overlapping_boxes() -> None:
     box = np.array([[0, 0], [0, 10], [20, 10], [20, 0]], np.float32)
     items = [R(box), R(box + [2, 0]), R(box + [30, 0]), R(box + [11, 0])]
     assert distinct(items) == [0, 2, 3]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("shape", [(1,), (7,), (150, 16), (37, 3)])
+@pytest.mark.parametrize("q", [0.0, 0.03, 0.25, 0.85, 1.0])
+def test_quantile_is_numpys_linear_percentile(shape: tuple[int, ...], q: float) -> None:
+    values = np.random.default_rng(len(shape) * 100 + shape[0]).random(shape) * 255
+    assert np.allclose(_quantile(values, q), np.percentile(values, 100 * q))
+    if len(shape) == 2:
+        assert np.allclose(_quantile(values, q, axis=1), np.percentile(values, 100 * q, axis=1))

@@ -25,6 +25,8 @@ from vision.onnx_models import (
     Letterbox,
     ObbDetector,
     OnnxModel,
+    decode_detect,
+    decode_detect_batch,
     letterbox,
     load_specs,
     nms_boxes,
@@ -140,6 +142,46 @@ class TestNms:
         boxes = np.array([[0, 0, 10, 10, 0], [6, 0, 10, 10, 0], [12, 0, 10, 10, 0]], np.float32)
         scores = np.array([0.9, 0.8, 0.7], np.float32)
         assert nms_rotated(boxes, scores, 0.3).tolist() == [0]
+
+
+class TestBatchDecoding:
+    @staticmethod
+    def _outputs(rng: np.random.Generator, crops: int, nc: int, anchors: int = 189) -> np.ndarray:
+        """Raw detect outputs with clusters of overlapping candidates, as a model gives."""
+        out = np.zeros((crops, 4 + nc, anchors), np.float32)
+        centres = rng.uniform(10, 86, (crops, 2, 12))
+        pick = rng.integers(0, 12, (crops, anchors))
+        xy = np.take_along_axis(centres, pick[:, None, :].repeat(2, 1), axis=2)
+        out[:, :2] = xy + rng.normal(0, 1.5, (crops, 2, anchors))
+        out[:, 2:4] = rng.uniform(6, 12, (crops, 2, anchors))
+        out[:, 4:] = rng.random((crops, nc, anchors)) ** 3
+        out[:, 4:, ::7] = 0.5  # exact ties: the anchor order must break them
+        out[2, 4:] = 0.0  # a crop with nothing above the threshold
+        return out
+
+    @pytest.mark.parametrize("nc", [1, 3])
+    def test_batch_equals_one_crop_at_a_time(self, nc: int) -> None:
+        rng = np.random.default_rng(11)
+        outputs = self._outputs(rng, 9, nc)
+        boxes = [Letterbox.fit((int(h), int(w)), (96, 96))
+                 for h, w in rng.integers(40, 200, (9, 2))]
+        boxes[4] = None  # model pixels
+        batch = decode_detect_batch(outputs, boxes, conf_threshold=0.3, iou_threshold=0.5,
+                                    max_det=25, nc=nc)
+        found = 0
+        for out, box, mine in zip(outputs, boxes, batch, strict=True):
+            one = decode_detect(out, box, conf_threshold=0.3, iou_threshold=0.5,
+                                max_det=25, nc=nc)
+            assert np.array_equal(mine.corners, one.corners)
+            assert np.array_equal(mine.confidence, one.confidence)
+            assert np.array_equal(mine.class_id, one.class_id)
+            found += len(one)
+        assert len(batch[2]) == 0 and found > 50
+
+    def test_mismatched_letterboxes_are_refused(self) -> None:
+        outputs = self._outputs(np.random.default_rng(12), 3, 1)
+        with pytest.raises(ValueError, match="letterboxes"):
+            decode_detect_batch(outputs, [None, None])
 
 
 class TestDecodersAgainstUltralytics:

@@ -34,6 +34,7 @@ def test_importing_train_does_not_import_torch_or_ultralytics() -> None:
         ["--imgsz", "100"],
         ["--hours", "0"],
         ["--threads", "0"],
+        ["--device", "cuda:zero"],
         ["--init", "runs/no-such-weights.pt", "--which", "tiles"],
         ["--init", "models/tiles.pt"],  # continues one model only: --which is needed
     ],
@@ -179,3 +180,19 @@ def test_the_8_bit_pip_model_counts_like_the_float_one(tmp_path: Path) -> None:
     agree = np.mean([a == b for a, b in zip(float_counts, int8_counts, strict=True)])
     assert agree >= 0.9
     assert max(float_counts) >= 4  # the crops do show pips to count
+
+
+def test_reader_rates_match_readings_to_the_labelled_tiles() -> None:
+    from datasets.labels import iter_scenes
+    from vision.train import reader_rates
+
+    scenes = [s for s in iter_scenes(ROOT / "datasets" / "eval") if s[1]["kind"] == "table"][:2]
+    rates = reader_rates(ROOT / "models", scenes, threads=1)
+    visible = sum(1 for _, lab in scenes for t in lab["tiles"] if t.get("visible", 1) >= 1)
+    assert rates["tiles"] == rates["by_kind"]["table"]["tiles"] == visible > 10
+    assert rates["found"] >= rates["read_right"] > 0.5
+    # the same tiles labelled with values no set has: found as before, none read right
+    wrong = [(path, {**lab, "tiles": [{**t, "values": [99, 99]} for t in lab["tiles"]]})
+             for path, lab in scenes]
+    again = reader_rates(ROOT / "models", wrong, threads=1)
+    assert again["found"] == rates["found"] and again["read_right"] == 0.0
