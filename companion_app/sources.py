@@ -90,12 +90,16 @@ class TrackerSource:
             rules = meta.get("rules", rules)
             first = int(meta.get("first", 0))
             engine = None  # the recording's own engine, from its first table
+        # a recording plays at its own pace, as the camera would have shown it
         tracker = Tracker(self.source, players, RuleSet.from_json(rules),
-                          models_dir=self.models_dir, engine=engine, first=first)
+                          models_dir=self.models_dir, engine=engine, first=first,
+                          realtime=not self.live)
         self._keep_frames(tracker)
         try:
             for event in tracker:
                 yield from adapt_tracker_event(event, tracker)
+            if self.loop:
+                yield RoundOver("End of the recording; it starts again.")
         finally:
             close = getattr(getattr(tracker, "source", None), "close", None)
             if callable(close):

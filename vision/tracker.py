@@ -387,6 +387,7 @@ class Tracker:
     how many still readings a table must win (out of ``window``) to settle.
     ``retry_s`` is the pause between attempts to reach a camera and
     ``max_retries`` how many attempts in a row (``None``: keep trying).
+    ``realtime`` plays a video file or folder at its frame rate, as a camera would.
     """
 
     def __init__(self, source: str | int | Path, players: int, rules: RuleSet | None = None, *,
@@ -395,7 +396,8 @@ class Tracker:
                  settle_s: float = 0.4, votes: int = 3, window: int = 5,
                  retry_s: float = 2.0, max_retries: int | None = None,
                  opener: Callable[[Any], Capture] | None = None,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep,
+                 realtime: bool = False) -> None:
         self.source = FrameSource(source, opener)
         self.players = players
         self.rules = rules or RuleSet.preset("standard")
@@ -410,6 +412,9 @@ class Tracker:
         self.retry_s = retry_s
         self.max_retries = max_retries
         self.sleep = sleep
+        #: Play a recording at its own frame rate (as a camera would deliver it)
+        #: rather than as fast as frames can be read: the companion's demo.
+        self.realtime = realtime
         self.observer: Observer | None = None
         self.settled: TableState | None = None
         self.frames = 0
@@ -571,7 +576,13 @@ class Tracker:
         cache = _Cache()
         mat_view = None
         misses = 0
+        start = time.monotonic()
+        first = self.frames
         while True:
+            if self.realtime and not src.live:
+                ahead = start + (self.frames - first) / fps - time.monotonic()
+                if ahead > 0:
+                    self.sleep(ahead)
             frame = src.read()
             if frame is None:
                 misses += 1

@@ -53,13 +53,24 @@ def snapshot() -> dict[str, Any]:
             "id": game.id, "name": game.name, "round": game.current_round,
             "rounds": game.rounds, "engine": game.engine_of(game.current_round),
         },
-        "players": list(game.players) if game else [f"Seat {i + 1}" for i in range(4)],
+        "players": list(game.players) if game else default_seats(table),
         "table": table,
         "turn": turn,
         "alerts": alerts[-50:],
         "status": status,
         "source": current_app.config.get("SOURCE_LABEL", ""),
     }
+
+
+def default_seats(table: dict[str, Any] | None, players: int = 4) -> list[str]:
+    """Seat names with no game started: as many as the table shown has players'
+    trains (a recording of three players shows three seats), else ``players``."""
+    if table:
+        owners = {t.get("owner") for t in table.get("trains", []) if isinstance(t, dict)}
+        seats = sum(1 for o in owners if isinstance(o, int) and not isinstance(o, bool))
+        if seats >= 2:
+            players = seats
+    return [f"Seat {i + 1}" for i in range(players)]
 
 
 @bp.get("/")

@@ -215,3 +215,15 @@ def test_a_recording_or_the_sim_plays_again_when_it_ends(app: Flask) -> None:
     worker.stop()
     assert len(source.contexts) >= 3
     assert worker.status.ok
+
+
+def test_with_no_game_the_seats_follow_the_table_shown(app: Flask, unlocked: Table) -> None:
+    worker: TableWorker = attach_worker(app, ListSource([]), start=False)
+    assert unlocked.client.get("/api/state").get_json()["players"] == [
+        "Seat 1", "Seat 2", "Seat 3", "Seat 4"]  # nothing seen yet
+    three = {"engine": 12, "trains": [
+        {"owner": seat, "tiles": [], "marker": False} for seat in range(3)]
+        + [{"owner": "mexican", "tiles": [], "marker": False}]}
+    worker.handle(TableSettled(three, turn=0))
+    assert unlocked.client.get("/api/state").get_json()["players"] == [
+        "Seat 1", "Seat 2", "Seat 3"]

@@ -214,3 +214,33 @@ def test_models_are_present_only_with_every_file_models_json_names(tmp_path: Pat
     (tmp_path / spec["pips"]["file"]).unlink()  # the 8-bit pip model the reader loads
     assert not sources.models_present(tmp_path)
     assert not sources.models_present(tmp_path / "nowhere")
+
+
+def test_a_looped_recording_is_watched_at_its_pace_and_ends_its_round(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import vision.tracker
+    from companion_app.sim import GameContext
+    from vision.tracker import TrackerEvent
+
+    made: list[dict[str, object]] = []
+
+    class FakeTracker:
+        def __init__(self, source: object, players: int, rules: object, **kw: object) -> None:
+            made.append({"players": players, **kw})
+            self.source = None
+
+        def __iter__(self) -> object:
+            return iter([TrackerEvent("status", 0, 0.0, "reading video demo.mp4")])
+
+    monkeypatch.setattr(vision.tracker, "Tracker", FakeTracker)
+    video = tmp_path / "demo.mp4"
+    video.write_bytes(b"")
+    ctx = GameContext(4, 12, {"name": "standard"})
+    looped = list(sources.TrackerSource(str(video), loop=True).events(ctx))
+    assert isinstance(looped[-1], sources.RoundOver) and "starts again" in looped[-1].message
+    once = list(sources.TrackerSource(str(video)).events(ctx))
+    assert not any(isinstance(e, sources.RoundOver) for e in once)
+    assert [m["realtime"] for m in made] == [True, True]  # a file plays at its own pace
+    list(sources.TrackerSource(0).events(ctx))
+    assert made[-1]["realtime"] is False  # a camera delivers at its own pace anyway

@@ -372,3 +372,22 @@ def test_a_tile_swapped_for_another_in_its_place_is_read_again(tmp_path: Path) -
     owner = game.order[last].owner
     train = settled[-1].train(owner)
     assert train is not None and sorted(train.tiles[-1]) == sorted((a, b))
+
+
+def test_a_recording_can_be_played_at_its_own_pace(tmp_path: Path) -> None:
+    game = Game(9)
+    rng = np.random.default_rng(7)
+    for i in range(12):
+        cv2.imwrite(str(tmp_path / f"f{i:03d}.png"), game.draw(1, rng))
+    waits: list[float] = []
+    fast = list(Tracker(tmp_path, game.players, reader=FakeReader(game), mat=False,
+                        sleep=waits.append))
+    assert waits == []  # as fast as frames are read
+    paced = list(Tracker(tmp_path, game.players, reader=FakeReader(game), mat=False,
+                         sleep=waits.append, realtime=True))
+    # a folder plays at 10 frames a second: each read waits for its frame's time
+    # (none for the first; this sleep does not pass time, so the waits add up)
+    assert len(waits) == 12 and waits == sorted(waits)
+    assert 0.7 < waits[-1] <= 1.2 and waits[0] <= 0.1
+    assert [e.table for e in paced if e.kind == "table"] == [
+        e.table for e in fast if e.kind == "table"]

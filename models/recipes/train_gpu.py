@@ -1,18 +1,19 @@
-"""The session 4 tile-detector run on a lent GPU machine (see models/README.md).
+"""Session 4's runs on a lent GPU machine (see models/README.md).
 
-Generates the tile scenes with every core (``vision.train.tile_dataset``), trains
-the detector from ``models/tiles.pt`` on the GPU inside what is left of a time
-budget (ultralytics' time mode), and copies ``tiles.pt``, ``results.csv`` and
+Generates the scenes (tiles) or crops (pips) with every core
+(``vision.train.tile_dataset``, ``pip_dataset``), trains
+the model from ``models/WHICH.pt`` on the GPU inside what is left of a time
+budget (ultralytics' time mode), and copies ``WHICH.pt``, ``results.csv`` and
 ``info.json`` to ``$OUT``. Export, install and evaluation then run on the CPU.
 
 usage, from the repository root:
     PYTHONPATH=$SITE:models/recipes/polars_stub \
-        python3 models/recipes/tiles_gpu.py BUDGET_SECONDS COUNT IMGSZ EPOCHS DEVICE
+        python3 models/recipes/train_gpu.py BUDGET_SECONDS COUNT IMGSZ EPOCHS DEVICE [WHICH]
 
 where ``$SITE`` holds ultralytics 8.4.190, ultralytics-thop and ultralytics-platform
 installed with ``--no-deps`` (the machine had torch, OpenCV and the rest), and the
 polars stub stands in for the 54 MB polars wheel that ultralytics only uses to read
-back ``results.csv``. Session 4 ran ``535 4500 640 40 0``.
+back ``results.csv``. Session 4 ran ``535 4500 640 40 0`` (tiles).
 """
 import json
 import os
@@ -24,6 +25,7 @@ from pathlib import Path
 t0 = time.time()
 budget, count, imgsz, epochs, device = (float(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]),
                                         int(sys.argv[4]), sys.argv[5])
+which = sys.argv[6] if len(sys.argv) > 6 else "tiles"
 out = Path(os.environ.get("OUT", "/tmp/devout"))
 out.mkdir(parents=True, exist_ok=True)
 work = Path(os.environ.get("DEVWORK", "/tmp/mt"))
@@ -32,16 +34,19 @@ from vision import train as T  # noqa: E402
 
 T.setup_offline(work)
 jobs = os.cpu_count() or 2
-plan = T.Plan(tile_count=count, imgsz=imgsz, jobs=jobs, init="models/tiles.pt")
-yaml = T.tile_dataset(work / "data", plan)
+init = Path(f"models/{which}.pt")
+plan = T.Plan(tile_count=count, pip_count=count, imgsz=imgsz, jobs=jobs, init=str(init))
+make = T.tile_dataset if which == "tiles" else T.pip_dataset
+yaml = make(work / "data", plan)
 gen = time.time() - t0
 print(f"generated in {gen:.0f} s", flush=True)
-left = budget - (time.time() - t0) - 100  # cache, final validation twice, copying
+# kept back for caching, the final validation (twice) and copying
+left = budget - (time.time() - t0) - (100 if which == "tiles" else 45)
 hours = max(left, 30) / 3600
 try:
     best, metrics, secs, ran = T.train_model(
-        "tiles", yaml, epochs, imgsz, work / "runs", threads=8, hours=hours,
-        init=Path("models/tiles.pt"), device=device, workers=max(1, jobs - 2),
+        which, yaml, epochs, imgsz, work / "runs", threads=8, hours=hours,
+        init=init, device=device, workers=max(1, jobs - 2),
     )
 except Exception:  # e.g. loader workers without shared memory: again, loading in-process
     import traceback
@@ -50,18 +55,18 @@ except Exception:  # e.g. loader workers without shared memory: again, loading i
     left = budget - (time.time() - t0) - 100
     hours = max(left, 30) / 3600
     best, metrics, secs, ran = T.train_model(
-        "tiles", yaml, epochs, imgsz, work / "runs2", threads=8, hours=hours,
-        init=Path("models/tiles.pt"), device=device, workers=0,
+        which, yaml, epochs, imgsz, work / "runs2", threads=8, hours=hours,
+        init=init, device=device, workers=0,
     )
-info = {"count": count, "imgsz": imgsz, "epochs_planned": epochs, "epochs": ran,
+info = {"which": which, "count": count, "imgsz": imgsz, "epochs_planned": epochs, "epochs": ran,
         "hours": round(hours, 4), "train_seconds": round(secs), "generate_seconds": round(gen),
         "device": device, "jobs": jobs, "val_metrics": {k: round(v, 4) for k, v in metrics.items()},
         "total_seconds": round(time.time() - t0)}
 print(json.dumps(info), flush=True)
-shutil.copyfile(best, out / "tiles.pt")
+shutil.copyfile(best, out / f"{which}.pt")
 last = best.parent / "last.pt"
 if last.exists() and last != best:
-    shutil.copyfile(last, out / "tiles-last.pt")
+    shutil.copyfile(last, out / f"{which}-last.pt")
 csv = best.parent.parent / "results.csv"
 if csv.exists():
     shutil.copyfile(csv, out / "results.csv")
