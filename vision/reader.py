@@ -72,9 +72,14 @@ SNAP_BELOW_PX = 12.0
 SMALL_TILE_PX = 13.0
 #: Long side of the detector's input for that closer look (the usual one is the
 #: trained size, ``models.json`` ``imgsz``). Chosen on rendered validation
-#: tables (1280x720): table tiles read right 50 % at 416, 57 % at 640; 544-960,
-#: or a side picked to show tiles a set width, gave 51-59 % with no trend.
-ZOOM_IN_SIDE = 640
+#: tables (1280x720, seeds 202/205, 60 each). Session 1's detector: table tiles
+#: read right 50 % at 416, 57 % at 640, 51-59 % from 544 to 960 with no trend.
+#: Session 4's (trained at 640, run in 8 bits), table / table on the mat: 576 px
+#: 86.8 / 79.2 % (float), 640 87.6 / 79.7 %, 768 89.4 / 82.1 %, 832 90.0 / 81.8 %,
+#: 896 90.7 / 82.2 %; the detector takes 24, 32, 37 and 40 ms from 640 to 896
+#: (the float one 40 ms at 640): 768 reads better than the float model at 640
+#: in less time.
+ZOOM_IN_SIDE = 768
 #: Readings whose boxes overlap at least this much (IoU) are the same tile;
 #: the less confident one is dropped.
 DUPLICATE_IOU = 0.5

@@ -39,8 +39,10 @@ SEEDS = {
     "crops-table-val": 206,
 }
 EVAL_SEEDS = {"hands": 9001, "table": 9002}
-#: The 8-bit pip model the reader loads (``vision.quantize``); ``pips.onnx`` is its source.
+#: The 8-bit models the reader loads (``vision.quantize``); ``pips.onnx`` and
+#: ``tiles.onnx`` are their sources.
 PIPS_INT8 = "pips.int8.onnx"
+TILES_INT8 = "tiles.int8.onnx"
 
 #: The pip network: YOLO11's layers at a quarter of the nano width ... [depth 0.33, width
 #: 0.125]; about 0.8 M parameters, 3-4x faster than yolo11n on 96 px crops. Pips are
@@ -312,9 +314,10 @@ def install(
 ) -> None:
     """Copy weights and ONNX into ``models/`` and merge the entry into ``models.json``.
 
-    With ``calibration`` (a folder of crops folders), the pip model is also
-    quantized to 8 bits (:mod:`vision.quantize`) and that is the file the
-    reader loads; the float export stays beside it.
+    With ``calibration`` (for the pip model a folder of crops folders, for the
+    tile detector a folder of scene folders), the model is also quantized to 8
+    bits (:mod:`vision.quantize`) and that is the file the reader loads; the
+    float export stays beside it.
     """
     models.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(onnx, models / f"{which}.onnx")
@@ -323,6 +326,8 @@ def install(
     file = f"{which}.onnx"
     if which == "pips" and calibration is not None:
         file = quantize_installed(models, calibration)
+    if which == "tiles" and calibration is not None:
+        file = quantize_installed_tiles(models, calibration)
     entry = {
         "file": file,
         "imgsz": imgsz,
@@ -342,6 +347,17 @@ def quantize_installed(models: Path, calibration: Path) -> str:
     crops = calibration_crops([f for f in folders if f.is_dir()])
     quantize_pips(models / "pips.onnx", models / PIPS_INT8, crops)
     return PIPS_INT8
+
+
+def quantize_installed_tiles(models: Path, calibration: Path) -> str:
+    """Quantize ``models/tiles.onnx`` to ``models/tiles.int8.onnx``, calibrated on
+    validation scenes under ``calibration`` (``data/scenes``); returns the file name."""
+    from vision.quantize import calibration_frames, quantize_tiles
+
+    kinds = ("hands-val", "table-val", "table-mat-val", "closeup-val")
+    frames = calibration_frames([calibration / k for k in kinds if (calibration / k).is_dir()])
+    quantize_tiles(models / "tiles.onnx", models / TILES_INT8, frames)
+    return TILES_INT8
 
 
 def _merge_json(path: Path, update: dict[str, Any]) -> None:
@@ -380,7 +396,7 @@ def run_training(which: str, plan: Plan, data: Path, runs: Path, models: Path) -
         "val_metrics": {k: round(v, 4) for k, v in metrics.items()},
     }
     install(which, best, onnx, models, imgsz, info,
-            calibration=data / "crops" if which == "pips" else None)
+            calibration=data / ("crops" if which == "pips" else "scenes"))
     return info
 
 

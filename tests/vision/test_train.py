@@ -103,7 +103,7 @@ def test_tiny_training_run_exports_onnx_and_models_json(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     spec = json.loads((tmp_path / "models" / "models.json").read_text())
     assert spec["tiles"] == {
-        "file": "tiles.onnx",
+        "file": "tiles.int8.onnx",
         "imgsz": 64,
         "names": ["tile", "marker"],
         "task": "obb",
@@ -118,11 +118,13 @@ def test_tiny_training_run_exports_onnx_and_models_json(tmp_path: Path) -> None:
         pips = ort.InferenceSession(str(tmp_path / "models" / name))
         out = pips.run(None, {pips.get_inputs()[0].name: np.zeros((3, 3, 96, 96), np.float32)})[0]
         assert out.shape[:2] == (3, 5)  # dynamic batch: 3 crops at once; 4 box values + 1 class
-    tiles = ort.InferenceSession(str(tmp_path / "models" / "tiles.onnx"))
-    assert tiles.get_inputs()[0].shape[1] == 3
-    # dynamic size: a 16:9 frame goes in padded only to the stride
-    out = tiles.run(None, {tiles.get_inputs()[0].name: np.zeros((1, 3, 64, 96), np.float32)})[0]
-    assert out.shape[:2] == (1, 4 + 2 + 1)  # box, two classes, angle
+    for name in ("tiles.onnx", "tiles.int8.onnx"):
+        tiles = ort.InferenceSession(str(tmp_path / "models" / name))
+        assert tiles.get_inputs()[0].shape[1] == 3
+        # dynamic size: a 16:9 frame goes in padded only to the stride
+        blob = np.zeros((1, 3, 64, 96), np.float32)
+        out = tiles.run(None, {tiles.get_inputs()[0].name: blob})[0]
+        assert out.shape[:2] == (1, 4 + 2 + 1)  # box, two classes, angle
 
 
 def test_shipped_models_match_models_json() -> None:
@@ -180,6 +182,36 @@ def test_the_8_bit_pip_model_counts_like_the_float_one(tmp_path: Path) -> None:
     agree = np.mean([a == b for a, b in zip(float_counts, int8_counts, strict=True)])
     assert agree >= 0.9
     assert max(float_counts) >= 4  # the crops do show pips to count
+
+
+def test_the_8_bit_tile_detector_finds_what_the_float_one_finds(tmp_path: Path) -> None:
+    """Quantizing the shipped float detector keeps its tiles on eval scenes."""
+    pytest.importorskip("onnx")
+    if not (ROOT / "models" / "tiles.onnx").exists():
+        pytest.skip("no trained tile model in models/")
+    from datasets.labels import iter_scenes
+    from datasets.render import render_table, scene_rng
+    from vision.images import load_image
+    from vision.onnx_models import ModelSpec, ObbDetector
+    from vision.quantize import quantize_tiles
+    from vision.train import _poly_iou
+
+    calibration = [render_table(scene_rng(4242, i), size=(1280, 720)).image for i in range(4)]
+    quantize_tiles(ROOT / "models" / "tiles.onnx", tmp_path / "q.onnx", calibration)
+    scenes = list(iter_scenes(ROOT / "datasets" / "eval"))
+    frames = [load_image(image) for image, _ in scenes[:2] + scenes[-2:]]  # hands and tables
+
+    def boxes(path: Path) -> list[object]:
+        detector = ObbDetector(ModelSpec(path, 416, ("tile", "marker"), "obb"), threads=1)
+        found = [detector(f, long_side=640) for f in frames]
+        return [d.corners[d.class_id == 0] for d in found]
+
+    ref, got = boxes(ROOT / "models" / "tiles.onnx"), boxes(tmp_path / "q.onnx")
+    matched = total = 0
+    for a, b in zip(ref, got, strict=True):
+        total += len(a)
+        matched += sum(max((_poly_iou(x, y) for y in b), default=0.0) >= 0.5 for x in a)
+    assert total >= 40 and matched / total >= 0.9
 
 
 def test_reader_rates_match_readings_to_the_labelled_tiles() -> None:
