@@ -29,6 +29,7 @@ silently.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -79,7 +80,7 @@ class Uncertainty:
     ``kind`` is one of ``no-engine``, ``engine-tie``, ``fits-two-trains``,
     ``branch``, ``gap``, ``loose-tile``, ``slot-conflict``, ``between-seats``,
     ``marker-between``, ``loose-marker``, ``players-mismatch``, ``unsure-tile``,
-    ``engine-read``.
+    ``engine-read``, ``matched-read``.
     ``tiles`` and ``markers`` index the inputs; ``owners`` names the trains.
     """
 
@@ -308,6 +309,9 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
         pool.pop(first)
     _grow(chains, pool, w, uncertain)
     for chain in chains:
+        _match_neighbours(chain, tiles, e, uncertain)
+    _avoid_repeats(chains, tiles, e, uncertain)
+    for chain in chains:
         for idx, _, _ in chain.tiles:
             assignment[idx] = chain.owner
     _report_leftovers(chains, pool, w, uncertain)
@@ -508,6 +512,100 @@ def _grow(chains: list[_Chain], pool: dict[int, _Tile], w: float,
             chain.end_ref, chain.direction, chain.last = (attach.end_ref, attach.direction,
                                                           attach.tile)
             pool.pop(attach.tile.index)
+
+
+def _match_neighbours(chain: _Chain, tiles: Sequence[TileLike], e: int,
+                      uncertain: list[Uncertainty]) -> None:
+    """Settle misread halves of ``chain`` by their neighbours, within the reader's doubt.
+
+    Where a tile's near end does not match the end before it (the engine, or the
+    far end of the tile before), and a count both halves could be (the reader's
+    ``ranges``, see ``vision.reader.RANGE_BAND``) makes them match, both take it:
+    a misread pip on a blurred 11 is a far likelier story than a mismatch. A
+    count the reader is sure of is never changed, so a real mismatch stays one.
+    A double's ends move together; the tile before a link keeps a double's far
+    end. Each change is reported (``matched-read``).
+    """
+    entries: list[list[Any]] = []
+    for idx, near, far in chain.tiles:
+        read = tuple(int(v) for v in tiles[idx].values)
+        k = 0 if read == (near, far) else 1
+        ranges = getattr(tiles[idx], "ranges", None) or ((read[0], read[0]), (read[1], read[1]))
+        entries.append([idx, near, far, tuple(ranges[k]), tuple(ranges[1 - k]), read])
+    changed: list[int] = []
+    for j, entry in enumerate(entries):
+        idx, near, far, near_range, far_range, _ = entry
+        end = e if j == 0 else entries[j - 1][2]
+        if near == end:
+            continue
+        if j == 0:
+            end_range: tuple[int, int] = (e, e)
+        else:
+            before = entries[j - 1]
+            double_before = before[1] == before[2]
+            end_range = (end, end) if double_before else before[4]
+        lo, hi = max(near_range[0], end_range[0]), min(near_range[1], end_range[1])
+        if lo > hi:
+            continue
+        value = min(range(lo, hi + 1), key=lambda v: (abs(v - near) + abs(v - end), abs(v - end)))
+        if j > 0 and value != end:
+            entries[j - 1][2] = value
+            changed.append(entries[j - 1][0])
+        if near == far and far_range[0] <= value <= far_range[1]:
+            entry[2] = value
+        entry[1] = value
+        changed.append(idx)
+    if not changed:
+        return
+    chain.tiles = [(idx, near, far) for idx, near, far, *_ in entries]
+    for idx, near, far, _, _, read in entries:
+        if idx in changed and (near, far) not in (read, read[::-1]):
+            uncertain.append(Uncertainty(
+                "matched-read", f"tile {idx} was read {read[0]}-{read[1]}; taken as "
+                f"{near}-{far}, as its neighbours on train {chain.owner} have it",
+                (idx,), (chain.owner,)))
+
+
+def _avoid_repeats(chains: list[_Chain], tiles: Sequence[TileLike], e: int,
+                   uncertain: list[Uncertainty]) -> None:
+    """A set holds each tile once: the open end of a train that repeats a tile
+    already on the table takes the nearest count the reader's doubt allows that
+    repeats none (a blurred 3-11 read 3-12 where a 3-12 lies elsewhere). Only a
+    train's last tile's far end, which no neighbour vouches for, is changed; a
+    repeat read without doubt stays, for the rules to report.
+    """
+    def key(a: int, b: int) -> tuple[int, int]:
+        return (min(a, b), max(a, b))
+
+    seen = Counter(key(near, far) for chain in chains for _, near, far in chain.tiles)
+    seen[(e, e)] += 1
+    for chain in chains:
+        if not chain.tiles:
+            continue
+        idx, near, far = chain.tiles[-1]
+        if seen[key(near, far)] < 2 or near == far:
+            continue
+        read = tuple(int(v) for v in tiles[idx].values)
+        ranges = getattr(tiles[idx], "ranges", None)
+        if ranges is None:
+            continue
+        if read == (near, far):
+            far_range = ranges[1]
+        elif read == (far, near):
+            far_range = ranges[0]
+        else:  # already matched to its neighbour
+            continue
+        options = [v for v in range(far_range[0], far_range[1] + 1)
+                   if v != far and v != near and seen[key(near, v)] == 0]
+        if not options:
+            continue
+        value = min(options, key=lambda v: abs(v - far))
+        seen[key(near, far)] -= 1
+        seen[key(near, value)] += 1
+        chain.tiles[-1] = (idx, near, value)
+        uncertain.append(Uncertainty(
+            "matched-read", f"tile {idx} was read {read[0]}-{read[1]}, a tile already on the "
+            f"table; taken as {near}-{value}", (idx,), (chain.owner,)))
 
 
 def _report_leftovers(chains: list[_Chain], pool: dict[int, _Tile], w: float,

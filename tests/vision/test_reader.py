@@ -358,3 +358,12 @@ def test_degenerate_boxes_are_not_read(untrained_models: Path) -> None:
     vars(reader)["pip_detector"] = StubPips([[0.9], [0.9]])
     frame = reader.read(two_colour_tile_image())
     assert len(frame.tiles) == 1 and np.allclose(frame.tiles[0].corners.mean(0), TILE.mean(0))
+
+
+def test_a_count_beyond_the_set_is_kept_within_it_when_the_pips_allow() -> None:
+    from vision.reader import _within_set
+
+    assert _within_set(13, 11, 14, 12) == (12, 11, 12)  # a doubtful 13 on a double-12 set
+    assert _within_set(5, 5, 6, 12) == (5, 5, 6)  # in the set: as read
+    assert _within_set(12, 12, 13, 12) == (12, 12, 12)  # the range stops at the set too
+    assert _within_set(14, 14, 15, 12) == (14, 14, 15)  # sure it is beyond: left for the flag

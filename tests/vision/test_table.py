@@ -249,3 +249,54 @@ def test_a_mat_for_other_players_wins_and_is_reported() -> None:
     reading = reconstruct([ENGINE, *SEAT0_DOWN], None, 5, view)
     assert "players-mismatch" in _kinds(reading)
     assert reading.table is not None and len(reading.table.trains) == 4
+
+
+class _Ranged:
+    """A read tile with the counts each half could be (``TileReading.ranges``)."""
+
+    def __init__(self, tile: SeenTile, ranges: tuple[tuple[int, int], tuple[int, int]]) -> None:
+        self.values, self.corners, self.ranges = tile.values, tile.corners, ranges
+
+
+def test_misread_halves_are_settled_by_their_neighbours_within_the_readers_doubt() -> None:
+    # the true Mexican train is 9-3 3-11 11-11 11-8; a blurred 11 was read 12 and 10
+    three_eleven = _lengthwise((120, 0), (144, 0), (3, 11))
+    tiles = [ENGINE,
+             _lengthwise((72, 0), (96, 0), (9, 3)),
+             # read far end first (either order), 12 where 11 or 12 could be
+             _Ranged(SeenTile((12, 3), np.roll(three_eleven.corners, 2, axis=0)),
+                     ((11, 12), (3, 3))),
+             _Ranged(_crosswise((168, 0), (0, 1), 10), ((10, 11), (10, 11))),
+             _Ranged(_lengthwise((192, 0), (216, 0), (10, 8)), ((10, 11), (8, 8)))]
+    reading = reconstruct(tiles, None, 3)
+    assert reading.table is not None
+    assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
+        (9, 3), (3, 11), (11, 11), (11, 8))
+    assert _kinds(reading) == ["matched-read"] * 3
+    assert "read 12-3; taken as 3-11" in reading.uncertainties[0].message
+
+
+def test_a_count_the_reader_is_sure_of_is_not_matched() -> None:
+    # 6-2 laid on 1: the reader could see 6 or 7 pips, never 1: a mismatch for the rules
+    tiles = [ENGINE, SEAT0_DOWN[0],
+             _Ranged(_lengthwise((0, 120), (0, 144), (6, 2)), ((6, 7), (2, 2)))]
+    reading = reconstruct(tiles, None, 3)
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == ((9, 1), (6, 2))  # type: ignore[union-attr]
+    assert "matched-read" not in _kinds(reading)
+
+
+def test_a_doubtful_open_end_does_not_repeat_a_tile_on_the_table() -> None:
+    # seat 0's train starts 9-1; the Mexican train's new tile is a blurred 9-2 read 9-1
+    tiles = [ENGINE, *SEAT0_DOWN,  # 9-1 1-2 2-3 3-4
+             _Ranged(_lengthwise((72, 0), (96, 0), (9, 1)), ((9, 9), (1, 2)))]
+    reading = reconstruct(tiles, None, 3)
+    assert reading.table is not None
+    assert reading.table.train(MEXICAN).tiles == ((9, 2),)  # type: ignore[union-attr]
+    assert _kinds(reading) == ["matched-read"]
+    # read without doubt, the repeat stays for the rules to report
+    sure = [ENGINE, *SEAT0_DOWN, _lengthwise((72, 0), (96, 0), (9, 1))]
+    reading = reconstruct(sure, None, 3)
+    assert reading.table is not None
+    assert reading.table.train(MEXICAN).tiles == ((9, 1),)  # type: ignore[union-attr]
+    assert reading.table.problems(12, 3) != []
