@@ -302,13 +302,18 @@ def decode_detect(output: np.ndarray, box: Letterbox | None = None, *,
     keep = nms_boxes(xyxy + cls[:, None].astype(np.float32) * MAX_WH, conf,
                      iou_threshold)[:max_det]
     xyxy, conf, cls = xyxy[keep], conf[keep], cls[keep]
+    return Detections.from_xyxy(_to_image(xyxy, box), conf, cls)
+
+
+def _to_image(xyxy: np.ndarray, box: Letterbox | None) -> np.ndarray:
+    """Boxes ``xyxy`` from model input pixels to the image's (in place), clipped to it."""
     if box is not None:
         xyxy[:, [0, 2]] = (xyxy[:, [0, 2]] - box.pad_x) / box.gain_x
         xyxy[:, [1, 3]] = (xyxy[:, [1, 3]] - box.pad_y) / box.gain_y
         h, w = box.shape
         xyxy[:, [0, 2]] = xyxy[:, [0, 2]].clip(0, w)
         xyxy[:, [1, 3]] = xyxy[:, [1, 3]].clip(0, h)
-    return Detections.from_xyxy(xyxy, conf, cls)
+    return xyxy
 
 
 def decode_detect_batch(outputs: np.ndarray, boxes: Sequence[Letterbox | None], *,
@@ -357,13 +362,7 @@ def decode_detect_batch(outputs: np.ndarray, boxes: Sequence[Letterbox | None], 
     results = []
     for b, box in enumerate(boxes):
         idx = np.flatnonzero(keep[b])[:max_det]
-        found = xyxy[b, idx]
-        if box is not None:
-            found[:, [0, 2]] = (found[:, [0, 2]] - box.pad_x) / box.gain_x
-            found[:, [1, 3]] = (found[:, [1, 3]] - box.pad_y) / box.gain_y
-            h, w = box.shape
-            found[:, [0, 2]] = found[:, [0, 2]].clip(0, w)
-            found[:, [1, 3]] = found[:, [1, 3]].clip(0, h)
+        found = _to_image(xyxy[b, idx], box)
         results.append(Detections.from_xyxy(found, conf_k[b, idx], cls_k[b, idx]))
     return results
 
