@@ -167,6 +167,13 @@ def _stride_ceil(value: float) -> int:
     return max(STRIDE, int(np.ceil(round(value, 3) / STRIDE)) * STRIDE)
 
 
+def rect_input_size(shape: tuple[int, int], side: int) -> tuple[int, int]:
+    """Input size ``(h, w)`` of a dynamic export for an image ``shape`` (h, w) scaled to
+    the long side ``side`` and padded only up to the next multiple of the stride."""
+    r = side / max(shape)
+    return (min(side, _stride_ceil(shape[0] * r)), min(side, _stride_ceil(shape[1] * r)))
+
+
 def to_blob(images: Sequence[np.ndarray]) -> np.ndarray:
     """BGR uint8 images of one size to an RGB float32 NCHW batch in ``[0, 1]``."""
     batch = np.stack(images)[..., ::-1].transpose(0, 3, 1, 2)
@@ -443,9 +450,7 @@ class _Detector:
         """
         if not self.model.dynamic_size:
             return self.model.size
-        side = int(long_side or max(self.model.size))
-        r = side / max(shape)
-        return (min(side, _stride_ceil(shape[0] * r)), min(side, _stride_ceil(shape[1] * r)))
+        return rect_input_size(shape, int(long_side or max(self.model.size)))
 
 
 class ObbDetector(_Detector):

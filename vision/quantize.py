@@ -108,7 +108,7 @@ def quantize_tiles(src: Path, dst: Path, frames: Sequence[np.ndarray],
     """
     import onnx
 
-    from vision.onnx_models import _stride_ceil, letterbox, to_blob
+    from vision.onnx_models import letterbox, rect_input_size, to_blob
 
     if not frames:
         raise ValueError("no calibration frames")
@@ -118,10 +118,8 @@ def quantize_tiles(src: Path, dst: Path, frames: Sequence[np.ndarray],
 
     def blobs() -> Iterator[np.ndarray]:
         for frame in frames:
-            h, w = frame.shape[:2]
             for side in sides:
-                r = side / max(h, w)
-                size = (min(side, _stride_ceil(h * r)), min(side, _stride_ceil(w * r)))
+                size = rect_input_size((frame.shape[0], frame.shape[1]), side)
                 yield to_blob([letterbox(frame, size)[0]])
 
     return quantize_static_model(src, dst, blobs(), keep_float)

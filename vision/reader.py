@@ -328,17 +328,17 @@ class TileReader:
         readings = []
         for k, box in enumerate(boxes):
             first, second = halves[2 * k], halves[2 * k + 1]
-            (a, cert_a, pips_a), (b, cert_b, pips_b) = first[:3], second[:3]
             det = float(scores[k])
-            confidence = det * cert_a * cert_b
+            confidence = det * first.certainty * second.certainty
             uncertain = (confidence < self.uncertain_below
-                         or a > self.max_value or b > self.max_value)
+                         or max(first.value, second.value) > self.max_value)
             # a count beyond the set is a misread: the most the half could be in the set
-            (a, low_a, high_a) = _within_set(a, first.low, first.high, self.max_value)
-            (b, low_b, high_b) = _within_set(b, second.low, second.high, self.max_value)
-            ranges = ((low_a, high_a), (low_b, high_b))
+            a, low_a, high_a = _within_set(first.value, first.low, first.high, self.max_value)
+            b, low_b, high_b = _within_set(second.value, second.low, second.high, self.max_value)
             readings.append(TileReading((a, b), box, confidence, uncertain, det,
-                                        (cert_a, cert_b), (pips_a, pips_b), ranges))
+                                        (first.certainty, second.certainty),
+                                        (first.pips, second.pips),
+                                        ((low_a, high_a), (low_b, high_b))))
         return readings
 
     def count_pips(self, crops: Sequence[np.ndarray]) -> list[tuple[int, float, Detections]]:
