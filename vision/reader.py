@@ -29,6 +29,7 @@ import numpy as np
 from vision.crops import HALF_PX, MARGIN, half_crops, order_corners
 from vision.detections import Detections, polygon_iou
 from vision.divider import snap_to_divider
+from vision.fragments import join_fragments
 from vision.images import load_image
 from vision.onnx_models import BoxDetector, ObbDetector, load_specs
 
@@ -188,6 +189,7 @@ class TileReader:
                  zoom_out: float = ZOOM_OUT,
                  snap_below_px: float = SNAP_BELOW_PX,
                  zoom_in_side: int | None = ZOOM_IN_SIDE,
+                 join_fragments: bool = True,
                  threads: int | None = None) -> None:
         specs = load_specs(models_dir)
         self.detector = ObbDetector(specs["tiles"], conf_threshold=tile_threshold,
@@ -204,6 +206,9 @@ class TileReader:
         self.zoom_out = zoom_out
         self.snap_below_px = snap_below_px
         self.zoom_in_side = zoom_in_side
+        #: Overlapping pieces of one tile found as several boxes are read as that tile
+        #: (``vision.fragments``).
+        self.join_fragments = join_fragments
         #: Input side of the closer look the last frame needed: video frames start with it.
         self._close_side: int | None = None
 
@@ -277,12 +282,15 @@ class TileReader:
 
         Small tiles are read twice, as found and snapped to their divider, and
         the more confident reading is kept; readings of one tile found twice are
-        merged (see ``SNAP_BELOW_PX``, ``DUPLICATE_IOU``). Best first.
+        merged (see ``SNAP_BELOW_PX``, ``DUPLICATE_IOU``), and overlapping pieces
+        of one tile are joined first (``vision.fragments``). Best first.
         """
         sides = np.linalg.norm(np.roll(tiles.corners, -1, axis=1) - tiles.corners, axis=2)
         tiles = tiles[sides.min(axis=1) >= MIN_SIDE_PX] if len(tiles) else tiles
         if not len(tiles):
             return []
+        if self.join_fragments:
+            tiles = join_fragments(tiles)
         boxes = [order_corners(c) for c in tiles.corners]
         owner = list(range(len(boxes)))
         boxes_found = len(boxes)

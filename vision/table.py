@@ -59,6 +59,11 @@ MAX_BEND_DEG = 32.0
 GAP_WIDTHS = 5.0
 #: A marker further than this (in widths) from every train belongs to none.
 MARKER_REACH_WIDTHS = 2.6
+#: Score added to a tile lying crosswise that was not read as a double but could be the
+#: double of the end it lies at (``_attach``): a read double that fits scores nothing.
+CROSSWISE_READ_PENALTY = 0.3
+#: ... and to one read with doubt whose counts could not be that double's.
+CROSSWISE_UNSURE_PENALTY = 0.6
 #: Two candidates whose scores differ by less than this are a tie worth reporting.
 TIE_MARGIN = 0.25
 
@@ -136,6 +141,16 @@ class _Tile:
     axis: np.ndarray  # unit, from the values[0] end to the values[1] end
     length: float
     width: float
+    #: The counts each half could be (``vision.reader.RANGE_BAND``); None: as read.
+    ranges: tuple[tuple[int, int], tuple[int, int]] | None = None
+    #: The reader doubted its counts (``uncertain``).
+    unsure: bool = False
+
+    def could_be(self, value: int) -> bool:
+        """Whether both halves could count ``value`` (the tile could be its double)."""
+        if self.ranges is None:
+            return self.values == (value, value)
+        return all(low <= value <= high for low, high in self.ranges)
 
     @property
     def is_double(self) -> bool:
@@ -171,14 +186,18 @@ def _cos(a: np.ndarray, b: np.ndarray) -> float:
     return float(_unit(a) @ _unit(b))
 
 
-def _make_tile(index: int, values: Sequence[int], corners: np.ndarray) -> _Tile:
+def _make_tile(index: int, values: Sequence[int], corners: np.ndarray,
+               ranges: Any = None, unsure: bool = False) -> _Tile:
     c = np.asarray(corners, dtype=np.float64).reshape(4, 2)
     end_a, end_b = (c[0] + c[1]) / 2, (c[2] + c[3]) / 2
     length = float(np.linalg.norm(end_b - end_a))
     width = float((np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[3] - c[2])) / 2)
     return _Tile(index=index, values=(int(values[0]), int(values[1])), corners=c,
                  halves=(0.75 * end_a + 0.25 * end_b, 0.25 * end_a + 0.75 * end_b),
-                 centre=c.mean(axis=0), axis=_unit(end_b - end_a), length=length, width=width)
+                 centre=c.mean(axis=0), axis=_unit(end_b - end_a), length=length, width=width,
+                 ranges=None if ranges is None else (
+                     (int(ranges[0][0]), int(ranges[0][1])),
+                     (int(ranges[1][0]), int(ranges[1][1]))), unsure=unsure)
 
 
 # --- chains ---------------------------------------------------------------------
@@ -226,13 +245,22 @@ def _attach(end_ref: np.ndarray, direction: np.ndarray, end_value: int, t: _Tile
         score = abs(r - 1) + (1 - cos_dv) + (0.0 if near == end_value else 0.6)
         options.append(_Attach(score, t, near, far, far_c, _unit(v)))
     # Crosswise (doubles only): the centre one width away, the long side across the train.
-    if t.is_double:
+    # A tile lying so that could be the end's double (within the reader's doubt), or whose
+    # counts the reader doubts, is taken for it: only doubles are laid crosswise, and the
+    # halves of a blurred 11-11 are misread apart (12-13).
+    if t.is_double or t.could_be(end_value) or t.unsure:
         d = t.centre - end_ref
         r = float(np.linalg.norm(d)) / w
         across = abs(_cos(t.axis, d))
         if TOUCH_LOW <= r <= TOUCH_HIGH and across <= 0.5 and _cos(d, direction) >= -0.3:
-            score = abs(r - 1) + across + (0.0 if t.values[0] == end_value else 0.6)
-            options.append(_Attach(score, t, t.values[0], t.values[1], t.centre, _unit(d)))
+            if t.is_double:
+                value, penalty = t.values[0], (0.0 if t.values[0] == end_value else 0.6)
+            elif t.could_be(end_value):
+                value, penalty = end_value, CROSSWISE_READ_PENALTY
+            else:
+                value, penalty = end_value, CROSSWISE_UNSURE_PENALTY
+            score = abs(r - 1) + across + penalty
+            options.append(_Attach(score, t, value, value, t.centre, _unit(d)))
     return min(options, key=lambda o: o.score) if options else None
 
 
@@ -272,7 +300,8 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
         to_plane = np.asarray(mat.image_to_mat, dtype=np.float64)
     else:
         to_plane = np.eye(3)
-    read = [_make_tile(i, tuple(t.values), apply_homography(to_plane, np.asarray(t.corners)))
+    read = [_make_tile(i, tuple(t.values), apply_homography(to_plane, np.asarray(t.corners)),
+                       getattr(t, "ranges", None), bool(getattr(t, "uncertain", False)))
             for i, t in enumerate(tiles)]
     # the mat's printed markers are not tiles, though a detector may take them for some
     live = [t for t in read if mat is None or not _on_printed_marker(t.centre)]
@@ -308,6 +337,7 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
         first = chain.tiles[0][0]
         pool.pop(first)
     _grow(chains, pool, w, uncertain)
+    _engine_twins(chains, tiles, e, uncertain)
     for chain in chains:
         _match_neighbours(chain, tiles, e, uncertain)
     _avoid_repeats(chains, tiles, e, uncertain)
@@ -509,9 +539,77 @@ def _grow(chains: list[_Chain], pool: dict[int, _Tile], w: float,
                     f"{chain.tiles[-1][0]}; took tile {attach.tile.index}",
                     (attach.tile.index,), (chain.owner,)))
             chain.tiles.append((attach.tile.index, attach.near, attach.far))
+            read = attach.tile.values
+            if (attach.near, attach.far) not in (read, read[::-1]):
+                uncertain.append(Uncertainty(
+                    "matched-read", f"tile {attach.tile.index} was read {read[0]}-{read[1]}; "
+                    f"it lies crosswise at the end of train {chain.owner}: taken as "
+                    f"{attach.near}-{attach.far}", (attach.tile.index,), (chain.owner,)))
             chain.end_ref, chain.direction, chain.last = (attach.end_ref, attach.direction,
                                                           attach.tile)
             pool.pop(attach.tile.index)
+
+
+def _end_ranges(tile: TileLike, near: int, far: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The counts the near and far end of a tile laid ``near``-``far`` could be."""
+    read = tuple(int(v) for v in tile.values)
+    ranges = getattr(tile, "ranges", None)
+    if ranges is None or (near, far) not in (read, read[::-1]):
+        return (near, near), (far, far)
+    k = 0 if read == (near, far) else 1
+    return (int(ranges[k][0]), int(ranges[k][1])), (int(ranges[1 - k][0]), int(ranges[1 - k][1]))
+
+
+def _fits(value: int, span: tuple[int, int] | None) -> bool:
+    return span is not None and span[0] <= value <= span[1]
+
+
+def _engine_twins(chains: list[_Chain], tiles: Sequence[TileLike], e: int,
+                  uncertain: list[Uncertainty]) -> None:
+    """A double inside a train read as the engine is another double, misread.
+
+    A set holds one ``e-e``, and it is the engine at the hub. A train's double
+    read ``e-e`` is taken for the double its neighbours could show: the end it
+    is laid on, else a count a neighbour's half could be (the reader's ranges;
+    the nearest to ``e``: a blurred 11-11 read 12-12 beside a 12-12 engine,
+    often with the 11s next to it read 12 as well). Neighbour halves follow when
+    their ranges allow. Never a double already on the table; with nothing
+    around it to say otherwise it stays, for the rules to report. Reported
+    (``matched-read``).
+    """
+    on_table = {(near, far) for chain in chains for _, near, far in chain.tiles}
+    for chain in chains:
+        for j in range(1, len(chain.tiles)):
+            idx, near, far = chain.tiles[j]
+            if near != e or far != e:
+                continue
+            prev = chain.tiles[j - 1]
+            prev_far = _end_ranges(tiles[prev[0]], prev[1], prev[2])[1]
+            nxt = chain.tiles[j + 1] if j + 1 < len(chain.tiles) else None
+            next_near = _end_ranges(tiles[nxt[0]], nxt[1], nxt[2])[0] if nxt else None
+
+            options = {prev[2], *range(prev_far[0], prev_far[1] + 1)}
+            if next_near is not None:
+                options.update(range(next_near[0], next_near[1] + 1))
+            options = {x for x in options if x >= 0 and x != e and (x, x) not in on_table}
+            if not options:
+                continue
+            support = {v: 2 * (v == prev[2]) + _fits(v, prev_far) + _fits(v, next_near)
+                       for v in options}
+            x = max(sorted(options), key=lambda v: (support[v], -abs(v - e)))
+            if support[x] == 0:  # nothing around it says what else it could be
+                continue
+            chain.tiles[j] = (idx, x, x)
+            on_table.add((x, x))
+            if prev[2] != x and _fits(x, prev_far):
+                chain.tiles[j - 1] = (prev[0], prev[1], x)
+            if nxt is not None and nxt[1] != x and _fits(x, next_near):
+                chain.tiles[j + 1] = (nxt[0], x, nxt[2])
+            read = tuple(int(v) for v in tiles[idx].values)
+            uncertain.append(Uncertainty(
+                "matched-read", f"tile {idx} was read {read[0]}-{read[1]}, the engine's twin; "
+                f"taken as {x}-{x}, as its neighbours on train {chain.owner} have it",
+                (idx,), (chain.owner,)))
 
 
 def _match_neighbours(chain: _Chain, tiles: Sequence[TileLike], e: int,
@@ -531,23 +629,29 @@ def _match_neighbours(chain: _Chain, tiles: Sequence[TileLike], e: int,
         read = tuple(int(v) for v in tiles[idx].values)
         k = 0 if read == (near, far) else 1
         ranges = getattr(tiles[idx], "ranges", None) or ((read[0], read[0]), (read[1], read[1]))
-        entries.append([idx, near, far, tuple(ranges[k]), tuple(ranges[1 - k]), read])
+        sure = getattr(tiles[idx], "half_certainty", None) or (1.0, 1.0)
+        entries.append([idx, near, far, tuple(ranges[k]), tuple(ranges[1 - k]), read,
+                        float(sure[k]), float(sure[1 - k])])
     changed: list[int] = []
     for j, entry in enumerate(entries):
-        idx, near, far, near_range, far_range, _ = entry
+        idx, near, far, near_range, far_range, _, near_sure, _ = entry
         end = e if j == 0 else entries[j - 1][2]
         if near == end:
             continue
         if j == 0:
             end_range: tuple[int, int] = (e, e)
+            end_sure = 1.0
         else:
             before = entries[j - 1]
             double_before = before[1] == before[2]
             end_range = (end, end) if double_before else before[4]
+            end_sure = 1.0 if double_before else before[7]
         lo, hi = max(near_range[0], end_range[0]), min(near_range[1], end_range[1])
         if lo > hi:
             continue
-        value = min(range(lo, hi + 1), key=lambda v: (abs(v - near) + abs(v - end), abs(v - end)))
+        # the count nearest both readings; on a tie, the one the surer half read
+        keep = near if near_sure > end_sure else end
+        value = min(range(lo, hi + 1), key=lambda v: (abs(v - near) + abs(v - end), abs(v - keep)))
         if j > 0 and value != end:
             entries[j - 1][2] = value
             changed.append(entries[j - 1][0])
@@ -558,7 +662,7 @@ def _match_neighbours(chain: _Chain, tiles: Sequence[TileLike], e: int,
     if not changed:
         return
     chain.tiles = [(idx, near, far) for idx, near, far, *_ in entries]
-    for idx, near, far, _, _, read in entries:
+    for idx, near, far, _, _, read, _, _ in entries:
         if idx in changed and (near, far) not in (read, read[::-1]):
             uncertain.append(Uncertainty(
                 "matched-read", f"tile {idx} was read {read[0]}-{read[1]}; taken as "

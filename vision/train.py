@@ -30,7 +30,7 @@ SEEDS = {
     "crops-train": 103,
     "closeup-train": 104,
     "table-mat-train": 105,
-    "crops-table-train": 106,
+    "crops-table-train": 106,  # further crops-table sets (--table-crops N): 107, 108, ...
     "hands-val": 201,
     "table-val": 202,
     "crops-val": 203,
@@ -92,6 +92,7 @@ class Plan:
     tile_epochs: int = 30
     imgsz: int = 416
     pip_count: int = 12000  # training crops
+    table_crop_sets: int = 1  # crops-table sets of pip_count crops each (seeds 106, 107, ...)
     pip_epochs: int = 20
     threads: int = 1  # 2 torch threads thrash when other work shares the 2 cores
     jobs: int = 2
@@ -187,8 +188,15 @@ def pip_dataset(data: Path, plan: Plan) -> Path:
     folders = {
         "train": [
             _synth_once(crops / "train", "crops", n, SEEDS["crops-train"], plan.jobs),
-            _synth_once(
-                crops / "table-train", "crops-table", n, SEEDS["crops-table-train"], plan.jobs
+            *(
+                _synth_once(
+                    crops / ("table-train" if k == 0 else f"table-train-{k + 1}"),
+                    "crops-table",
+                    n,
+                    SEEDS["crops-table-train"] + k,
+                    plan.jobs,
+                )
+                for k in range(plan.table_crop_sets)
             ),
         ],
         "val": [
@@ -391,6 +399,7 @@ def run_training(which: str, plan: Plan, data: Path, runs: Path, models: Path) -
         "imgsz": imgsz,
         "train_seconds": round(seconds),
         "count": plan.tile_count if which == "tiles" else plan.pip_count,
+        **({"table_crop_sets": plan.table_crop_sets} if which == "pips" else {}),
         "init": plan.init,
         "device": plan.device,
         "val_metrics": {k: round(v, 4) for k, v in metrics.items()},
@@ -435,6 +444,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="continue training from these weights (a .pt of an earlier run) "
         "instead of the yaml; needs --which tiles or pips",
     )
+    p.add_argument(
+        "--table-crops",
+        type=int,
+        default=defaults.table_crop_sets,
+        help="pips: sets of webcam-sized crops (crops-table) of --count crops each, "
+        f"seeds 106, 107, ... (default {defaults.table_crop_sets})",
+    )
     p.add_argument("--out", default="models", help="models folder to write (default models)")
     p.add_argument("--data", default="data", help="generated data folder (default data)")
     p.add_argument("--runs", default="runs", help="training runs folder (default runs)")
@@ -462,8 +478,8 @@ def run(args: argparse.Namespace) -> int:
         raise BadInputError("--imgsz", f"must be a multiple of 32, at least 32, got {args.imgsz}")
     if args.hours is not None and not 0 < args.hours <= 48:
         raise BadInputError("--hours", f"must be more than 0 and at most 48, got {args.hours}")
-    if args.threads < 1 or args.jobs < 1:
-        raise BadInputError("--threads/--jobs", "must be at least 1")
+    if args.threads < 1 or args.jobs < 1 or args.table_crops < 1:
+        raise BadInputError("--threads/--jobs/--table-crops", "must be at least 1")
     if args.device != "cpu" and not args.device.isdigit():
         raise BadInputError(
             "--device", f"must be 'cpu' or a CUDA device index, got {args.device!r}"
@@ -484,6 +500,7 @@ def run(args: argparse.Namespace) -> int:
         imgsz=args.imgsz,
         pip_count=args.count or base.pip_count,
         pip_epochs=args.epochs or base.pip_epochs,
+        table_crop_sets=args.table_crops,
         threads=args.threads,
         jobs=args.jobs,
         hours=args.hours,

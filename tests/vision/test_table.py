@@ -300,3 +300,82 @@ def test_a_doubtful_open_end_does_not_repeat_a_tile_on_the_table() -> None:
     assert reading.table is not None
     assert reading.table.train(MEXICAN).tiles == ((9, 1),)  # type: ignore[union-attr]
     assert reading.table.problems(12, 3) != []
+
+
+class _Doubted(_Ranged):
+    """A read tile the reader doubted (``TileReading.uncertain``)."""
+
+    uncertain = True
+
+
+def _crosswise_read(centre: tuple[float, float], values: tuple[int, int]) -> SeenTile:
+    """A tile lying across a train running along x, read ``values``."""
+    return SeenTile(values, _crosswise(centre, (0, 1), 0).corners)
+
+
+MEXICAN_TO_11 = [ENGINE, _lengthwise((72, 0), (96, 0), (9, 3)),
+                 _lengthwise((120, 0), (144, 0), (3, 11))]
+
+
+def test_a_tile_lying_crosswise_that_could_be_the_ends_double_is_that_double() -> None:
+    # a blurred 11-11 across the train read 12-11 (either half could be 11), then 11-8
+    tiles = [*MEXICAN_TO_11, _Ranged(_crosswise_read((168, 0), (12, 11)), ((11, 12), (11, 11))),
+             _lengthwise((192, 0), (216, 0), (11, 8))]
+    reading = reconstruct(tiles, None, 3)
+    assert reading.table is not None
+    assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
+        (9, 3), (3, 11), (11, 11), (11, 8))
+    assert _kinds(reading) == ["matched-read"]
+    assert "lies crosswise" in reading.uncertainties[0].message
+
+
+def test_a_doubted_tile_lying_crosswise_is_the_ends_double() -> None:
+    # over-counted: 12-13, neither 11 within the band, but the reader doubted it
+    doubted = _Doubted(_crosswise_read((168, 0), (12, 13)), ((12, 12), (13, 14)))
+    tiles = [*MEXICAN_TO_11, doubted, _lengthwise((192, 0), (216, 0), (11, 8))]
+    reading = reconstruct(tiles, None, 3)
+    assert reading.table is not None
+    assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
+        (9, 3), (3, 11), (11, 11), (11, 8))
+
+
+def test_a_sure_single_lying_crosswise_is_not_taken_for_a_double() -> None:
+    sure = _Ranged(_crosswise_read((168, 0), (5, 6)), ((5, 5), (6, 6)))
+    reading = reconstruct([*MEXICAN_TO_11, sure], None, 3)
+    assert reading.table is not None
+    assert reading.table.train(MEXICAN).tiles == ((9, 3), (3, 11))  # type: ignore[union-attr]
+    assert reading.assignment[3] is None
+
+
+def test_a_double_in_a_train_read_as_the_engine_is_the_double_of_its_end() -> None:
+    # the engine is 9-9: a 11-11 inside the Mexican train read 9-9 cannot be a second 9-9
+    tiles = [*MEXICAN_TO_11, _crosswise((168, 0), (0, 1), 9),
+             _lengthwise((192, 0), (216, 0), (11, 8))]
+    reading = reconstruct(tiles, None, 3)
+    assert reading.table is not None
+    assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
+        (9, 3), (3, 11), (11, 11), (11, 8))
+    assert _kinds(reading) == ["matched-read"]
+    assert "engine's twin" in reading.uncertainties[0].message
+    # laid on a 9, a 9-9 is still the engine's twin: nothing to take it for; the rules see it
+    on_nine = [ENGINE, _lengthwise((72, 0), (96, 0), (9, 3)),
+               _lengthwise((120, 0), (144, 0), (3, 9)), _crosswise((168, 0), (0, 1), 9)]
+    reading = reconstruct(on_nine, None, 3)
+    assert reading.table is not None
+    assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
+        (9, 3), (3, 9), (9, 9))
+    assert "matched-read" not in _kinds(reading)
+
+
+def test_an_engine_twin_and_its_misread_neighbours_take_a_count_they_could_all_be() -> None:
+    # true Mexican train 9-3 3-8 8-8 8-5; every 8 was over-counted 9 (engine 9-9), and the
+    # singles' ranges allow 8: the double and both neighbours become 8
+    tiles = [ENGINE, _lengthwise((72, 0), (96, 0), (9, 3)),
+             _Ranged(_lengthwise((120, 0), (144, 0), (3, 9)), ((3, 3), (8, 9))),
+             _crosswise((168, 0), (0, 1), 9),
+             _Ranged(_lengthwise((192, 0), (216, 0), (9, 5)), ((8, 9), (5, 5)))]
+    reading = reconstruct(tiles, None, 3)
+    assert reading.table is not None
+    assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
+        (9, 3), (3, 8), (8, 8), (8, 5))
+    assert _kinds(reading) == ["matched-read"]

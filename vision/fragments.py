@@ -1,0 +1,126 @@
+"""Pieces of one tile found as several boxes, joined back into the tile.
+
+A tile is twice as long as it is wide. The detector sometimes gives a tile it
+cannot make out (a double laid crosswise with blurred 9-12 pip halves,
+measured on the games benchmark's rendered tables) as two or three
+overlapping boxes, each squarish or short, none of them the tile; read, they
+are tiles that chain with nothing and stop a train. Boxes that are
+**fragments** (far from the tile shape, or much shorter than the frame's
+tiles) and overlap each other are replaced by the smallest rotated rectangle
+around them all, when that rectangle has the frame's tile size and shape; a
+lone fragment lying mostly on a tile-shaped box is dropped (the box is the
+tile).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.detections import Detections
+
+#: A box whose long side is less than this many times its short side is no tile.
+FRAGMENT_ASPECT = 1.5
+#: ... nor one shorter than this share of the frame's median tile length.
+FRAGMENT_LENGTH = 0.7
+#: Two fragments belong together when the smaller overlaps the other by this share
+#: of its area.
+FRAGMENT_OVERLAP = 0.2
+#: The joined rectangle must be a tile of the frame: long and short sides within
+#: these shares of the median ones, and at least this elongated.
+JOINED_LENGTH = (0.8, 1.3)
+JOINED_WIDTH = (0.7, 1.45)
+JOINED_ASPECT = 1.6
+#: A lone fragment this much covered by a tile-shaped box (share of the smaller's
+#: area) is dropped: the box is the tile.
+COVERED = 0.6
+#: Fewer tile-shaped boxes than this in a frame give no reliable tile size.
+MIN_TILES = 4
+
+
+def _sides(corners: np.ndarray) -> np.ndarray:
+    """``(N, 2)``: short and long side of each box."""
+    s = np.linalg.norm(np.roll(corners, -1, axis=1) - corners, axis=2)
+    a = (s[:, 0] + s[:, 2]) / 2
+    b = (s[:, 1] + s[:, 3]) / 2
+    return np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1)
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """Area of the intersection over the smaller box's area."""
+    area, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    smaller = min(abs(cv2.contourArea(a.astype(np.float32))),
+                  abs(cv2.contourArea(b.astype(np.float32))))
+    return float(area) / smaller if smaller > 0 else 0.0
+
+
+def _groups(corners: np.ndarray, members: list[int]) -> list[list[int]]:
+    """Connected groups of overlapping boxes among ``members``."""
+    parent = {m: m for m in members}
+
+    def root(m: int) -> int:
+        while parent[m] != m:
+            parent[m] = parent[parent[m]]
+            m = parent[m]
+        return m
+
+    for i, a in enumerate(members):
+        for b in members[i + 1:]:
+            if _overlap(corners[a], corners[b]) >= FRAGMENT_OVERLAP:
+                parent[root(a)] = root(b)
+    groups: dict[int, list[int]] = {}
+    for m in members:
+        groups.setdefault(root(m), []).append(m)
+    return list(groups.values())
+
+
+def join_fragments(tiles: Detections) -> Detections:
+    """``tiles`` with each group of overlapping fragments replaced by the tile they
+    are pieces of (its score the group's best), and lone fragments covered by a
+    tile-shaped box dropped; everything else unchanged."""
+    if len(tiles) < 2:
+        return tiles
+    sides = _sides(tiles.corners)
+    shaped = sides[:, 1] >= FRAGMENT_ASPECT * np.maximum(sides[:, 0], 1e-6)
+    if int(shaped.sum()) < MIN_TILES:
+        return tiles
+    width, length = np.median(sides[shaped], axis=0)
+    fragment = ~shaped | (sides[:, 1] < FRAGMENT_LENGTH * length)
+    members = [int(i) for i in np.flatnonzero(fragment)]
+    if not members:
+        return tiles
+    drop: set[int] = set()
+    joined: list[tuple[np.ndarray, float, int]] = []
+    rects = []
+    whole = [int(i) for i in np.flatnonzero(~fragment)]
+    for group in _groups(tiles.corners, members):
+        if len(group) < 2:
+            # a lone piece lying mostly on a tile-shaped box is a piece of that tile
+            if any(_overlap(tiles.corners[group[0]], tiles.corners[k]) >= COVERED
+                   for k in whole):
+                drop.update(group)
+            continue
+        rect = cv2.minAreaRect(tiles.corners[group].reshape(-1, 2).astype(np.float32))
+        short, long_ = sorted(rect[1])
+        if not (JOINED_LENGTH[0] * length <= long_ <= JOINED_LENGTH[1] * length
+                and JOINED_WIDTH[0] * width <= short <= JOINED_WIDTH[1] * width
+                and long_ >= JOINED_ASPECT * short):
+            continue
+        best = max(group, key=lambda i: float(tiles.confidence[i]))
+        joined.append((cv2.boxPoints(rect).astype(np.float32), float(tiles.confidence[best]),
+                       best))
+        rects.append(rect)
+        drop.update(group)
+    if not drop:
+        return tiles
+    keep = np.array([i for i in range(len(tiles)) if i not in drop], dtype=np.int64)
+    rest = tiles[keep]
+    if not joined:
+        return rest
+    corners = np.concatenate([rest.corners, np.array([j[0] for j in joined])])
+    confidence = np.concatenate([rest.confidence, np.array([j[1] for j in joined], np.float32)])
+    class_id = np.concatenate([rest.class_id, tiles.class_id[[j[2] for j in joined]]])
+    data = {k: np.concatenate([v[keep], v[[j[2] for j in joined]]]) for k, v in tiles.data.items()}
+    if "xywhr" in data:  # the joined boxes' own centre, sides and angle
+        data["xywhr"][len(keep):] = [(*r[0], *r[1], np.radians(r[2])) for r in rects]
+    return Detections(corners, confidence, class_id, data, dict(tiles.metadata))
