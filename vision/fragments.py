@@ -7,9 +7,10 @@ overlapping boxes, each squarish or short, none of them the tile; read, they
 are tiles that chain with nothing and stop a train. Boxes that are
 **fragments** (far from the tile shape, or much shorter than the frame's
 tiles) and overlap each other are replaced by the smallest rotated rectangle
-around them all, when that rectangle has the frame's tile size and shape; a
-lone fragment lying mostly on a tile-shaped box is dropped (the box is the
-tile).
+around them all, when that rectangle has about the frame's tile size and
+shape (the joined tile takes the frame's median sides: pieces found askew make
+the rectangle too wide); a lone fragment lying mostly on a tile-shaped box is
+dropped (the box is the tile).
 """
 
 from __future__ import annotations
@@ -26,11 +27,14 @@ FRAGMENT_LENGTH = 0.7
 #: Two fragments belong together when the smaller overlaps the other by this share
 #: of its area.
 FRAGMENT_OVERLAP = 0.2
-#: The joined rectangle must be a tile of the frame: long and short sides within
-#: these shares of the median ones, and at least this elongated.
-JOINED_LENGTH = (0.8, 1.3)
-JOINED_WIDTH = (0.7, 1.45)
-JOINED_ASPECT = 1.6
+#: The rectangle around the pieces must be about a tile of the frame: long and short
+#: sides within these shares of the median ones, and at least this elongated (so
+#: that its long axis is the tile's). Pieces found a little askew make it wider
+#: than the tile, so the joined tile gets the frame's median sides, on its centre
+#: and along its long axis.
+JOINED_LENGTH = (0.8, 1.35)
+JOINED_WIDTH = (0.7, 1.7)
+JOINED_ASPECT = 1.3
 #: A lone fragment this much covered by a tile-shaped box (share of the smaller's
 #: area) is dropped: the box is the tile.
 COVERED = 0.6
@@ -106,6 +110,8 @@ def join_fragments(tiles: Detections) -> Detections:
                 and JOINED_WIDTH[0] * width <= short <= JOINED_WIDTH[1] * width
                 and long_ >= JOINED_ASPECT * short):
             continue
+        angle = rect[2] if rect[1][0] >= rect[1][1] else rect[2] + 90.0
+        rect = (rect[0], (float(length), float(width)), angle)
         best = max(group, key=lambda i: float(tiles.confidence[i]))
         joined.append((cv2.boxPoints(rect).astype(np.float32), float(tiles.confidence[best]),
                        best))

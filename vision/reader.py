@@ -52,6 +52,9 @@ PIP_BAND = 0.25
 TILE_THRESHOLD = 0.25
 #: Readings less confident than this are flagged ``uncertain``.
 UNCERTAIN_BELOW = 0.5
+#: A half counted beyond the set, however sure, could be any of the set's top this
+#: many + 1 counts (``_within_set``).
+OVER_SET_SPAN = 3
 #: Largest pip count of any set the rules know (double-18).
 MAX_VALUE = 18
 #: Tiles whose short side is below this many pixels are too small to read.
@@ -372,13 +375,16 @@ class TileReader:
 def _within_set(value: int, low: int, high: int, top: int) -> tuple[int, int, int]:
     """``(value, low, high)`` of a half's count kept within a set whose largest half
     is ``top``: a count beyond it becomes the most the range allows in the set.
-    A range wholly beyond the set is left as read (and the tile flagged).
+    A range wholly beyond the set leaves the count as read (and the tile
+    flagged), but its range becomes the set's top ``OVER_SET_SPAN + 1`` counts:
+    the pip model over-counts the many small pips of a blurred 10-12 (a 11 read
+    17 on a rendered table), so a table's neighbours may settle it there.
 
-    >>> _within_set(13, 11, 14, 12), _within_set(5, 5, 6, 12), _within_set(14, 14, 15, 12)
-    ((12, 11, 12), (5, 5, 6), (14, 14, 15))
+    >>> _within_set(13, 11, 14, 12), _within_set(5, 5, 6, 12), _within_set(17, 16, 18, 12)
+    ((12, 11, 12), (5, 5, 6), (17, 9, 12))
     """
     if low > top:
-        return value, low, high
+        return value, max(0, top - OVER_SET_SPAN), top
     return min(value, top), low, min(high, top)
 
 

@@ -647,6 +647,14 @@ def _match_neighbours(chain: _Chain, tiles: Sequence[TileLike], e: int,
             end_range = (end, end) if double_before else before[4]
             end_sure = 1.0 if double_before else before[7]
         lo, hi = max(near_range[0], end_range[0]), min(near_range[1], end_range[1])
+        read = entry[5]
+        if lo > hi and read[0] == read[1] \
+                and max(far_range[0], end_range[0]) <= min(far_range[1], end_range[1]):
+            # a tile read as a double could lie either way round: its other half's doubt
+            # allows the end
+            near_range, far_range, near_sure = far_range, near_range, entry[7]
+            entry[3], entry[4], entry[6], entry[7] = near_range, far_range, near_sure, entry[6]
+            lo, hi = max(near_range[0], end_range[0]), min(near_range[1], end_range[1])
         if lo > hi:
             continue
         # the count nearest both readings; on a tie, the one the surer half read

@@ -457,6 +457,11 @@ class Tracker:
         tile_class = getattr(reader, "tile_class", 0)
         marker_class = getattr(reader, "marker_class", 1)
         tiles_found = found[found.class_id == tile_class]
+        if getattr(reader, "join_fragments", False) and len(tiles_found):
+            # pieces of one tile are that tile before they are matched to known tiles
+            from vision.fragments import join_fragments
+
+            tiles_found = join_fragments(tiles_found)
         markers = found[found.class_id == marker_class]
         matches = [cache.match(c) for c in tiles_found.corners]
         keep = [i for i, m in enumerate(matches) if m is not None and known(m)]

@@ -366,4 +366,6 @@ def test_a_count_beyond_the_set_is_kept_within_it_when_the_pips_allow() -> None:
     assert _within_set(13, 11, 14, 12) == (12, 11, 12)  # a doubtful 13 on a double-12 set
     assert _within_set(5, 5, 6, 12) == (5, 5, 6)  # in the set: as read
     assert _within_set(12, 12, 13, 12) == (12, 12, 12)  # the range stops at the set too
-    assert _within_set(14, 14, 15, 12) == (14, 14, 15)  # sure it is beyond: left for the flag
+    # sure it is beyond: the count is left for the flag, the range is the set's top counts
+    assert _within_set(14, 14, 15, 12) == (14, 9, 12)
+    assert _within_set(5, 5, 5, 2) == (5, 0, 2)

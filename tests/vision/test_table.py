@@ -379,3 +379,14 @@ def test_an_engine_twin_and_its_misread_neighbours_take_a_count_they_could_all_b
     assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
         (9, 3), (3, 8), (8, 8), (8, 5))
     assert _kinds(reading) == ["matched-read"]
+
+
+def test_a_single_read_as_a_double_is_matched_by_whichever_half_could_be_the_end() -> None:
+    # 11-8 read 8-8: the 8 is sure, the other half could be 7 to 12, so it is the 11
+    tiles = [*MEXICAN_TO_11,
+             _Ranged(_lengthwise((168, 0), (192, 0), (8, 8)), ((8, 8), (7, 12)))]
+    reading = reconstruct(tiles, None, 3)
+    assert reading.table is not None
+    assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
+        (9, 3), (3, 11), (11, 8))
+    assert _kinds(reading) == ["matched-read"]

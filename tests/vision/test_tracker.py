@@ -391,3 +391,52 @@ def test_a_recording_can_be_played_at_its_own_pace(tmp_path: Path) -> None:
     assert 0.7 < waits[-1] <= 1.2 and waits[0] <= 0.1
     assert [e.table for e in paced if e.kind == "table"] == [
         e.table for e in fast if e.kind == "table"]
+
+
+class FragmentReader(FakeReader):
+    """Its detector finds the fifth tile played as two overlapping squarish pieces, which
+    it reads wrong."""
+
+    def __init__(self, game: Game, join: bool) -> None:
+        super().__init__(game)
+        self.join_fragments = join
+
+    def detector(self, frame: np.ndarray) -> Detections:
+        found = super().detector(frame)
+        k = int(frame[0, 0, 0]) if frame[0, 0, 0] < 200 else 0
+        if k < 5:
+            return found
+        target = apply_homography(self.game.to_image, self.game.order[4].corners)
+        at = int(np.argmin(np.linalg.norm(found.corners.mean(axis=1) - target.mean(axis=0),
+                                          axis=1)))
+        c = found.corners[at]
+        a_end, b_end = (c[0] + c[1]) / 2, (c[2] + c[3]) / 2
+        pieces = []
+        for lo, hi in ((0.0, 0.65), (0.35, 1.0)):  # each piece 0.65 of the tile: they overlap
+            near, far = a_end + (b_end - a_end) * lo, a_end + (b_end - a_end) * hi
+            side = (c[1] - c[0]) / 2
+            pieces.append(np.array([near - side, near + side, far + side, far - side]))
+        keep = np.arange(len(found)) != at
+        corners = np.concatenate([found.corners[keep], np.array(pieces, np.float32)])
+        n = len(corners)
+        return Detections(corners, np.ones(n), np.zeros(n))
+
+    def read_tiles(self, frame: np.ndarray, tiles: Detections) -> list[SeenTile]:
+        out = super().read_tiles(frame, tiles)
+        for i, c in enumerate(tiles.corners):
+            sides = np.linalg.norm(np.roll(c, -1, axis=0) - c, axis=1)
+            if sides.max() < 1.5 * sides.min():  # a piece: read wrong
+                a, b = out[i].values
+                out[i] = SeenTile((a, (b + 5) % 13), c)
+        return out
+
+
+@pytest.mark.parametrize("join", [True, False])
+def test_pieces_of_one_tile_are_followed_as_that_tile(tmp_path: Path, join: bool) -> None:
+    game = Game(7, n_tiles=9)
+    states = list(range(len(game.order) + 1))
+    frames = _video(game, states, np.random.default_rng(7), hold=16)
+    _, events = _track(tmp_path, game, frames, FragmentReader(game, join))
+    settled = [e.table for e in events if e.kind == "table"]
+    right = settled == [game.state(k) for k in states]
+    assert right == join  # without joining, the pieces' readings reach the table
