@@ -108,7 +108,8 @@ class TableReading:
     found to the direction it leaves the hub in (degrees, clockwise from the
     image's +x). ``assignment[i]`` says where input tile ``i`` went:
     ``"engine"``, a train's owner, or ``None``; ``marker_owners[j]`` likewise
-    for marker ``j``.
+    for marker ``j``. ``positions[owner]`` lists the input tiles of that train
+    in train order.
     """
 
     table: TableState | None
@@ -117,6 +118,16 @@ class TableReading:
     assignment: list[Owner | None] = field(default_factory=list)
     marker_owners: list[Owner | None] = field(default_factory=list)
     players: int = 0
+    positions: dict[Owner, list[int]] = field(default_factory=dict)
+
+    def doubted(self, owner: Owner, k: int) -> bool:
+        """Whether the ``k``-th tile of ``owner``'s train was read with doubt or taken
+        otherwise than read (``unsure-tile``, ``matched-read``)."""
+        tiles = self.positions.get(owner, [])
+        if k >= len(tiles):
+            return False
+        return any(tiles[k] in u.tiles for u in self.uncertainties
+                   if u.kind in ("unsure-tile", "matched-read"))
 
     @property
     def certain(self) -> bool:
@@ -362,8 +373,9 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
         pairs = tuple((near, far) for _, near, far in found.tiles) if found else ()
         trains.append(Train(owner, pairs, owner in marker_owners))
     seats = {c.owner: c.slot_angle for c in chains}
+    positions = {c.owner: [idx for idx, _, _ in c.tiles] for c in chains}
     return TableReading(TableState(e, tuple(trains)), seats, uncertain, assignment,
-                        marker_owners, players)
+                        marker_owners, players, positions)
 
 
 def _on_printed_marker(centre: np.ndarray) -> bool:

@@ -29,7 +29,7 @@ import contextlib
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -292,6 +292,88 @@ def _takes_away(old: TableState, new: TableState) -> bool:
     return False
 
 
+#: At most this many tiles of the settled table may be taken for other values by a
+#: later reading and still count as re-readings (more is another reading of the table).
+MAX_REREADS = 2
+
+Reread = dict[tuple[Any, int], tuple[tuple[int, int], tuple[int, int]]]
+
+
+def rereadings(old: TableReading, new: TableReading) -> Reread:
+    """Tiles of the settled table ``old`` that ``new`` takes for other values where they lie.
+
+    ``(owner, k) -> (old pair, new pair)``. A tile read with doubt may be read
+    otherwise once the table around it grows (a blurred open end read 3-12 is
+    3-11 once a 11-11 lies against it): that is a re-reading, not a tile taken
+    away and another laid. Empty when ``new`` takes a tile away, when a changed
+    tile was read without doubt both times (a tile swapped for another), or
+    when more than ``MAX_REREADS`` tiles changed.
+    """
+    if old.table is None or new.table is None:
+        return {}
+    out: Reread = {}
+    for train in old.table.trains:
+        now = new.table.train(train.owner)
+        if now is None or len(now.tiles) < len(train.tiles):
+            return {}
+        for k, (was, got) in enumerate(zip(train.tiles, now.tiles, strict=False)):
+            if sorted(was) == sorted(got):
+                continue
+            if not (old.doubted(train.owner, k) or new.doubted(train.owner, k)):
+                return {}
+            out[(train.owner, k)] = (was, got)
+    return out if len(out) <= MAX_REREADS else {}
+
+
+def vote_key(reading: TableReading) -> str:
+    """What a still reading votes for: the table's text, with the values of the tiles
+    read with doubt left out, so that readings of a table that differ only in a
+    blurred tile's count vote together (the count most read wins)."""
+    table = reading.table
+    if table is None:
+        return ""
+    parts = [str(table.engine)]
+    for train in table.trains:
+        tokens = [f"{train.owner}:"]
+        tokens += ["?" if reading.doubted(train.owner, k) else f"{min(a, b)}-{max(a, b)}"
+                   for k, (a, b) in enumerate(train.tiles)]
+        tokens += [f"^{a}-{b}" for a, b in train.feet]
+        if train.marker:
+            tokens.append("*")
+        parts.append(" ".join(tokens))
+    return " | ".join(parts)
+
+
+def same_but_doubted(a: TableReading, b: TableReading) -> bool:
+    """Whether two readings show the same tiles and markers but for the values of tiles
+    one of them doubted: the same table, read twice."""
+    if a.table is None or b.table is None or a.table.engine != b.table.engine:
+        return False
+    for train in a.table.trains:
+        other = b.table.train(train.owner)
+        if other is None or len(other.tiles) != len(train.tiles) \
+                or other.marker != train.marker or other.feet != train.feet:
+            return False
+        for k, (x, y) in enumerate(zip(train.tiles, other.tiles, strict=True)):
+            if sorted(x) != sorted(y) and not (a.doubted(train.owner, k)
+                                               or b.doubted(train.owner, k)):
+                return False
+    return len(a.table.trains) == len(b.table.trains)
+
+
+def apply_rereadings(table: TableState, fixes: Reread) -> TableState:
+    """``table`` with the tiles ``fixes`` names (where they still show the old values)
+    taken as re-read."""
+    trains = []
+    for train in table.trains:
+        tiles = list(train.tiles)
+        for (owner, k), (was, got) in fixes.items():
+            if owner == train.owner and k < len(tiles) and sorted(tiles[k]) == sorted(was):
+                tiles[k] = got
+        trains.append(replace(train, tiles=tuple(tiles)))
+    return replace(table, trains=tuple(trains))
+
+
 @dataclass
 class _Cache:
     """Tiles read before, by where they lie, and how many reads in a row agreed on them.
@@ -417,6 +499,9 @@ class Tracker:
         self.realtime = realtime
         self.observer: Observer | None = None
         self.settled: TableState | None = None
+        #: The reading the settled table came from, and every table settled so far.
+        self.settled_reading: TableReading | None = None
+        self.history: list[TableState] = []
         self.frames = 0
         self.reads = 0
         self.tiles_read = 0
@@ -576,7 +661,7 @@ class Tracker:
         base: np.ndarray | None = None  # the view when the table last settled
         still = 0
         checked = 0
-        votes: deque[str] = deque(maxlen=self.window)
+        votes: deque[tuple[str, str]] = deque(maxlen=self.window)  # (vote key, text)
         tables: dict[str, TableReading] = {}
         cache = _Cache()
         mat_view = None
@@ -633,18 +718,27 @@ class Tracker:
                 continue
             if covered and self.settled is not None and _takes_away(self.settled, reading.table):
                 continue
-            key = reading.table.text()
-            votes.append(key)
-            tables[key] = reading
-            winner, count = Counter(votes).most_common(1)[0]
-            if count < self.votes or (self.settled is not None
-                                      and winner == self.settled.text()):
+            key, exact = vote_key(reading), reading.table.text()
+            votes.append((key, exact))
+            tables[exact] = reading
+            winner, count = Counter(k for k, _ in votes).most_common(1)[0]
+            if count < self.votes:
                 continue
-            chosen = tables[winner]
+            # of the readings that voted for it, the one read most often (the latest of equals)
+            texts = Counter(e for k, e in votes if k == winner)
+            top = max(texts.values())
+            pick = [e for k, e in votes if k == winner and texts[e] == top][-1]
+            chosen = tables[pick]
             assert chosen.table is not None
+            if self.settled_reading is not None and same_but_doubted(self.settled_reading,
+                                                                     chosen):
+                continue  # the settled table, a doubtful count read otherwise
+            fixes = (rereadings(self.settled_reading, chosen)
+                     if self.settled_reading is not None and self.observer is not None else {})
             self.settled = chosen.table
+            self.settled_reading = chosen
             base = detail
-            if key == winner:  # the tiles just read are the settled table's
+            if exact == pick:  # the tiles just read are the settled table's
                 cache.settle(_grey(frame))
             votes.clear()
             yield TrackerEvent("table", index, stamp, table=chosen.table, reading=chosen)
@@ -653,5 +747,19 @@ class Tracker:
             if self.observer is None:
                 engine = self.engine if self.engine is not None else chosen.table.engine
                 self.observer = Observer(self.rules, self.players, engine, self.first)
+            elif fixes:
+                # earlier tables showed these tiles as first read: judge the game again
+                # as if they had been read so all along (their alerts were given already)
+                self.history = [apply_rereadings(t, fixes) for t in self.history]
+                self.observer = Observer(self.rules, self.players, self.observer.engine,
+                                         self.first)
+                for past in self.history:
+                    self.observer.observe(past)
+                for (owner, k), (was, got) in sorted(fixes.items(), key=str):
+                    yield TrackerEvent(
+                        "uncertain", index, stamp,
+                        f"tile {k} of train {owner}, read {was[0]}-{was[1]} before, is "
+                        f"{got[0]}-{got[1]}: read again")
+            self.history.append(chosen.table)
             for alert in self.observer.observe(chosen.table):
                 yield TrackerEvent("alert", index, stamp, alert.message, alert=alert)

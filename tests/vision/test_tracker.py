@@ -440,3 +440,66 @@ def test_pieces_of_one_tile_are_followed_as_that_tile(tmp_path: Path, join: bool
     settled = [e.table for e in events if e.kind == "table"]
     right = settled == [game.state(k) for k in states]
     assert right == join  # without joining, the pieces' readings reach the table
+
+
+class _Doubtful:
+    """A reading with the reader's doubt (``TileReading.uncertain`` and ``ranges``)."""
+
+    uncertain = True
+
+    def __init__(self, values: tuple[int, int], corners: np.ndarray,
+                 ranges: tuple[tuple[int, int], tuple[int, int]]) -> None:
+        self.values, self.corners, self.ranges = values, corners, ranges
+
+
+class OverReader(FakeReader):
+    """Reads one tile's far half one pip too many, with doubt (either count could be)."""
+
+    def __init__(self, game: Game, tile: Any) -> None:
+        super().__init__(game)
+        self.tile = tile
+
+    def read_tiles(self, frame: np.ndarray, tiles: Detections) -> list[Any]:
+        out: list[Any] = []
+        centre = apply_homography(self.game.to_image, self.tile.corners).mean(axis=0)
+        for reading in super().read_tiles(frame, tiles):
+            c = np.asarray(reading.corners)
+            if np.linalg.norm(c.mean(axis=0) - centre) < 2.0:
+                a, b = reading.values
+                reading = _Doubtful((a, b + 1), c, ((a, a), (b, b + 1)))
+            out.append(reading)
+        return out
+
+
+def _misread_pair(game: Game) -> tuple[int, int]:
+    """Order indices of a tile and the tile laid next on its train."""
+    for j, t in enumerate(game.order):
+        for m in range(j + 1, len(game.order)):
+            u = game.order[m]
+            if u.owner == t.owner and u.index == t.index + 1 and t.values[0] != t.values[1]:
+                return j, m
+    raise AssertionError("no train of two singles")
+
+
+@pytest.mark.parametrize("reread", [True, False])
+def test_a_doubtful_open_end_read_again_as_its_train_grows_is_no_tile_taken_away(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reread: bool) -> None:
+    import vision.tracker
+
+    if not reread:
+        monkeypatch.setattr(vision.tracker, "MAX_REREADS", -1)
+    game = Game(8, n_tiles=9)
+    j, m = _misread_pair(game)
+    states = list(range(len(game.order) + 1))
+    frames = _video(game, states, np.random.default_rng(8))
+    _, events = _track(tmp_path, game, frames, OverReader(game, game.order[j]))
+    settled = [e.table for e in events if e.kind == "table"]
+    # read 1 pip over while it is the open end, then matched to the tile laid on it
+    assert settled[j + 1] != game.state(j + 1)
+    assert settled[m + 1:] == [game.state(k) for k in states[m + 1:]]
+    alerts = [(e.alert.at, e.alert.code, e.alert.train) for e in events if e.kind == "alert"]
+    if reread:
+        assert alerts == _expected_alerts(game, states)
+        assert any("read again" in e.message for e in events if e.kind == "uncertain")
+    else:
+        assert "tile-removed" in _alert_codes(events)
