@@ -39,7 +39,7 @@ Writes ``benchmarks/results/table.json``. Parts:
   tracker raised beyond what ``engine.Observer`` raises on the true tables as
   a camera sees them), and whether the tracker's tables and alerts equal the
   observer's. Tiles are read by the trained reader when ``models/`` holds it
-  (rounds cut to 24 tables), and always by an oracle that returns the painted
+  (as many rounds, cut to 24 tables), and always by an oracle that returns the painted
   tiles (then the tracker, the table reconstruction and the observer are
   measured, not the models). The JSON says which.
 - **throughput** at 1280x720: frames per second of the whole tracker loop
@@ -338,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print("[table] models/ has no trained reader: games followed with the oracle only")
     for name, reader, mat, max_tables in runs:
-        g = benchmark_games(n_games if reader is None else max(1, n_games // 2),
+        g = benchmark_games(n_games,
                             seed=SEED_BASE + 77, reader=reader, mat=mat, max_tables=max_tables)
         results["games"].append(g)
         print(f"[table] games ({name} reader, mat={mat}): alerts found "
