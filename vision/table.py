@@ -85,7 +85,7 @@ class Uncertainty:
     ``kind`` is one of ``no-engine``, ``engine-tie``, ``fits-two-trains``,
     ``branch``, ``gap``, ``loose-tile``, ``slot-conflict``, ``between-seats``,
     ``marker-between``, ``loose-marker``, ``players-mismatch``, ``unsure-tile``,
-    ``engine-read``, ``matched-read``.
+    ``engine-read``, ``matched-read``, ``inferred-tile``.
     ``tiles`` and ``markers`` index the inputs; ``owners`` names the trains.
     """
 
@@ -109,7 +109,8 @@ class TableReading:
     image's +x). ``assignment[i]`` says where input tile ``i`` went:
     ``"engine"``, a train's owner, or ``None``; ``marker_owners[j]`` likewise
     for marker ``j``. ``positions[owner]`` lists the input tiles of that train
-    in train order.
+    in train order; an index past the input tiles is a tile inferred in a gap
+    (``inferred-tile``).
     """
 
     table: TableState | None
@@ -120,6 +121,11 @@ class TableReading:
     players: int = 0
     positions: dict[Owner, list[int]] = field(default_factory=dict)
 
+    def inferred(self, owner: Owner, k: int) -> bool:
+        """Whether the ``k``-th tile of ``owner``'s train was inferred in a gap."""
+        tiles = self.positions.get(owner, [])
+        return k < len(tiles) and tiles[k] >= len(self.assignment)
+
     def doubted(self, owner: Owner, k: int) -> bool:
         """Whether the ``k``-th tile of ``owner``'s train was read with doubt or taken
         otherwise than read (``unsure-tile``, ``matched-read``)."""
@@ -127,7 +133,7 @@ class TableReading:
         if k >= len(tiles):
             return False
         return any(tiles[k] in u.tiles for u in self.uncertainties
-                   if u.kind in ("unsure-tile", "matched-read"))
+                   if u.kind in ("unsure-tile", "matched-read", "inferred-tile"))
 
     @property
     def certain(self) -> bool:
@@ -288,7 +294,8 @@ def _slot(angle: float, slots: int) -> tuple[int, float]:
 
 
 def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: int,
-                mat: MatView | None = None, engine: int | None = None) -> TableReading:
+                mat: MatView | None = None, engine: int | None = None,
+                infer_gaps: bool = True) -> TableReading:
     """Read the table from the tiles and markers found in one image.
 
     ``tiles`` carry ``values`` (as read, either order) and ``corners`` in image
@@ -299,7 +306,9 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
     engine is known (the companion knows the round; a tracker knows it once a
     table has settled), is the double looked for first; with the mat, the tile
     on its centre is the engine even when it was read otherwise. An engine
-    read otherwise than the known one is reported (``engine-read``).
+    read otherwise than the known one is reported (``engine-read``). With
+    ``infer_gaps``, a train continues across one tile no box was found for
+    (``inferred-tile``, see ``_bridge_gap``); without, the gap is reported.
     """
     uncertain: list[Uncertainty] = []
     if mat is not None:
@@ -348,13 +357,17 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
         first = chain.tiles[0][0]
         pool.pop(first)
     _grow(chains, pool, w, uncertain)
+    tiles = list(tiles)  # tiles inferred in gaps are appended
+    while infer_gaps and _bridge_gap(chains, pool, tiles, e, w, uncertain):
+        _grow(chains, pool, w, uncertain)
     _engine_twins(chains, tiles, e, uncertain)
     for chain in chains:
         _match_neighbours(chain, tiles, e, uncertain)
     _avoid_repeats(chains, tiles, e, uncertain)
     for chain in chains:
         for idx, _, _ in chain.tiles:
-            assignment[idx] = chain.owner
+            if idx < len(assignment):
+                assignment[idx] = chain.owner
     _report_leftovers(chains, pool, w, uncertain)
 
     # Where each empty slot's train would start, for markers on empty trains.
@@ -574,6 +587,99 @@ def _end_ranges(tile: TileLike, near: int, far: int) -> tuple[tuple[int, int], t
 
 def _fits(value: int, span: tuple[int, int] | None) -> bool:
     return span is not None and span[0] <= value <= span[1]
+
+
+@dataclass(frozen=True)
+class _Inferred:
+    """A tile no box was found for, inferred from a train's gap (``_bridge_gap``)."""
+
+    values: tuple[int, int]
+    corners: np.ndarray
+
+
+#: A train's next tile found this far beyond its end (widths, near half to the end's
+#: half centre), in line, means one tile between them went unseen: a single
+#: (lengthwise) ...
+BRIDGE_SINGLE = (2.5, 3.5)
+#: ... or a double lying across the train, when the tile beyond matches the end.
+BRIDGE_DOUBLE = (1.6, 2.4)
+#: How straight in line (degrees) the tile beyond must lie, and point.
+BRIDGE_BEND_DEG = 20.0
+
+
+def _bridge_gap(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], e: int,
+                w: float, uncertain: list[Uncertainty]) -> bool:
+    """Fill one gap of one unseen tile at a train's end; True when one was filled.
+
+    Tiles are laid touching, so a loose tile lying in line one tile (or a
+    double's width) beyond a train's end, pointing on along it, continues the
+    train across a tile the detector missed (a blurred 10 or 11 it could not
+    make out). That tile is inferred: the end's count and the near count of the
+    tile beyond (a double of the end when the gap is a double's width), unless
+    the set's one such tile lies on the table already. Boxes lying in the gap
+    (pieces, or a box straddling two tiles) are dropped. Reported
+    (``inferred-tile``); its index in ``positions`` is beyond the input tiles.
+    """
+    laid = {tuple(sorted((near, far))) for c in chains for _, near, far in c.tiles}
+    laid.add((e, e))
+    for chain in chains:
+        if not chain.tiles:
+            continue
+        idx, near_v, end_v = chain.tiles[-1]
+        best: tuple[float, _Tile, int, tuple[int, int]] | None = None
+        for t in pool.values():
+            k = 0 if np.linalg.norm(t.halves[0] - chain.end_ref) <= np.linalg.norm(
+                t.halves[1] - chain.end_ref) else 1
+            d = t.halves[k] - chain.end_ref
+            r = float(np.linalg.norm(d)) / w
+            straight = math.cos(math.radians(BRIDGE_BEND_DEG))
+            if _cos(d, chain.direction) < straight or _cos(t.halves[1 - k] - t.halves[k],
+                                                           chain.direction) < straight:
+                continue
+            near = t.values[k]
+            if BRIDGE_SINGLE[0] <= r <= BRIDGE_SINGLE[1]:
+                missing, miss = (end_v, near), abs(r - 3.0)
+            elif BRIDGE_DOUBLE[0] <= r <= BRIDGE_DOUBLE[1] and near == end_v \
+                    and near_v != end_v:
+                missing, miss = (end_v, end_v), abs(r - 2.0)
+            else:
+                continue
+            if tuple(sorted(missing)) in laid:
+                continue
+            if best is None or miss < best[0]:
+                best = (miss, t, k, missing)
+        if best is None:
+            continue
+        _, t, k, missing = best
+        start, stop = chain.end_ref, t.halves[k]
+        # the unseen tile's outline: between the end and the tile beyond
+        axis = _unit(stop - start)
+        across = _perp(axis) * 0.5 * w
+        a_end, b_end = start + axis * 0.5 * w, stop - axis * 0.5 * w
+        if missing[0] == missing[1]:  # a double lies across: its long side across the train
+            mid = (a_end + b_end) / 2
+            a_end, b_end, across = mid - _perp(axis) * w, mid + _perp(axis) * w, axis * 0.5 * w
+        corners = np.array([a_end - across, a_end + across, b_end + across, b_end - across])
+        inferred = len(tiles)
+        tiles.append(_Inferred(missing, corners))
+        gap = _make_tile(inferred, missing, corners)
+        for other in [o for o in pool.values() if o is not t]:
+            if gap.distance_to_point(other.centre) < 0.25 * w:
+                pool.pop(other.index)
+                uncertain.append(Uncertainty(
+                    "inferred-tile", f"tile {other.index} {list(other.values)} lies in a gap "
+                    f"of train {chain.owner}: not a tile of its own", (other.index,),
+                    (chain.owner,)))
+        chain.tiles.append((inferred, missing[0], missing[1]))
+        chain.tiles.append((t.index, t.values[k], t.values[1 - k]))
+        chain.end_ref, chain.direction, chain.last = t.halves[1 - k], _unit(
+            t.halves[1 - k] - t.halves[k]), t
+        pool.pop(t.index)
+        uncertain.append(Uncertainty(
+            "inferred-tile", f"train {chain.owner} has a gap before tile {t.index}: "
+            f"taken as an unseen {missing[0]}-{missing[1]}", (inferred,), (chain.owner,)))
+        return True
+    return False
 
 
 def _engine_twins(chains: list[_Chain], tiles: Sequence[TileLike], e: int,

@@ -325,6 +325,14 @@ def rereadings(old: TableReading, new: TableReading) -> Reread:
     return out if len(out) <= MAX_REREADS else {}
 
 
+def fills_a_known_place(old: TableReading, new: TableReading) -> bool:
+    """Whether ``new`` infers a tile (``inferred-tile``) where ``old`` showed one read."""
+    if old.table is None or new.table is None:
+        return False
+    return any(new.inferred(train.owner, k) and not old.inferred(train.owner, k)
+               for train in old.table.trains for k in range(len(train.tiles)))
+
+
 def vote_key(reading: TableReading) -> str:
     """What a still reading votes for: the table's text, with the values of the tiles
     read with doubt left out, so that readings of a table that differ only in a
@@ -611,7 +619,14 @@ class Tracker:
         # the round's engine, once known (given, or from the first settled table)
         engine = self.engine if self.engine is not None else (
             self.observer.engine if self.observer is not None else None)
-        return reconstruct(tiles, markers, self.players, mat_view, engine=engine)
+        reading = reconstruct(tiles, markers, self.players, mat_view, engine=engine)
+        if self.settled_reading is not None and fills_a_known_place(self.settled_reading,
+                                                                    reading):
+            # a tile the settled table showed is gone from the middle of its train: that
+            # gap is a tile taken away, not one the detector missed
+            reading = reconstruct(tiles, markers, self.players, mat_view, engine=engine,
+                                  infer_gaps=False)
+        return reading
 
     # -- the loop ----------------------------------------------------------------------
 

@@ -125,12 +125,48 @@ def test_a_tile_that_fits_two_trains_is_reported() -> None:
     assert reading.table.train(MEXICAN).tiles[-1] == (8, 6)  # type: ignore[union-attr]
 
 
-def test_a_gap_is_reported_and_not_bridged() -> None:
-    tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], SEAT0_DOWN[3]]
+def test_a_gap_of_one_unseen_tile_is_bridged_with_an_inferred_tile() -> None:
+    tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], SEAT0_DOWN[3]]  # 2-3 unseen
     reading = reconstruct(tiles, None, 3)
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == (  # type: ignore[union-attr]
+        (9, 1), (1, 2), (2, 3), (3, 4))
+    assert _kinds(reading) == ["inferred-tile"]
+    assert reading.inferred(0, 2) and not reading.inferred(0, 3)
+    assert reading.doubted(0, 2)
+    assert reading.positions[0][2] == len(tiles)  # past the input tiles
+    assert reading.assignment == ["engine", 0, 0, 0]
+    # told not to infer, the gap is reported and the train stops at it
+    reading = reconstruct(tiles, None, 3, infer_gaps=False)
     assert reading.table is not None
     assert reading.table.train(0).tiles == ((9, 1), (1, 2))  # type: ignore[union-attr]
     assert _kinds(reading) == ["gap"]
+
+
+def test_a_gap_of_an_unseen_double_is_bridged_with_that_double() -> None:
+    # Mexican train 9-3 [3-3 across, unseen] 3-4: the tile beyond matches the end
+    tiles = [ENGINE, _lengthwise((72, 0), (96, 0), (9, 3)),
+             _lengthwise((144, 0), (168, 0), (3, 4))]
+    reading = reconstruct(tiles, None, 3)
+    assert reading.table is not None
+    assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
+        (9, 3), (3, 3), (3, 4))
+    assert _kinds(reading) == ["inferred-tile"]
+
+
+def test_a_gap_of_two_tiles_or_a_tile_already_on_the_table_is_not_bridged() -> None:
+    two = [ENGINE, SEAT0_DOWN[0], _lengthwise((0, 216), (0, 240), (3, 4))]
+    reading = reconstruct(two, None, 3)
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == ((9, 1),)  # type: ignore[union-attr]
+    assert _kinds(reading) == ["gap"]
+    # the gap would be a 1-2, and the Mexican train holds the set's 1-2
+    taken = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[2],
+             _lengthwise((72, 0), (96, 0), (9, 2)), _lengthwise((120, 0), (144, 0), (2, 1))]
+    reading = reconstruct(taken, None, 3)
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == ((9, 1),)  # type: ignore[union-attr]
+    assert "inferred-tile" not in _kinds(reading)
 
 
 def test_a_tile_touching_nothing_is_reported() -> None:

@@ -503,3 +503,22 @@ def test_a_doubtful_open_end_read_again_as_its_train_grows_is_no_tile_taken_away
         assert any("read again" in e.message for e in events if e.kind == "uncertain")
     else:
         assert "tile-removed" in _alert_codes(events)
+
+
+@pytest.mark.parametrize("guard", [True, False])
+def test_a_tile_taken_from_the_middle_of_a_train_is_not_inferred_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, guard: bool) -> None:
+    import vision.tracker
+
+    if not guard:  # without the check, the gap it leaves is filled with an inferred tile
+        monkeypatch.setattr(vision.tracker, "fills_a_known_place", lambda old, new: False)
+    game = Game(8, n_tiles=9)
+    j, m = _misread_pair(game)  # a tile and the tile laid on it, same train
+    later = [k for k, t in enumerate(game.order)
+             if t.owner == game.order[m].owner and t.index == game.order[m].index + 1]
+    assert later, "the train must run on past the tile laid on it"
+    game.taken, game.taken_from = {m}, len(game.order)  # taken back once all are down
+    states = [*range(len(game.order) + 1), len(game.order)]
+    frames = _video(game, states, np.random.default_rng(9))
+    _, events = _track(tmp_path, game, frames, FakeReader(game))
+    assert ("tile-removed" in _alert_codes(events)) == guard
