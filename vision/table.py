@@ -305,8 +305,9 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
     millimetres, and seats come from the mat. ``engine``, when the round's
     engine is known (the companion knows the round; a tracker knows it once a
     table has settled), is the double looked for first; with the mat, the tile
-    on its centre is the engine even when it was read otherwise. An engine
-    read otherwise than the known one is reported (``engine-read``). With
+    on its centre is the engine even when it was read otherwise (its count, when
+    the engine is not given, the one the trains leaving the hub start with). An
+    engine read otherwise is reported (``engine-read``). With
     ``infer_gaps``, a train continues across one tile no box was found for
     (``inferred-tile``, see ``_bridge_gap``); without, the gap is reported.
     """
@@ -340,15 +341,17 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
         return TableReading(None, {}, uncertain, assignment, [None] * n_markers, players)
     w = float(np.median([t.width for t in live]))
 
-    hub_tile = _find_engine(live, w, mat is not None, uncertain, engine)
-    if hub_tile is None:
+    at_hub = _find_engine(live, w, mat is not None, uncertain, engine)
+    if at_hub is None:
         return TableReading(None, {}, uncertain, assignment, [None] * n_markers, players)
+    hub_tile, e = at_hub
     assignment[hub_tile.index] = "engine"
-    e = hub_tile.values[0] if engine is None else engine
     if hub_tile.values != (e, e):
         uncertain.append(Uncertainty(
             "engine-read", f"the engine was read {hub_tile.values[0]}-{hub_tile.values[1]}; "
-            f"taken as {e}-{e}, the round's engine", (hub_tile.index,)))
+            f"taken as {e}-{e}, " + ("the round's engine" if engine is not None else
+                                     "the count the trains leaving the hub start with"),
+            (hub_tile.index,)))
     hub = np.zeros(2) if mat is not None else hub_tile.centre
     pool = {t.index: t for t in live if t is not hub_tile}
 
@@ -401,18 +404,52 @@ def _on_printed_marker(centre: np.ndarray) -> bool:
     return False
 
 
+def _starts(centre: np.ndarray, value: int, read: list[_Tile], w: float,
+            skip: _Tile | None = None) -> int:
+    """How many tiles start a train from ``centre`` with ``value``: that end towards it,
+    pointing away, within 9 widths."""
+    count = 0
+    for t in read:
+        if t is skip or value not in t.values:
+            continue
+        k = 0 if np.linalg.norm(t.halves[0] - centre) <= np.linalg.norm(
+            t.halves[1] - centre) else 1
+        if t.values[k] != value:
+            continue
+        out = t.halves[k] - centre
+        if (float(np.linalg.norm(out)) <= 9 * w
+                and _cos(out, t.halves[1 - k] - t.halves[k]) >= math.cos(math.radians(30))):
+            count += 1
+    return count
+
+
+def _hub_value(tile: _Tile, read: list[_Tile], w: float) -> int:
+    """The engine's count for a tile on the hub not read as a double: of the counts its
+    halves could be, the one most tiles around start a train with."""
+    options: set[int] = set(tile.values)
+    for low, high in tile.ranges or ():
+        options.update(range(low, high + 1))
+    return max(sorted(options), key=lambda v: (_starts(tile.centre, v, read, w, tile),
+                                               v in tile.values))
+
+
 def _find_engine(read: list[_Tile], w: float, on_mat: bool,
-                 uncertain: list[Uncertainty], engine: int | None = None) -> _Tile | None:
+                 uncertain: list[Uncertainty],
+                 engine: int | None = None) -> tuple[_Tile, int] | None:
+    """The engine tile and its count (``None``: none found, reported)."""
     doubles = [t for t in read if t.is_double]
     if engine is not None and any(t.values == (engine, engine) for t in doubles):
         doubles = [t for t in doubles if t.values == (engine, engine)]
     if on_mat:
         near = sorted(doubles, key=lambda t: float(np.linalg.norm(t.centre)))
         if near and float(np.linalg.norm(near[0].centre)) <= 1.5 * w:
-            return near[0]
+            return near[0], engine if engine is not None else near[0].values[0]
         central = sorted(read, key=lambda t: float(np.linalg.norm(t.centre)))
-        if engine is not None and central and float(np.linalg.norm(central[0].centre)) <= 0.6 * w:
-            return central[0]  # the engine, misread (reported by the caller)
+        if central and float(np.linalg.norm(central[0].centre)) <= 0.6 * w:
+            # the engine, misread (reported by the caller); when the round's engine is
+            # not known, the count the trains leaving the hub start with tells it
+            return central[0], engine if engine is not None else _hub_value(
+                central[0], read, w)
         uncertain.append(Uncertainty("no-engine", "no double on the mat's centre"))
         return None
     if not doubles:
@@ -423,19 +460,7 @@ def _find_engine(read: list[_Tile], w: float, on_mat: bool,
     centroid = np.mean([t.centre for t in read], axis=0)
 
     def starts(d: _Tile) -> int:
-        count = 0
-        for t in read:
-            if t is d or d.values[0] not in t.values:
-                continue
-            k = 0 if np.linalg.norm(t.halves[0] - d.centre) <= np.linalg.norm(
-                t.halves[1] - d.centre) else 1
-            if t.values[k] != d.values[0]:
-                continue
-            out = t.halves[k] - d.centre
-            if (float(np.linalg.norm(out)) <= 9 * w
-                    and _cos(out, t.halves[1 - k] - t.halves[k]) >= math.cos(math.radians(30))):
-                count += 1
-        return count
+        return _starts(d.centre, d.values[0], read, w, d)
 
     ranked = sorted(((starts(d), -float(np.linalg.norm(d.centre - centroid)) / w, d)
                      for d in candidates), key=lambda s: (s[0], s[1]), reverse=True)
@@ -448,7 +473,7 @@ def _find_engine(read: list[_Tile], w: float, on_mat: bool,
     if not lonely:
         uncertain.append(Uncertainty("no-engine", "every double touches another tile; "
                                      "took the likeliest as the engine", (best[2].index,)))
-    return best[2]
+    return best[2], engine if engine is not None else best[2].values[0]
 
 
 def _start_trains(pool: dict[int, _Tile], hub: np.ndarray, e: int, w: float, players: int,

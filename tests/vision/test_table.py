@@ -237,10 +237,16 @@ def test_with_the_mat_a_known_engine_read_wrong_is_still_the_engine() -> None:
     misread[hub[0]] = SeenTile((table.engine, 17), tiles[hub[0]].corners)
     n = len(marker_corners)
     markers = Detections(marker_corners, np.ones(n), np.ones(n))
-    assert reconstruct(misread, markers, 3, view).table is None  # no double at the centre
     reading = reconstruct(misread, markers, 3, view, engine=table.engine)
     assert reading.table == good.table
     assert "engine-read" in _kinds(reading)
+    # not told the engine, the count the trains leaving the hub start with tells it
+    unknown = reconstruct(misread, markers, 3, view)
+    assert unknown.table == good.table
+    assert "engine-read" in _kinds(unknown)
+    # nothing on the mat's centre: no engine
+    off = [t for i, t in enumerate(misread) if i != hub[0]]
+    assert reconstruct(off, markers, 3, view).table is None
 
 
 def test_with_the_mat_its_printed_markers_are_not_tiles() -> None:
