@@ -127,8 +127,9 @@ class TableReading:
         return k < len(tiles) and tiles[k] >= len(self.assignment)
 
     def doubted(self, owner: Owner, k: int) -> bool:
-        """Whether the ``k``-th tile of ``owner``'s train was read with doubt or taken
-        otherwise than read (``unsure-tile``, ``matched-read``)."""
+        """Whether the ``k``-th tile of ``owner``'s train was read with doubt, taken
+        otherwise than read or inferred (``unsure-tile``, ``matched-read``,
+        ``inferred-tile``)."""
         tiles = self.positions.get(owner, [])
         if k >= len(tiles):
             return False
@@ -616,7 +617,8 @@ def _fits(value: int, span: tuple[int, int] | None) -> bool:
 
 @dataclass(frozen=True)
 class _Inferred:
-    """A tile no box was found for, inferred from a train's gap (``_bridge_gap``)."""
+    """A tile no box was found for, inferred from a train's gap (``_bridge_gap``);
+    ``corners`` on the working plane (the mat's millimetres with a mat)."""
 
     values: tuple[int, int]
     corners: np.ndarray
@@ -650,7 +652,7 @@ def _bridge_gap(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
     for chain in chains:
         if not chain.tiles:
             continue
-        idx, near_v, end_v = chain.tiles[-1]
+        _, near_v, end_v = chain.tiles[-1]
         best: tuple[float, _Tile, int, tuple[int, int]] | None = None
         for t in pool.values():
             k = 0 if np.linalg.norm(t.halves[0] - chain.end_ref) <= np.linalg.norm(
