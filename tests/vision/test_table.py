@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -357,16 +359,24 @@ def _crosswise_read(centre: tuple[float, float], values: tuple[int, int]) -> See
 
 MEXICAN_TO_11 = [ENGINE, _lengthwise((72, 0), (96, 0), (9, 3)),
                  _lengthwise((120, 0), (144, 0), (3, 11))]
+#: ... and on past the tile at 168 (the one each test varies): 11-8.
+ELEVEN_EIGHT = _lengthwise((192, 0), (216, 0), (11, 8))
+
+
+def _mexican_across(middle: Any) -> tuple[TableReading, tuple[tuple[int, int], ...]]:
+    """The reading of MEXICAN_TO_11, ``middle`` at 168, 11-8, and its Mexican train."""
+    reading = reconstruct([*MEXICAN_TO_11, middle, ELEVEN_EIGHT], None, 3)
+    assert reading.table is not None
+    train = reading.table.train(MEXICAN)
+    assert train is not None
+    return reading, train.tiles
 
 
 def test_a_tile_lying_crosswise_that_could_be_the_ends_double_is_that_double() -> None:
     # a blurred 11-11 across the train read 12-11 (either half could be 11), then 11-8
-    tiles = [*MEXICAN_TO_11, _Ranged(_crosswise_read((168, 0), (12, 11)), ((11, 12), (11, 11))),
-             _lengthwise((192, 0), (216, 0), (11, 8))]
-    reading = reconstruct(tiles, None, 3)
-    assert reading.table is not None
-    assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
-        (9, 3), (3, 11), (11, 11), (11, 8))
+    reading, mexican = _mexican_across(
+        _Ranged(_crosswise_read((168, 0), (12, 11)), ((11, 12), (11, 11))))
+    assert mexican == ((9, 3), (3, 11), (11, 11), (11, 8))
     assert _kinds(reading) == ["matched-read"]
     assert "lies crosswise" in reading.uncertainties[0].message
 
@@ -374,11 +384,8 @@ def test_a_tile_lying_crosswise_that_could_be_the_ends_double_is_that_double() -
 def test_a_doubted_tile_lying_crosswise_is_the_ends_double() -> None:
     # over-counted: 12-13, neither 11 within the band, but the reader doubted it
     doubted = _Doubted(_crosswise_read((168, 0), (12, 13)), ((12, 12), (13, 14)))
-    tiles = [*MEXICAN_TO_11, doubted, _lengthwise((192, 0), (216, 0), (11, 8))]
-    reading = reconstruct(tiles, None, 3)
-    assert reading.table is not None
-    assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
-        (9, 3), (3, 11), (11, 11), (11, 8))
+    _, mexican = _mexican_across(doubted)
+    assert mexican == ((9, 3), (3, 11), (11, 11), (11, 8))
 
 
 def test_a_sure_single_lying_crosswise_is_not_taken_for_a_double() -> None:
@@ -391,12 +398,8 @@ def test_a_sure_single_lying_crosswise_is_not_taken_for_a_double() -> None:
 
 def test_a_double_in_a_train_read_as_the_engine_is_the_double_of_its_end() -> None:
     # the engine is 9-9: a 11-11 inside the Mexican train read 9-9 cannot be a second 9-9
-    tiles = [*MEXICAN_TO_11, _crosswise((168, 0), (0, 1), 9),
-             _lengthwise((192, 0), (216, 0), (11, 8))]
-    reading = reconstruct(tiles, None, 3)
-    assert reading.table is not None
-    assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
-        (9, 3), (3, 11), (11, 11), (11, 8))
+    reading, mexican = _mexican_across(_crosswise((168, 0), (0, 1), 9))
+    assert mexican == ((9, 3), (3, 11), (11, 11), (11, 8))
     assert _kinds(reading) == ["matched-read"]
     assert "engine's twin" in reading.uncertainties[0].message
     # laid on a 9, a 9-9 is still the engine's twin: nothing to take it for; the rules see it
