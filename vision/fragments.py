@@ -94,8 +94,7 @@ def join_fragments(tiles: Detections) -> Detections:
     if not members:
         return tiles
     drop: set[int] = set()
-    joined: list[tuple[np.ndarray, float, int]] = []
-    rects = []
+    joined: list[tuple[int, tuple[tuple[float, float], tuple[float, float], float]]] = []
     whole = [int(i) for i in np.flatnonzero(~fragment)]
     for group in _groups(tiles.corners, members):
         if len(group) < 2:
@@ -104,29 +103,28 @@ def join_fragments(tiles: Detections) -> Detections:
                    for k in whole):
                 drop.update(group)
             continue
-        rect = cv2.minAreaRect(tiles.corners[group].reshape(-1, 2).astype(np.float32))
-        short, long_ = sorted(rect[1])
+        centre, size, angle = cv2.minAreaRect(
+            tiles.corners[group].reshape(-1, 2).astype(np.float32))
+        short, long_ = sorted(size)
         if not (JOINED_LENGTH[0] * length <= long_ <= JOINED_LENGTH[1] * length
                 and JOINED_WIDTH[0] * width <= short <= JOINED_WIDTH[1] * width
                 and long_ >= JOINED_ASPECT * short):
             continue
-        angle = rect[2] if rect[1][0] >= rect[1][1] else rect[2] + 90.0
-        rect = (rect[0], (float(length), float(width)), angle)
+        along = angle if size[0] >= size[1] else angle + 90.0
         best = max(group, key=lambda i: float(tiles.confidence[i]))
-        joined.append((cv2.boxPoints(rect).astype(np.float32), float(tiles.confidence[best]),
-                       best))
-        rects.append(rect)
+        joined.append((best, ((float(centre[0]), float(centre[1])),
+                              (float(length), float(width)), along)))
         drop.update(group)
     if not drop:
         return tiles
-    keep = np.array([i for i in range(len(tiles)) if i not in drop], dtype=np.int64)
-    rest = tiles[keep]
+    rest = tiles[np.array([i for i in range(len(tiles)) if i not in drop], dtype=np.int64)]
     if not joined:
         return rest
-    corners = np.concatenate([rest.corners, np.array([j[0] for j in joined])])
-    confidence = np.concatenate([rest.confidence, np.array([j[1] for j in joined], np.float32)])
-    class_id = np.concatenate([rest.class_id, tiles.class_id[[j[2] for j in joined]]])
-    data = {k: np.concatenate([v[keep], v[[j[2] for j in joined]]]) for k, v in tiles.data.items()}
-    if "xywhr" in data:  # the joined boxes' own centre, sides and angle
-        data["xywhr"][len(keep):] = [(*r[0], *r[1], np.radians(r[2])) for r in rects]
-    return Detections(corners, confidence, class_id, data, dict(tiles.metadata))
+    # the joined tiles: each group's best box (score, class, data), on the joined outline
+    pieces = tiles[np.array([best for best, _ in joined], dtype=np.int64)]
+    pieces.corners = np.array([cv2.boxPoints(rect) for _, rect in joined], np.float32)
+    if "xywhr" in pieces.data:
+        pieces.data["xywhr"] = np.array(
+            [(*rect[0], *rect[1], np.radians(rect[2])) for _, rect in joined],
+            pieces.data["xywhr"].dtype)
+    return Detections.merge([rest, pieces])

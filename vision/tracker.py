@@ -506,8 +506,7 @@ class Tracker:
         #: rather than as fast as frames can be read: the companion's demo.
         self.realtime = realtime
         self.observer: Observer | None = None
-        self.settled: TableState | None = None
-        #: The reading the settled table came from, and every table settled so far.
+        #: The reading the last settled table came from, and every table settled so far.
         self.settled_reading: TableReading | None = None
         self.history: list[TableState] = []
         self.frames = 0
@@ -516,6 +515,11 @@ class Tracker:
         self.tiles_reused = 0
         #: Confirmed tiles the detector missed, kept because they read the same again.
         self.tiles_kept = 0
+
+    @property
+    def settled(self) -> TableState | None:
+        """The last settled table."""
+        return None if self.settled_reading is None else self.settled_reading.table
 
     @property
     def reader(self) -> Any:
@@ -750,7 +754,6 @@ class Tracker:
                 continue  # the settled table, a doubtful count read otherwise
             fixes = (rereadings(self.settled_reading, chosen)
                      if self.settled_reading is not None and self.observer is not None else {})
-            self.settled = chosen.table
             self.settled_reading = chosen
             base = detail
             if exact == pick:  # the tiles just read are the settled table's
