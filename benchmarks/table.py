@@ -255,7 +255,8 @@ def rendered(n: int, mat: bool, reader: Any, seed_base: int = RENDERED_SEED_BASE
         if hasattr(reader, "reset"):  # separate tables, not a video
             reader.reset()
         frame = reader.read(shown.image)
-        reading = reconstruct_table(frame, players, shown.image)
+        reading = reconstruct_table(frame, players, shown.image,
+                                     None if isinstance(reader, OracleReader) else reader)
         times.append(time.perf_counter() - t0)
         mats_found += detect_mat(shown.image) is not None
         want = np.array([c for _, c in shown.tiles], np.float32).reshape(-1, 4, 2)

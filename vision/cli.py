@@ -17,7 +17,7 @@ from engine.errors import BadInputError
 if TYPE_CHECKING:
     import numpy as np
 
-    from vision.reader import FrameReading
+    from vision.reader import FrameReading, TileReader
 
 #: Seat count assumed by ``read`` when ``--players`` is not given.
 DEFAULT_PLAYERS = 4
@@ -69,7 +69,7 @@ def run_read(args: argparse.Namespace) -> int:
     image = load_image(args.image)
     reader = TileReader(args.models, max_value=rules.set)
     frame = reader.read(image)
-    table = reconstruct_table(frame, args.players, image)
+    table = reconstruct_table(frame, args.players, image, reader)
     if args.annotate:
         write_annotated(args.annotate, image, frame)
     if args.json:
@@ -102,11 +102,13 @@ def run_score(args: argparse.Namespace) -> int:
 
 
 def reconstruct_table(frame: FrameReading, players: int,
-                      image: np.ndarray | None = None) -> Any:
+                      image: np.ndarray | None = None, reader: TileReader | None = None) -> Any:
     """``vision.table.reconstruct`` of the frame (a ``TableReading``).
 
     With ``image``, a hub mat in view (``vision.mat.detect_mat``) assigns the
     seats and the Mexican train exactly; without one the heuristics apply.
+    With ``image`` and ``reader``, a train that stops at a misplaced box is read
+    again where it goes on (``reread-tile``).
     """
     from vision.mat import detect_mat
     from vision.table import reconstruct
@@ -115,7 +117,11 @@ def reconstruct_table(frame: FrameReading, players: int,
     # TileReading is frozen; vision.table's TileLike protocol asks for plain
     # (writable) attributes, which a read-only dataclass field satisfies at run time.
     tiles = cast("list[Any]", frame.tiles)
-    return reconstruct(tiles, frame.markers, players, mat)
+    look = None
+    if image is not None and reader is not None:
+        def look(corners: np.ndarray) -> Any:
+            return reader.read_at(image, corners[None])[0]
+    return reconstruct(tiles, frame.markers, players, mat, look=look)
 
 
 def table_json(reading: Any | None) -> dict[str, Any] | None:

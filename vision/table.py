@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -57,6 +57,8 @@ TOUCH_LOW, TOUCH_HIGH = 0.6, 1.5
 MAX_BEND_DEG = 32.0
 #: A tile further than this (in widths) beyond a train's end, in line, is a gap.
 GAP_WIDTHS = 5.0
+#: On the mat, the engine is a double centred within this many widths of the hub.
+ENGINE_REACH_WIDTHS = 1.5
 #: A marker further than this (in widths) from every train belongs to none.
 MARKER_REACH_WIDTHS = 2.6
 #: Score added to a tile lying crosswise that was not read as a double but could be the
@@ -66,6 +68,11 @@ CROSSWISE_READ_PENALTY = 0.3
 CROSSWISE_UNSURE_PENALTY = 0.6
 #: Two candidates whose scores differ by less than this are a tie worth reporting.
 TIE_MARGIN = 0.25
+
+
+#: Reads the image again inside image corners ``(4, 2)`` (corner convention): a read
+#: tile, or ``None``.
+Look = Callable[[np.ndarray], Any]
 
 
 class TileLike(Protocol):
@@ -85,7 +92,7 @@ class Uncertainty:
     ``kind`` is one of ``no-engine``, ``engine-tie``, ``fits-two-trains``,
     ``branch``, ``gap``, ``loose-tile``, ``slot-conflict``, ``between-seats``,
     ``marker-between``, ``loose-marker``, ``players-mismatch``, ``unsure-tile``,
-    ``engine-read``, ``matched-read``, ``inferred-tile``.
+    ``engine-read``, ``matched-read``, ``inferred-tile``, ``reread-tile``.
     ``tiles`` and ``markers`` index the inputs; ``owners`` names the trains.
     """
 
@@ -110,7 +117,7 @@ class TableReading:
     ``"engine"``, a train's owner, or ``None``; ``marker_owners[j]`` likewise
     for marker ``j``. ``positions[owner]`` lists the input tiles of that train
     in train order; an index past the input tiles is a tile inferred in a gap
-    (``inferred-tile``).
+    (``inferred-tile``) or read again where the train goes on (``reread-tile``).
     """
 
     table: TableState | None
@@ -124,17 +131,19 @@ class TableReading:
     def inferred(self, owner: Owner, k: int) -> bool:
         """Whether the ``k``-th tile of ``owner``'s train was inferred in a gap."""
         tiles = self.positions.get(owner, [])
-        return k < len(tiles) and tiles[k] >= len(self.assignment)
+        return k < len(tiles) and tiles[k] >= len(self.assignment) and any(
+            tiles[k] in u.tiles for u in self.uncertainties if u.kind == "inferred-tile")
 
     def doubted(self, owner: Owner, k: int) -> bool:
         """Whether the ``k``-th tile of ``owner``'s train was read with doubt, taken
         otherwise than read or inferred (``unsure-tile``, ``matched-read``,
-        ``inferred-tile``)."""
+        ``inferred-tile``, ``reread-tile``)."""
         tiles = self.positions.get(owner, [])
         if k >= len(tiles):
             return False
         return any(tiles[k] in u.tiles for u in self.uncertainties
-                   if u.kind in ("unsure-tile", "matched-read", "inferred-tile"))
+                   if u.kind in ("unsure-tile", "matched-read", "inferred-tile",
+                                 "reread-tile"))
 
     @property
     def certain(self) -> bool:
@@ -296,7 +305,7 @@ def _slot(angle: float, slots: int) -> tuple[int, float]:
 
 def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: int,
                 mat: MatView | None = None, engine: int | None = None,
-                infer_gaps: bool = True) -> TableReading:
+                infer_gaps: bool = True, look: Look | None = None) -> TableReading:
     """Read the table from the tiles and markers found in one image.
 
     ``tiles`` carry ``values`` (as read, either order) and ``corners`` in image
@@ -311,6 +320,10 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
     engine read otherwise is reported (``engine-read``). With
     ``infer_gaps``, a train continues across one tile no box was found for
     (``inferred-tile``, see ``_bridge_gap``); without, the gap is reported.
+    ``look`` (image corners ``(4, 2)`` -> a read tile, or ``None``) reads the
+    image again where a train must go on when the boxes found there continue
+    nothing (``reread-tile``, see ``_look_again``); it is tried before a gap is
+    inferred.
     """
     uncertain: list[Uncertainty] = []
     if mat is not None:
@@ -325,8 +338,12 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
     read = [_make_tile(i, tuple(t.values), apply_homography(to_plane, np.asarray(t.corners)),
                        getattr(t, "ranges", None), bool(getattr(t, "uncertain", False)))
             for i, t in enumerate(tiles)]
-    # the mat's printed markers are not tiles, though a detector may take them for some
+    # the mat's printed markers, arrows and labels are not tiles, though a detector may
+    # take them for some
     live = [t for t in read if mat is None or not _on_printed_marker(t.centre)]
+    if mat is not None and live:
+        w = float(np.median([t.width for t in live]))
+        live = [t for t in live if not _on_printed_ring(t.centre, w)]
     for t in live:
         if bool(getattr(tiles[t.index], "uncertain", False)):
             uncertain.append(Uncertainty("unsure-tile", f"tile {t.index} was read with doubt",
@@ -361,8 +378,12 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
         first = chain.tiles[0][0]
         pool.pop(first)
     _grow(chains, pool, w, uncertain)
-    tiles = list(tiles)  # tiles inferred in gaps are appended
-    while infer_gaps and _bridge_gap(chains, pool, tiles, e, w, uncertain):
+    tiles = list(tiles)  # tiles read again or inferred in gaps are appended
+    looked: set[tuple[Owner, int]] = set()
+    to_image = np.linalg.inv(to_plane)
+    while ((look is not None
+            and _look_again(chains, pool, tiles, w, look, to_image, looked, uncertain))
+           or (infer_gaps and _bridge_gap(chains, pool, tiles, e, w, uncertain))):
         _grow(chains, pool, w, uncertain)
     _engine_twins(chains, tiles, e, uncertain)
     for chain in chains:
@@ -405,6 +426,15 @@ def _on_printed_marker(centre: np.ndarray) -> bool:
     return False
 
 
+def _on_printed_ring(centre: np.ndarray, w: float) -> bool:
+    """Whether a point of the mat frame lies between the engine and the slots, where the
+    mat's seat arrows and labels are printed: no train tile's centre lies there (a first
+    tile starts at ``SLOT_RADIUS_MM``, so even a crosswise double is centred half a
+    width beyond it), but a detector may take the print for a tile."""
+    r = float(np.linalg.norm(centre))
+    return ENGINE_REACH_WIDTHS * w < r < SLOT_RADIUS_MM - 0.25 * w
+
+
 def _starts(centre: np.ndarray, value: int, read: list[_Tile], w: float,
             skip: _Tile | None = None) -> int:
     """How many tiles start a train from ``centre`` with ``value``: that end towards it,
@@ -443,7 +473,7 @@ def _find_engine(read: list[_Tile], w: float, on_mat: bool,
         doubles = [t for t in doubles if t.values == (engine, engine)]
     if on_mat:
         near = sorted(doubles, key=lambda t: float(np.linalg.norm(t.centre)))
-        if near and float(np.linalg.norm(near[0].centre)) <= 1.5 * w:
+        if near and float(np.linalg.norm(near[0].centre)) <= ENGINE_REACH_WIDTHS * w:
             return near[0], engine if engine is not None else near[0].values[0]
         central = sorted(read, key=lambda t: float(np.linalg.norm(t.centre)))
         if central and float(np.linalg.norm(central[0].centre)) <= 0.6 * w:
@@ -709,6 +739,93 @@ def _bridge_gap(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
     return False
 
 
+#: A loose box centred this close (widths) to where a train's next tile could lie
+#: makes ``_look_again`` read every place it could lie ...
+LOOK_AROUND_WIDTHS = 1.0
+#: ... and read again centred on each box this close to one of them.
+LOOK_NEAR_WIDTHS = 0.75
+
+
+def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], w: float,
+                look: Look, to_image: np.ndarray, looked: set[tuple[Owner, int]],
+                uncertain: list[Uncertainty]) -> bool:
+    """Read one train's next tile again where it must lie; True when one was found.
+
+    A detector box misplaced on a tile (shifted towards a marker, squarish on a
+    double, or several boxes crossing one another where a train turns)
+    continues nothing, and its halves are cut wrong, so the train stops there.
+    When a loose box lies about where the train's next tile could lie, the
+    image is read again in each outline that tile could have: straight on,
+    lengthwise or a double across, and after a single also turned a right
+    angle against either side of its far half; each outline is read where the
+    train puts it and centred on each box lying about there. The surest
+    reading the reader does not doubt whose near half could be the train's end
+    count (a double's both halves) is the next tile. A double read lengthwise
+    is never taken: it is two tiles' halves (a double lies across). The boxes
+    centred in the tile (nearer its outline than a touching tile's centre can
+    be) were no tiles of their own. Reported (``reread-tile``); its index in
+    ``positions`` is beyond the input tiles.
+    """
+    for chain in chains:
+        if not chain.tiles or (chain.owner, len(chain.tiles)) in looked:
+            continue
+        looked.add((chain.owner, len(chain.tiles)))
+        end_v = chain.tiles[-1][2]
+        # (double, centre, axis from the near end, way on)
+        single = chain.tiles[-1][1] != end_v
+        ways = [chain.direction] + ([_perp(chain.direction), -_perp(chain.direction)]
+                                    if single else [])
+        outlines = [(False, chain.end_ref + 1.5 * w * u, u, u) for u in ways]
+        if single:
+            outlines += [(True, chain.end_ref + w * u, _perp(u), u) for u in ways]
+        if not any(float(np.linalg.norm(t.centre - o[1])) <= LOOK_AROUND_WIDTHS * w
+                   for t in pool.values() for o in outlines):
+            continue
+        best: tuple[float, bool, np.ndarray, np.ndarray, np.ndarray, Any] | None = None
+        for double, expected, axis, way in outlines:
+            near = [t.centre for t in pool.values()
+                    if float(np.linalg.norm(t.centre - expected)) <= LOOK_NEAR_WIDTHS * w]
+            for centre in [expected, *near]:
+                a_end, b_end, half = centre - w * axis, centre + w * axis, 0.5 * w * _perp(axis)
+                corners = np.array([a_end - half, a_end + half, b_end + half, b_end - half])
+                seen = look(apply_homography(to_image, corners))
+                if seen is None or bool(getattr(seen, "uncertain", False)):
+                    continue
+                values = tuple(int(v) for v in seen.values)
+                ranges = getattr(seen, "ranges", None) or ((values[0], values[0]),
+                                                           (values[1], values[1]))
+                spans = ranges if double else ranges[:1]
+                if not all(low <= end_v <= high for low, high in spans) or (
+                        not double and values[0] == values[1]):
+                    continue
+                # the surest; on a tie, one read exactly as the end (a double: both halves)
+                exact = all(v == end_v for v in (values if double else values[:1]))
+                sure = float(getattr(seen, "confidence", 1.0)) + (0.01 if exact else 0.0)
+                if best is None or sure > best[0]:
+                    best = (sure, double, centre, corners, way, seen)
+        if best is None:
+            continue
+        _, double, centre, corners, way, seen = best
+        values = tuple(int(v) for v in seen.values)
+        near_v, far_v = end_v, (end_v if double else values[1])
+        index = len(tiles)
+        tiles.append(seen)
+        tile = _make_tile(index, (near_v, far_v), corners)
+        inside = [o for o in pool.values() if tile.distance_to_point(o.centre) < 0.4 * w]
+        for o in inside:
+            pool.pop(o.index)
+        chain.tiles.append((index, near_v, far_v))
+        chain.end_ref = centre if double else tile.halves[1]
+        chain.direction, chain.last = way, tile
+        gone = ", ".join(f"{o.index} {list(o.values)}" for o in inside) or "none"
+        uncertain.append(Uncertainty(
+            "reread-tile", f"train {chain.owner} goes on where no box lay right: read again "
+            f"there as {values[0]}-{values[1]}, taken as {near_v}-{far_v} (boxes there: "
+            f"{gone})", (index, *(o.index for o in inside)), (chain.owner,)))
+        return True
+    return False
+
+
 def _engine_twins(chains: list[_Chain], tiles: Sequence[TileLike], e: int,
                   uncertain: list[Uncertainty]) -> None:
     """A double inside a train read as the engine is another double, misread.
@@ -829,11 +946,21 @@ def _avoid_repeats(chains: list[_Chain], tiles: Sequence[TileLike], e: int,
     already on the table takes the nearest count the reader's doubt allows that
     repeats none (a blurred 3-11 read 3-12 where a 3-12 lies elsewhere). Only a
     train's last tile's far end, which no neighbour vouches for, is changed; a
-    repeat read without doubt stays, for the rules to report.
+    repeat read without doubt stays, for the rules to report. A train ending in
+    the same double twice holds one tile found as two boxes: the last is dropped
+    (``loose-tile``).
     """
     def key(a: int, b: int) -> tuple[int, int]:
         return (min(a, b), max(a, b))
 
+    for chain in chains:
+        # the same double twice at a train's end: one tile, two boxes on it
+        if len(chain.tiles) > 1 and chain.tiles[-1][1:] == chain.tiles[-2][1:] \
+                and chain.tiles[-1][1] == chain.tiles[-1][2]:
+            idx, v, _ = chain.tiles.pop()
+            uncertain.append(Uncertainty(
+                "loose-tile", f"tile {idx} [{v}, {v}] lies on the {v}-{v} at the end of train "
+                f"{chain.owner}: not a tile of its own", (idx,), (chain.owner,)))
     seen = Counter(key(near, far) for chain in chains for _, near, far in chain.tiles)
     seen[(e, e)] += 1
     for chain in chains:

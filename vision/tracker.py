@@ -623,13 +623,16 @@ class Tracker:
         # the round's engine, once known (given, or from the first settled table)
         engine = self.engine if self.engine is not None else (
             self.observer.engine if self.observer is not None else None)
-        reading = reconstruct(tiles, markers, self.players, mat_view, engine=engine)
+        # a train stopping at a misplaced box is read again where it goes on
+        read_at = getattr(self.reader, "read_at", None)
+        look = None if read_at is None else (lambda corners: read_at(frame, corners[None])[0])
+        reading = reconstruct(tiles, markers, self.players, mat_view, engine=engine, look=look)
         if self.settled_reading is not None and fills_a_known_place(self.settled_reading,
                                                                     reading):
             # a tile the settled table showed is gone from the middle of its train: that
             # gap is a tile taken away, not one the detector missed
             reading = reconstruct(tiles, markers, self.players, mat_view, engine=engine,
-                                  infer_gaps=False)
+                                  infer_gaps=False, look=look)
         return reading
 
     # -- the loop ----------------------------------------------------------------------

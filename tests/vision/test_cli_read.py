@@ -148,9 +148,12 @@ def test_read_hands_a_mat_in_view_to_the_table_reconstruction(
     from vision.reader import FrameReading
 
     seen: list[object] = []
+    looks: list[object] = []
 
-    def spy(tiles: object, markers: object, players: int, mat: object = None) -> None:
+    def spy(tiles: object, markers: object, players: int, mat: object = None,
+            look: object = None) -> None:
         seen.append(mat)
+        looks.append(look)
 
     monkeypatch.setattr(vision.table, "reconstruct", spy)
     frame = FrameReading(tiles=[], markers=Detections.empty())
@@ -159,6 +162,24 @@ def test_read_hands_a_mat_in_view_to_the_table_reconstruction(
     vision_cli.reconstruct_table(frame, 4, np.full((300, 400, 3), 200, np.uint8))
     assert isinstance(seen[0], MatView) and seen[0].players == 4
     assert seen[1] is None
+    assert looks == [None, None]  # no reader: nothing to look again with
+
+    class Reader:
+        def __init__(self) -> None:
+            self.asked: list[np.ndarray] = []
+
+        def read_at(self, image: np.ndarray, corners: np.ndarray) -> list[str]:
+            self.asked.append(corners)
+            return ["read"]
+
+    reader = Reader()
+    image = np.full((300, 400, 3), 200, np.uint8)
+    vision_cli.reconstruct_table(frame, 4, image, reader)  # type: ignore[arg-type]
+    look = looks[-1]
+    assert callable(look)
+    box = np.array([[10, 10], [30, 10], [30, 50], [10, 50]], np.float32)
+    assert look(box) == "read"
+    assert reader.asked[0].shape == (1, 4, 2)
 
 
 def cv2_bgr(image: np.ndarray) -> np.ndarray:

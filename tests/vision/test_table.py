@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,12 @@ from datasets.table_layout import (
 from engine import MEXICAN, TableState
 from vision.detections import Detections
 from vision.mat import MatView
-from vision.mat_geometry import apply_homography, marker_corners_mm
+from vision.mat_geometry import (
+    SLOT_RADIUS_MM,
+    apply_homography,
+    marker_corners_mm,
+    slot_angles,
+)
 from vision.table import TableReading, reconstruct
 
 
@@ -274,6 +280,41 @@ def test_with_the_mat_its_printed_markers_are_not_tiles() -> None:
     assert reading.assignment[:4] == [None] * 4
 
 
+def _mat_with_fakes(seed: int, fake_radius: float) -> tuple[TableReading, TableReading]:
+    """A mat table read as laid, and read again with a tile-sized box lying radially
+    ``fake_radius`` mm out in every slot (read 0-1, the 0 towards the hub)."""
+    _, good = _read_layout(seed, 3, 10, True)
+    rng = np.random.default_rng(seed)
+    table = random_table(rng, 3, 12, 10, marker_rate=0.4)
+    layout = layout_table(table, 3, rng, mat=True)
+    to_image = overhead_homography(layout.size, (1280, 720), rng, tilt=0.03)
+    tiles, marker_corners = seen_tiles(layout, to_image, rng, noise_px=0.7)
+    mat_to_image = to_image @ layout.hub.mat_matrix
+    view = MatView(3, np.linalg.inv(mat_to_image), (), 0.0)
+    fake = []
+    for angle in slot_angles(3):
+        a = np.array([math.cos(angle), math.sin(angle)])
+        p = np.array([-a[1], a[0]])
+        near, far = (fake_radius - 24) * a, (fake_radius + 24) * a
+        rect = np.array([near - 12 * p, near + 12 * p, far + 12 * p, far - 12 * p])
+        fake.append(SeenTile((0, 1), apply_homography(mat_to_image, rect)))
+    n = len(marker_corners)
+    markers = Detections(marker_corners, np.ones(n), np.ones(n))
+    return good, reconstruct([*fake, *tiles], markers, 3, view)
+
+
+def test_with_the_mat_its_printed_seat_arrows_and_labels_are_not_tiles() -> None:
+    # the detector took the print between the engine and the slots (arrows and labels,
+    # 88-99 mm out) for tiles
+    good, reading = _mat_with_fakes(103, 90.0)
+    assert reading.table == good.table
+    assert _kinds(reading) == _kinds(good)
+    assert reading.assignment[:4] == [None] * 4
+    # the same boxes where a train's first tile lies are taken as tiles
+    _, at_slots = _mat_with_fakes(103, SLOT_RADIUS_MM + 24)
+    assert at_slots.table != good.table
+
+
 def test_markers_attach_to_the_train_end_they_lie_by() -> None:
     marker = np.array([[[-10, 254], [10, 254], [10, 274], [-10, 274]]], float)
     reading = reconstruct([ENGINE, *SEAT0_DOWN], Detections(marker, np.ones(1), np.ones(1)), 3)
@@ -435,3 +476,125 @@ def test_a_single_read_as_a_double_is_matched_by_whichever_half_could_be_the_end
     assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
         (9, 3), (3, 11), (11, 8))
     assert _kinds(reading) == ["matched-read"]
+
+
+# --- looking again where a train goes on -------------------------------------------
+
+
+class _Looked:
+    """What a reader gives for a box read again: ``values`` in corner order."""
+
+    def __init__(self, values: tuple[int, int], uncertain: bool = False) -> None:
+        self.values, self.uncertain, self.confidence = values, uncertain, 0.2 if uncertain else 1.0
+        self.ranges = ((values[0], values[0]), (values[1], values[1]))
+
+
+def _looker(truth: list[SeenTile], calls: list[np.ndarray] | None = None) -> Any:
+    """A ``look`` that reads the true tile lying in the outline asked for, and doubted
+    junk where none lies so."""
+
+    def look(corners: np.ndarray) -> _Looked:
+        c = np.asarray(corners, float)
+        if calls is not None:
+            calls.append(c)
+        a_end, b_end = (c[0] + c[1]) / 2, (c[2] + c[3]) / 2
+        for t in truth:
+            tc = np.asarray(t.corners, float)
+            ta, tb = (tc[0] + tc[1]) / 2, (tc[2] + tc[3]) / 2
+            if np.linalg.norm(ta - a_end) < 6 and np.linalg.norm(tb - b_end) < 6:
+                return _Looked((int(t.values[0]), int(t.values[1])))
+            if np.linalg.norm(tb - a_end) < 6 and np.linalg.norm(ta - b_end) < 6:
+                return _Looked((int(t.values[1]), int(t.values[0])))
+        return _Looked((0, 5), uncertain=True)
+
+    return look
+
+
+def _turned(tile: SeenTile, degrees: float) -> SeenTile:
+    """``tile``'s box turned about its centre: a box the detector laid askew."""
+    c = np.asarray(tile.corners, float)
+    m = c.mean(axis=0)
+    a = math.radians(degrees)
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    return SeenTile(tile.values, (c - m) @ rot.T + m)
+
+
+def test_a_train_stopping_at_an_askew_box_is_read_again_where_it_goes_on() -> None:
+    # seat 0: 9-1 1-2 2-3 3-4, the 2-3 found as a box turned 45 degrees (read 6-0)
+    askew = SeenTile((6, 0), _turned(SEAT0_DOWN[2], 45).corners)
+    tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], askew, SEAT0_DOWN[3]]
+    reading = reconstruct(tiles, None, 3, look=_looker([ENGINE, *SEAT0_DOWN]))
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == (  # type: ignore[union-attr]
+        (9, 1), (1, 2), (2, 3), (3, 4))
+    assert _kinds(reading) == ["reread-tile"]
+    assert reading.positions[0][2] == len(tiles)  # read again: past the input tiles
+    assert reading.doubted(0, 2) and not reading.inferred(0, 2)
+    assert reading.assignment[3] is None  # the askew box was no tile of its own
+    # without looking again the 2-3 is only inferred from the tiles either side ...
+    blind = reconstruct(tiles, None, 3)
+    assert _kinds(blind) == ["inferred-tile"] * 2
+    # ... and with nothing beyond it the train stops at the askew box
+    blind = reconstruct(tiles[:-1], None, 3)
+    assert blind.table is not None
+    assert blind.table.train(0).tiles == ((9, 1), (1, 2))  # type: ignore[union-attr]
+    reading = reconstruct(tiles[:-1], None, 3, look=_looker([ENGINE, *SEAT0_DOWN]))
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == ((9, 1), (1, 2), (2, 3))  # type: ignore[union-attr]
+
+
+def test_a_double_turned_beside_a_trains_end_is_read_again_there() -> None:
+    # seat 0: 9-1 1-2, then a 2-2 laid beside the far half of the 1-2 (the train turns
+    # right, towards -x... as seen: +x), then 2-5 on along x; the 2-2 was found as a
+    # squarish box off its place, read 5-6
+    double = _crosswise((24, 144), (0, 1), 2)
+    on = _lengthwise((48, 144), (72, 144), (2, 5))
+    squarish = SeenTile((5, 6), np.array([[15, 141], [45, 141], [45, 171], [15, 171]], float))
+    tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], squarish, on]
+    truth = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], double, on]
+    reading = reconstruct(tiles, None, 3, look=_looker(truth))
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == (  # type: ignore[union-attr]
+        (9, 1), (1, 2), (2, 2), (2, 5))
+    blind = reconstruct(tiles, None, 3)
+    assert blind.table is not None
+    assert blind.table.train(0).tiles == ((9, 1), (1, 2))  # type: ignore[union-attr]
+
+
+def test_looking_again_takes_no_doubted_reading_nor_a_double_lying_lengthwise() -> None:
+    askew = SeenTile((6, 0), _turned(SEAT0_DOWN[2], 45).corners)
+    tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], askew]
+    calls: list[np.ndarray] = []
+    # nothing true lies there: every look is doubted junk
+    reading = reconstruct(tiles, None, 3, look=_looker([], calls))
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == ((9, 1), (1, 2))  # type: ignore[union-attr]
+    assert calls and "reread-tile" not in _kinds(reading)
+    # a lengthwise outline read 2-2 spans halves of two tiles (a 2-2 lies across)
+
+    def along_reads_a_double(corners: np.ndarray) -> _Looked:  # straight on, lengthwise
+        axis = (corners[2] + corners[3] - corners[0] - corners[1]) / 2
+        straight = abs(axis[1]) > abs(axis[0]) and abs(corners.mean(axis=0)[0]) < 6
+        return _Looked((2, 2)) if straight else _Looked((0, 5), True)
+
+    reading = reconstruct(tiles, None, 3, look=along_reads_a_double)
+    assert reading.table is not None
+    assert (2, 2) not in reading.table.train(0).tiles  # type: ignore[union-attr]
+
+
+def test_no_look_where_no_loose_box_lies_by_a_trains_end() -> None:
+    calls: list[np.ndarray] = []
+    reading = reconstruct([ENGINE, *SEAT0_DOWN], None, 3, look=_looker([], calls))
+    assert reading.certain
+    assert calls == []
+
+
+def test_the_same_double_twice_at_a_trains_end_is_one_tile() -> None:
+    # Mexican train 9-3 3-3, and a second box on the 3-3 read 3-3 beyond it
+    tiles = [ENGINE, _lengthwise((72, 0), (96, 0), (9, 3)), _crosswise((120, 0), (0, 1), 3),
+             _lengthwise((144, 0), (168, 0), (3, 3))]
+    reading = reconstruct(tiles, None, 3)
+    assert reading.table is not None
+    assert reading.table.train(MEXICAN).tiles == ((9, 3), (3, 3))  # type: ignore[union-attr]
+    assert _kinds(reading) == ["loose-tile"]
+    assert reading.assignment[3] is None
