@@ -17,7 +17,10 @@ import numpy as np
 
 from engine.errors import BadInputError
 from vision.mat_geometry import (
+    ARROW_FROM_MM,
+    ARROW_TO_MM,
     ARUCO_DICTIONARY,
+    LABEL_MM,
     MAT_PLAYERS,
     MAT_SIDE_MM,
     SLOT_RADIUS_MM,
@@ -32,10 +35,6 @@ from vision.mat_geometry import (
 PAGE_MM = (210.0, 297.0)
 #: Resolution of the PDF (a raster page) in dots per inch.
 PDF_DPI = 300
-#: Each slot's arrow runs between these distances from the hub centre (clear of the markers).
-ARROW_FROM_MM, ARROW_TO_MM = 88.0, 99.0
-#: Distance of each slot's label from the hub centre (beside its arrow).
-LABEL_MM = 90.0
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,11 @@ import numpy as np
 MAT_SIDE_MM = 200.0
 #: Distance from the hub centre to the near end of each train's first tile.
 SLOT_RADIUS_MM = 110.0
+#: Each slot's arrow runs between these distances from the hub centre (clear of the
+#: markers); the print reaches no further out than its tip.
+ARROW_FROM_MM, ARROW_TO_MM = 88.0, 99.0
+#: Distance of each slot's label from the hub centre (beside its arrow).
+LABEL_MM = 90.0
 #: Side of one ArUco marker (black border included).
 ARUCO_SIDE_MM = 34.0
 #: Distance from the hub centre to each ArUco marker's centre.

@@ -38,6 +38,7 @@ import numpy as np
 
 from engine import MEXICAN, Owner, TableState, Train
 from vision.mat_geometry import (
+    ARROW_TO_MM,
     ARUCO_SIDE_MM,
     SLOT_RADIUS_MM,
     apply_homography,
@@ -239,6 +240,15 @@ class _Chain:
     direction: np.ndarray
     last: _Tile
     active: bool = True
+    #: ``(end_ref, direction)`` of the train before each of its tiles was laid
+    links: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
+
+    def lay(self, entry: tuple[int, int, int], end_ref: np.ndarray, direction: np.ndarray,
+            last: _Tile) -> None:
+        """Add ``entry`` (input index, near, far); the train's end moves to ``end_ref``."""
+        self.links.append((self.end_ref, self.direction))
+        self.tiles.append(entry)
+        self.end_ref, self.direction, self.last = end_ref, direction, last
 
 
 @dataclass(frozen=True)
@@ -343,7 +353,7 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
     live = [t for t in read if mat is None or not _on_printed_marker(t.centre)]
     if mat is not None and live:
         w = float(np.median([t.width for t in live]))
-        live = [t for t in live if not _on_printed_ring(t.centre, w)]
+        live = [t for t in live if not _on_printed_ring(t, w)]
     for t in live:
         if bool(getattr(tiles[t.index], "uncertain", False)):
             uncertain.append(Uncertainty("unsure-tile", f"tile {t.index} was read with doubt",
@@ -388,6 +398,8 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
     _engine_twins(chains, tiles, e, uncertain)
     for chain in chains:
         _match_neighbours(chain, tiles, e, uncertain)
+    if look is not None:
+        _reread_mismatches(chains, read, w, look, to_image, uncertain)
     _avoid_repeats(chains, tiles, e, uncertain)
     for chain in chains:
         for idx, _, _ in chain.tiles:
@@ -426,13 +438,18 @@ def _on_printed_marker(centre: np.ndarray) -> bool:
     return False
 
 
-def _on_printed_ring(centre: np.ndarray, w: float) -> bool:
-    """Whether a point of the mat frame lies between the engine and the slots, where the
-    mat's seat arrows and labels are printed: no train tile's centre lies there (a first
-    tile starts at ``SLOT_RADIUS_MM``, so even a crosswise double is centred half a
-    width beyond it), but a detector may take the print for a tile."""
-    r = float(np.linalg.norm(centre))
-    return ENGINE_REACH_WIDTHS * w < r < SLOT_RADIUS_MM - 0.25 * w
+def _on_printed_ring(tile: _Tile, w: float) -> bool:
+    """Whether a box on the mat (its frame) lies on the print between the engine and the
+    slots, the seat arrows and labels, rather than being a tile: centred there (a
+    train's first tile starts at ``SLOT_RADIUS_MM``, so even a crosswise double is
+    centred half a width beyond it), or reaching in over the arrows' tips (measured on
+    rendered mat tables: every true tile's nearest corner lay 101 mm or more from the
+    hub, the boxes a detector found on the print 102 mm or less, nearly all under 99)."""
+    r = float(np.linalg.norm(tile.centre))
+    if r <= ENGINE_REACH_WIDTHS * w:
+        return False  # the engine's place
+    nearest = float(np.min(np.linalg.norm(tile.corners, axis=1)))
+    return r < SLOT_RADIUS_MM - 0.25 * w or nearest < ARROW_TO_MM
 
 
 def _starts(centre: np.ndarray, value: int, read: list[_Tile], w: float,
@@ -540,7 +557,8 @@ def _start_trains(pool: dict[int, _Tile], hub: np.ndarray, e: int, w: float, pla
                 f"took train {owner}", (t.index,), (owner,)))
         near, far = t.values[k], t.values[1 - k]
         chains[slot] = _Chain(owner, angle, [(t.index, near, far)], t.halves[1 - k],
-                              _unit(t.halves[1 - k] - t.halves[k]), t)
+                              _unit(t.halves[1 - k] - t.halves[k]), t,
+                              links=[(hub, _unit(t.halves[k] - hub))])
     return [chains[s] for s in sorted(chains)]
 
 
@@ -619,15 +637,14 @@ def _grow(chains: list[_Chain], pool: dict[int, _Tile], w: float,
                     "branch", f"two tiles could continue train {chain.owner} after tile "
                     f"{chain.tiles[-1][0]}; took tile {attach.tile.index}",
                     (attach.tile.index,), (chain.owner,)))
-            chain.tiles.append((attach.tile.index, attach.near, attach.far))
+            chain.lay((attach.tile.index, attach.near, attach.far), attach.end_ref,
+                      attach.direction, attach.tile)
             read = attach.tile.values
             if (attach.near, attach.far) not in (read, read[::-1]):
                 uncertain.append(Uncertainty(
                     "matched-read", f"tile {attach.tile.index} was read {read[0]}-{read[1]}; "
                     f"it lies crosswise at the end of train {chain.owner}: taken as "
                     f"{attach.near}-{attach.far}", (attach.tile.index,), (chain.owner,)))
-            chain.end_ref, chain.direction, chain.last = (attach.end_ref, attach.direction,
-                                                          attach.tile)
             pool.pop(attach.tile.index)
 
 
@@ -727,10 +744,10 @@ def _bridge_gap(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
                     "inferred-tile", f"tile {other.index} {list(other.values)} lies in a gap "
                     f"of train {chain.owner}: not a tile of its own", (other.index,),
                     (chain.owner,)))
-        chain.tiles.append((inferred, missing[0], missing[1]))
-        chain.tiles.append((t.index, t.values[k], t.values[1 - k]))
-        chain.end_ref, chain.direction, chain.last = t.halves[1 - k], _unit(
-            t.halves[1 - k] - t.halves[k]), t
+        chain.lay((inferred, missing[0], missing[1]),
+                  (a_end + b_end) / 2 if missing[0] == missing[1] else gap.halves[1], axis, gap)
+        chain.lay((t.index, t.values[k], t.values[1 - k]), t.halves[1 - k],
+                  _unit(t.halves[1 - k] - t.halves[k]), t)
         pool.pop(t.index)
         uncertain.append(Uncertainty(
             "inferred-tile", f"train {chain.owner} has a gap before tile {t.index}: "
@@ -814,9 +831,7 @@ def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
         inside = [o for o in pool.values() if tile.distance_to_point(o.centre) < 0.4 * w]
         for o in inside:
             pool.pop(o.index)
-        chain.tiles.append((index, near_v, far_v))
-        chain.end_ref = centre if double else tile.halves[1]
-        chain.direction, chain.last = way, tile
+        chain.lay((index, near_v, far_v), centre if double else tile.halves[1], way, tile)
         gone = ", ".join(f"{o.index} {list(o.values)}" for o in inside) or "none"
         uncertain.append(Uncertainty(
             "reread-tile", f"train {chain.owner} goes on where no box lay right: read again "
@@ -824,6 +839,48 @@ def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
             f"{gone})", (index, *(o.index for o in inside)), (chain.owner,)))
         return True
     return False
+
+
+def _reread_mismatches(chains: list[_Chain], read: list[_Tile], w: float, look: Look,
+                       to_image: np.ndarray, uncertain: list[Uncertainty]) -> None:
+    """Read a tile laid on a count it does not show again where its train puts it.
+
+    A box shifted along its tile cuts the pips nearest one end off that half's
+    crop, and they are missed without doubt (an 11 read 9, no range to settle it
+    by its neighbours). Where a tile's near half still does not match the end
+    it is laid on, the image is read again in the outline the train gives it
+    (lengthwise, or a double across, as the box lies); a reading the reader does
+    not doubt whose near half could be the end's count is the tile
+    (``reread-tile``). A tile that really does not match reads the same again,
+    and stays for the rules to judge.
+    """
+    for chain in chains:
+        for k in range(1, len(chain.tiles)):
+            idx, near, far = chain.tiles[k]
+            end = chain.tiles[k - 1][2]
+            if near == end or idx >= len(read):
+                continue
+            end_ref, direction = chain.links[k]
+            double = abs(_cos(read[idx].axis, direction)) < 0.5  # lying across
+            centre = end_ref + (1.0 if double else 1.5) * w * direction
+            axis = _perp(direction) if double else direction
+            a_end, b_end, half = centre - w * axis, centre + w * axis, 0.5 * w * _perp(axis)
+            corners = np.array([a_end - half, a_end + half, b_end + half, b_end - half])
+            seen = look(apply_homography(to_image, corners))
+            if seen is None or bool(getattr(seen, "uncertain", False)):
+                continue
+            values = tuple(int(v) for v in seen.values)
+            ranges = getattr(seen, "ranges", None) or ((values[0], values[0]),
+                                                       (values[1], values[1]))
+            if not all(low <= end <= high for low, high in (ranges if double else ranges[:1])):
+                continue
+            chain.tiles[k] = (idx, end, end if double else values[1])
+            was = read[idx].values
+            uncertain.append(Uncertainty(
+                "reread-tile", f"tile {idx} was read {was[0]}-{was[1]}, not matching the "
+                f"{end} it lies on; read again where train {chain.owner} puts it: "
+                f"{values[0]}-{values[1]}, taken as {end}-{chain.tiles[k][2]}", (idx,),
+                (chain.owner,)))
 
 
 def _engine_twins(chains: list[_Chain], tiles: Sequence[TileLike], e: int,
@@ -958,6 +1015,7 @@ def _avoid_repeats(chains: list[_Chain], tiles: Sequence[TileLike], e: int,
         if len(chain.tiles) > 1 and chain.tiles[-1][1:] == chain.tiles[-2][1:] \
                 and chain.tiles[-1][1] == chain.tiles[-1][2]:
             idx, v, _ = chain.tiles.pop()
+            chain.links.pop()
             uncertain.append(Uncertainty(
                 "loose-tile", f"tile {idx} [{v}, {v}] lies on the {v}-{v} at the end of train "
                 f"{chain.owner}: not a tile of its own", (idx,), (chain.owner,)))

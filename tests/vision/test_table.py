@@ -306,10 +306,11 @@ def _mat_with_fakes(seed: int, fake_radius: float) -> tuple[TableReading, TableR
 def test_with_the_mat_its_printed_seat_arrows_and_labels_are_not_tiles() -> None:
     # the detector took the print between the engine and the slots (arrows and labels,
     # 88-99 mm out) for tiles
-    good, reading = _mat_with_fakes(103, 90.0)
-    assert reading.table == good.table
-    assert _kinds(reading) == _kinds(good)
-    assert reading.assignment[:4] == [None] * 4
+    for radius in (90.0, 118.0):  # centred on the print, or reaching in over the arrows
+        good, reading = _mat_with_fakes(103, radius)
+        assert reading.table == good.table
+        assert _kinds(reading) == _kinds(good)
+        assert reading.assignment[:4] == [None] * 4
     # the same boxes where a train's first tile lies are taken as tiles
     _, at_slots = _mat_with_fakes(103, SLOT_RADIUS_MM + 24)
     assert at_slots.table != good.table
@@ -598,3 +599,27 @@ def test_the_same_double_twice_at_a_trains_end_is_one_tile() -> None:
     assert reading.table.train(MEXICAN).tiles == ((9, 3), (3, 3))  # type: ignore[union-attr]
     assert _kinds(reading) == ["loose-tile"]
     assert reading.assignment[3] is None
+
+
+def test_a_tile_at_a_mismatch_is_read_again_where_its_train_puts_it() -> None:
+    # seat 0: 9-1 1-2 2-3 3-4; the 2-3's box slid 6 px along the train cut the 2 off its
+    # crop, read 5-3 without doubt (no range to settle it by its neighbours)
+    slid = SeenTile((5, 3), np.asarray(SEAT0_DOWN[2].corners, float) + [0, 6])
+    tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], slid, SEAT0_DOWN[3]]
+    reading = reconstruct(tiles, None, 3, look=_looker([ENGINE, *SEAT0_DOWN]))
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == (  # type: ignore[union-attr]
+        (9, 1), (1, 2), (2, 3), (3, 4))
+    assert _kinds(reading) == ["reread-tile"]
+    assert reading.doubted(0, 2) and reading.positions[0][2] == 3
+    # without looking again it is a mismatch for the rules
+    blind = reconstruct(tiles, None, 3)
+    assert blind.table is not None
+    assert blind.table.train(0).tiles[2] == (5, 3)  # type: ignore[union-attr]
+    # a tile that really does not match reads the same again, and stays
+    really = SeenTile((6, 3), SEAT0_DOWN[2].corners)
+    laid = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], really, SEAT0_DOWN[3]]
+    reading = reconstruct(laid, None, 3, look=_looker([ENGINE, *laid[1:]]))
+    assert reading.table is not None
+    assert reading.table.train(0).tiles[2] == (6, 3)  # type: ignore[union-attr]
+    assert "reread-tile" not in _kinds(reading)
