@@ -242,6 +242,12 @@ class _Chain:
     active: bool = True
     #: ``(end_ref, direction)`` of the train before each of its tiles was laid
     links: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
+    #: its first tile (``None``: ``last`` when the chain was made)
+    head: _Tile | None = None
+
+    def __post_init__(self) -> None:
+        if self.head is None:
+            self.head = self.last
 
     def lay(self, entry: tuple[int, int, int], end_ref: np.ndarray, direction: np.ndarray,
             last: _Tile) -> None:
@@ -351,9 +357,11 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
     # the mat's printed markers, arrows and labels are not tiles, though a detector may
     # take them for some
     live = [t for t in read if mat is None or not _on_printed_marker(t.centre)]
+    printed: list[_Tile] = []
     if mat is not None and live:
         w = float(np.median([t.width for t in live]))
-        live = [t for t in live if not _on_printed_ring(t, w)]
+        printed = [t for t in live if _on_printed_ring(t, w)]
+        live = [t for t in live if t not in printed]
     for t in live:
         if bool(getattr(tiles[t.index], "uncertain", False)):
             uncertain.append(Uncertainty("unsure-tile", f"tile {t.index} was read with doubt",
@@ -391,6 +399,9 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
     tiles = list(tiles)  # tiles read again or inferred in gaps are appended
     looked: set[tuple[Owner, int]] = set()
     to_image = np.linalg.inv(to_plane)
+    if look is not None and mat is not None and _look_at_slots(
+            chains, pool, printed, tiles, e, w, players, look, to_image, uncertain):
+        _grow(chains, pool, w, uncertain)
     while ((look is not None
             and _look_again(chains, pool, tiles, w, look, to_image, looked, uncertain))
            or (infer_gaps and _bridge_gap(chains, pool, tiles, e, w, uncertain))):
@@ -411,7 +422,7 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
     if mat is not None:
         start_r = SLOT_RADIUS_MM + 0.5 * w
     else:
-        firsts = [float(np.linalg.norm(read[c.tiles[0][0]].halves[0] - hub)) for c in chains]
+        firsts = [float(np.linalg.norm((c.head or c.last).halves[0] - hub)) for c in chains]
         start_r = float(np.median(firsts)) if firsts else 6.0 * w
     marker_owners = _place_markers(marker_pts, chains, read, hub, start_r, w, players, uncertain)
 
@@ -841,6 +852,70 @@ def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
     return False
 
 
+def _look_at_slots(chains: list[_Chain], pool: dict[int, _Tile], printed: list[_Tile],
+                   tiles: list[Any], e: int, w: float, players: int, look: Look,
+                   to_image: np.ndarray, uncertain: list[Uncertainty]) -> bool:
+    """On the mat, read again where an empty slot's first tile would lie; True when a
+    train was found so.
+
+    A first tile's box slid in towards the hub over the printed arrow is print
+    (``_on_printed_ring``), and one slid aside starts no train, so the whole
+    train would be lost. Where a box (loose, or taken for print) lies within
+    1.5 widths of where a slot's first tile lies (lengthwise, its near end at
+    ``SLOT_RADIUS_MM``), the image is read again there, also moved across to
+    the box and centred on it; the surest reading the reader does not doubt
+    whose near half could be the engine's count starts that slot's train
+    (``reread-tile``).
+    """
+    slots = players + 1
+    taken = {_slot(c.slot_angle, slots)[0] for c in chains}
+    boxes = [*pool.values(), *printed]
+    found = False
+    for slot in range(slots):
+        if slot in taken:
+            continue
+        angle = 90.0 + 360.0 * slot / slots
+        u = np.array([math.cos(math.radians(angle)), math.sin(math.radians(angle))])
+        expected = (SLOT_RADIUS_MM + w) * u
+        near = [t.centre for t in boxes if float(np.linalg.norm(t.centre - expected)) <= 1.5 * w]
+        if not near:
+            continue
+        across = [expected + _perp(u) * float((c - expected) @ _perp(u)) for c in near]
+        best: tuple[float, np.ndarray, Any] | None = None
+        for centre in [expected, *across, *near]:
+            a_end, b_end, half = centre - w * u, centre + w * u, 0.5 * w * _perp(u)
+            corners = np.array([a_end - half, a_end + half, b_end + half, b_end - half])
+            seen = look(apply_homography(to_image, corners))
+            if seen is None or bool(getattr(seen, "uncertain", False)):
+                continue
+            values = tuple(int(v) for v in seen.values)
+            ranges = getattr(seen, "ranges", None) or ((values[0], values[0]),
+                                                       (values[1], values[1]))
+            if not ranges[0][0] <= e <= ranges[0][1] or values[0] == values[1]:
+                continue
+            sure = float(getattr(seen, "confidence", 1.0)) + (0.01 if values[0] == e else 0.0)
+            if best is None or sure > best[0]:
+                best = (sure, corners, seen)
+        if best is None:
+            continue
+        _, corners, seen = best
+        values = tuple(int(v) for v in seen.values)
+        index = len(tiles)
+        tiles.append(seen)
+        tile = _make_tile(index, (e, values[1]), corners)
+        for o in [o for o in pool.values() if tile.distance_to_point(o.centre) < 0.4 * w]:
+            pool.pop(o.index)
+        owner: Owner = MEXICAN if slot == players else slot
+        chains.append(_Chain(owner, angle % 360.0, [(index, e, values[1])], tile.halves[1], u,
+                             tile, links=[(np.zeros(2), u)]))
+        uncertain.append(Uncertainty(
+            "reread-tile", f"train {owner} starts where no box lay right: read again at its "
+            f"slot as {values[0]}-{values[1]}, taken as {e}-{values[1]}", (index,), (owner,)))
+        found = True
+    chains.sort(key=lambda c: _slot(c.slot_angle, slots)[0])
+    return found
+
+
 def _reread_mismatches(chains: list[_Chain], read: list[_Tile], w: float, look: Look,
                        to_image: np.ndarray, uncertain: list[Uncertainty]) -> None:
     """Read a tile laid on a count it does not show again where its train puts it.
@@ -1097,7 +1172,7 @@ def _place_markers(marker_pts: np.ndarray, chains: list[_Chain], read: list[_Til
                      + max(1.5 * w - along, 0.0))
                 distances.append((d, owner))
                 continue
-            first = read[chain.tiles[0][0]]
+            first = chain.head or chain.last
             d = min(chain.last.gap_to(outline), first.gap_to(outline) + 0.5 * w)
             distances.append((d, owner))
         distances.sort(key=lambda x: x[0])

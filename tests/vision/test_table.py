@@ -623,3 +623,38 @@ def test_a_tile_at_a_mismatch_is_read_again_where_its_train_puts_it() -> None:
     assert reading.table is not None
     assert reading.table.train(0).tiles[2] == (6, 3)  # type: ignore[union-attr]
     assert "reread-tile" not in _kinds(reading)
+
+
+def test_on_the_mat_a_first_tile_slid_over_the_print_is_read_again_at_its_slot() -> None:
+    _, good = _read_layout(103, 3, 10, True)
+    assert good.table is not None
+    rng = np.random.default_rng(103)
+    table = random_table(rng, 3, 12, 10, marker_rate=0.4)
+    layout = layout_table(table, 3, rng, mat=True)
+    to_image = overhead_homography(layout.size, (1280, 720), rng, tilt=0.03)
+    tiles, marker_corners = seen_tiles(layout, to_image, rng, noise_px=0.7)
+    mat_to_image = to_image @ layout.hub.mat_matrix
+    to_mat = np.linalg.inv(mat_to_image)
+    view = MatView(3, to_mat, (), 0.0)
+    n = len(marker_corners)
+    markers = Detections(marker_corners, np.ones(n), np.ones(n))
+    # the first tile of some train, found slid 20 mm in over the printed arrow, read 1-7
+    owner, first = next((t.owner, t.tiles[0]) for t in good.table.trains if t.tiles)
+    k = next(i for i, t in enumerate(tiles) if sorted(t.values) == sorted(first))
+    in_mat = apply_homography(to_mat, np.asarray(tiles[k].corners, float))
+    inward = -in_mat.mean(axis=0) / np.linalg.norm(in_mat.mean(axis=0))
+    slid = list(tiles)
+    slid[k] = SeenTile((1, 7), apply_homography(mat_to_image, in_mat + 20 * inward))
+    truth_mm = [SeenTile(tuple(t.values), apply_homography(to_mat, np.asarray(t.corners)))
+                for t in tiles]
+    oracle = _looker(truth_mm)
+
+    def look(corners: np.ndarray) -> _Looked:  # the oracle works in mat millimetres
+        return oracle(apply_homography(to_mat, corners))  # type: ignore[no-any-return]
+
+    reading = reconstruct(slid, markers, 3, view, look=look)
+    assert reading.table == good.table
+    assert "reread-tile" in _kinds(reading)
+    blind = reconstruct(slid, markers, 3, view)
+    assert blind.table is not None
+    assert blind.table.train(owner) != good.table.train(owner)
