@@ -20,6 +20,9 @@ How a table is read:
    the mat's seat-0 slot), clockwise; the last slot is the Mexican train's.
 4. **Markers** belong to the train whose end (or empty slot) they lie by.
 
+Given a way to read the image again (``look``), boxes that fit no train are
+read again where the table says a tile must lie (``reread-tile``).
+
 Whatever cannot be resolved (two possible engines, a tile that fits two
 trains, a tile laid after a gap, a tile that touches nothing, a marker between
 two trains) is reported in :attr:`TableReading.uncertainties`, never guessed
@@ -337,9 +340,11 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
     ``infer_gaps``, a train continues across one tile no box was found for
     (``inferred-tile``, see ``_bridge_gap``); without, the gap is reported.
     ``look`` (image corners ``(4, 2)`` -> a read tile, or ``None``) reads the
-    image again where a train must go on when the boxes found there continue
-    nothing (``reread-tile``, see ``_look_again``); it is tried before a gap is
-    inferred.
+    image again where the boxes found do not fit the table (``reread-tile``):
+    where a train must go on and the boxes there continue nothing
+    (``_look_again``, tried before a gap is inferred), at an empty slot of the
+    mat (``_look_at_slots``), and where a tile does not match the end it lies
+    on (``_reread_mismatches``).
     """
     uncertain: list[Uncertainty] = []
     if mat is not None:
