@@ -772,6 +772,25 @@ def _bridge_gap(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
     return False
 
 
+def _outline(centre: np.ndarray, axis: np.ndarray, w: float) -> np.ndarray:
+    """Corners of a tile two widths long along ``axis`` (its ``values[0]`` end first) and
+    one wide, centred on ``centre``."""
+    a_end, b_end, half = centre - w * axis, centre + w * axis, 0.5 * w * _perp(axis)
+    return np.array([a_end - half, a_end + half, b_end + half, b_end - half])
+
+
+def _read_again(look: Look, to_image: np.ndarray, corners: np.ndarray
+                ) -> tuple[Any, tuple[int, ...], tuple[tuple[int, int], ...]] | None:
+    """``look`` in ``corners`` (working plane): the reading, its values and ranges; ``None``
+    when nothing was read or the reader doubts it."""
+    seen = look(apply_homography(to_image, corners))
+    if seen is None or bool(getattr(seen, "uncertain", False)):
+        return None
+    values = tuple(int(v) for v in seen.values)
+    ranges = getattr(seen, "ranges", None) or ((values[0], values[0]), (values[1], values[1]))
+    return seen, values, tuple((int(lo), int(hi)) for lo, hi in ranges)
+
+
 #: A loose box centred this close (widths) to where a train's next tile could lie
 #: makes ``_look_again`` read every place it could lie ...
 LOOK_AROUND_WIDTHS = 1.0
@@ -819,14 +838,11 @@ def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
             near = [t.centre for t in pool.values()
                     if float(np.linalg.norm(t.centre - expected)) <= LOOK_NEAR_WIDTHS * w]
             for centre in [expected, *near]:
-                a_end, b_end, half = centre - w * axis, centre + w * axis, 0.5 * w * _perp(axis)
-                corners = np.array([a_end - half, a_end + half, b_end + half, b_end - half])
-                seen = look(apply_homography(to_image, corners))
-                if seen is None or bool(getattr(seen, "uncertain", False)):
+                corners = _outline(centre, axis, w)
+                again = _read_again(look, to_image, corners)
+                if again is None:
                     continue
-                values = tuple(int(v) for v in seen.values)
-                ranges = getattr(seen, "ranges", None) or ((values[0], values[0]),
-                                                           (values[1], values[1]))
+                seen, values, ranges = again
                 spans = ranges if double else ranges[:1]
                 if not all(low <= end_v <= high for low, high in spans) or (
                         not double and values[0] == values[1]):
@@ -888,14 +904,11 @@ def _look_at_slots(chains: list[_Chain], pool: dict[int, _Tile], printed: list[_
         across = [expected + _perp(u) * float((c - expected) @ _perp(u)) for c in near]
         best: tuple[float, np.ndarray, Any] | None = None
         for centre in [expected, *across, *near]:
-            a_end, b_end, half = centre - w * u, centre + w * u, 0.5 * w * _perp(u)
-            corners = np.array([a_end - half, a_end + half, b_end + half, b_end - half])
-            seen = look(apply_homography(to_image, corners))
-            if seen is None or bool(getattr(seen, "uncertain", False)):
+            corners = _outline(centre, u, w)
+            again = _read_again(look, to_image, corners)
+            if again is None:
                 continue
-            values = tuple(int(v) for v in seen.values)
-            ranges = getattr(seen, "ranges", None) or ((values[0], values[0]),
-                                                       (values[1], values[1]))
+            seen, values, ranges = again
             if not ranges[0][0] <= e <= ranges[0][1] or values[0] == values[1]:
                 continue
             sure = float(getattr(seen, "confidence", 1.0)) + (0.01 if values[0] == e else 0.0)
@@ -943,15 +956,11 @@ def _reread_mismatches(chains: list[_Chain], read: list[_Tile], w: float, look: 
             end_ref, direction = chain.links[k]
             double = abs(_cos(read[idx].axis, direction)) < 0.5  # lying across
             centre = end_ref + (1.0 if double else 1.5) * w * direction
-            axis = _perp(direction) if double else direction
-            a_end, b_end, half = centre - w * axis, centre + w * axis, 0.5 * w * _perp(axis)
-            corners = np.array([a_end - half, a_end + half, b_end + half, b_end - half])
-            seen = look(apply_homography(to_image, corners))
-            if seen is None or bool(getattr(seen, "uncertain", False)):
+            again = _read_again(look, to_image,
+                                _outline(centre, _perp(direction) if double else direction, w))
+            if again is None:
                 continue
-            values = tuple(int(v) for v in seen.values)
-            ranges = getattr(seen, "ranges", None) or ((values[0], values[0]),
-                                                       (values[1], values[1]))
+            _, values, ranges = again
             if not all(low <= end <= high for low, high in (ranges if double else ranges[:1])):
                 continue
             chain.tiles[k] = (idx, end, end if double else values[1])

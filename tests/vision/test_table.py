@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
@@ -230,21 +230,39 @@ def test_a_known_engine_picks_its_double_among_others() -> None:
     assert "engine-read" in _kinds(reading)
 
 
-def test_with_the_mat_a_known_engine_read_wrong_is_still_the_engine() -> None:
-    _, good = _read_layout(101, 3, 12, True)
+class _MatScene(NamedTuple):
+    """A laid-out 3-player mat table as a camera sees it, and its reading as laid."""
+
+    good: TableReading
+    tiles: list[SeenTile]
+    markers: Detections
+    view: MatView
+    mat_to_image: np.ndarray
+
+
+def _mat_scene(seed: int, n_tiles: int = 10) -> _MatScene:
+    """The table ``_read_layout(seed, 3, n_tiles, True)`` reads, before it is read."""
+    _, good = _read_layout(seed, 3, n_tiles, True)
     assert good.table is not None
-    rng = np.random.default_rng(101)
-    table = random_table(rng, 3, 12, 12, marker_rate=0.4)
+    rng = np.random.default_rng(seed)
+    table = random_table(rng, 3, 12, n_tiles, marker_rate=0.4)
     layout = layout_table(table, 3, rng, mat=True)
     to_image = overhead_homography(layout.size, (1280, 720), rng, tilt=0.03)
     tiles, marker_corners = seen_tiles(layout, to_image, rng, noise_px=0.7)
-    view = MatView(3, np.linalg.inv(to_image @ layout.hub.mat_matrix), (), 0.0)
+    mat_to_image = to_image @ layout.hub.mat_matrix
+    n = len(marker_corners)
+    return _MatScene(good, tiles, Detections(marker_corners, np.ones(n), np.ones(n)),
+                     MatView(3, np.linalg.inv(mat_to_image), (), 0.0), mat_to_image)
+
+
+def test_with_the_mat_a_known_engine_read_wrong_is_still_the_engine() -> None:
+    good, tiles, markers, view, _ = _mat_scene(101, 12)
+    assert good.table is not None
+    table = good.table
     hub = [i for i, t in enumerate(tiles) if tuple(t.values) == (table.engine, table.engine)]
     assert len(hub) == 1
     misread = list(tiles)
     misread[hub[0]] = SeenTile((table.engine, 17), tiles[hub[0]].corners)
-    n = len(marker_corners)
-    markers = Detections(marker_corners, np.ones(n), np.ones(n))
     reading = reconstruct(misread, markers, 3, view, engine=table.engine)
     assert reading.table == good.table
     assert "engine-read" in _kinds(reading)
@@ -258,22 +276,13 @@ def test_with_the_mat_a_known_engine_read_wrong_is_still_the_engine() -> None:
 
 
 def test_with_the_mat_its_printed_markers_are_not_tiles() -> None:
-    _, good = _read_layout(103, 3, 10, True)
-    rng = np.random.default_rng(103)
-    table = random_table(rng, 3, 12, 10, marker_rate=0.4)
-    layout = layout_table(table, 3, rng, mat=True)
-    to_image = overhead_homography(layout.size, (1280, 720), rng, tilt=0.03)
-    tiles, marker_corners = seen_tiles(layout, to_image, rng, noise_px=0.7)
-    mat_to_image = to_image @ layout.hub.mat_matrix
-    view = MatView(3, np.linalg.inv(mat_to_image), (), 0.0)
+    good, tiles, markers, view, mat_to_image = _mat_scene(103)
     # the detector took the four printed ArUco squares for tiles
     fake = []
     for p in range(4):
         centre = marker_corners_mm(p).mean(axis=0)
         rect = centre + np.array([[-8.5, -17], [8.5, -17], [8.5, 17], [-8.5, 17]], float)
         fake.append(SeenTile((p, (p + 1) % 4), apply_homography(mat_to_image, rect)))
-    n = len(marker_corners)
-    markers = Detections(marker_corners, np.ones(n), np.ones(n))
     reading = reconstruct([*fake, *tiles], markers, 3, view)
     assert reading.table == good.table
     assert _kinds(reading) == _kinds(good)  # nothing more to report
@@ -283,14 +292,7 @@ def test_with_the_mat_its_printed_markers_are_not_tiles() -> None:
 def _mat_with_fakes(seed: int, fake_radius: float) -> tuple[TableReading, TableReading]:
     """A mat table read as laid, and read again with a tile-sized box lying radially
     ``fake_radius`` mm out in every slot (read 0-1, the 0 towards the hub)."""
-    _, good = _read_layout(seed, 3, 10, True)
-    rng = np.random.default_rng(seed)
-    table = random_table(rng, 3, 12, 10, marker_rate=0.4)
-    layout = layout_table(table, 3, rng, mat=True)
-    to_image = overhead_homography(layout.size, (1280, 720), rng, tilt=0.03)
-    tiles, marker_corners = seen_tiles(layout, to_image, rng, noise_px=0.7)
-    mat_to_image = to_image @ layout.hub.mat_matrix
-    view = MatView(3, np.linalg.inv(mat_to_image), (), 0.0)
+    good, tiles, markers, view, mat_to_image = _mat_scene(seed)
     fake = []
     for angle in slot_angles(3):
         a = np.array([math.cos(angle), math.sin(angle)])
@@ -298,8 +300,6 @@ def _mat_with_fakes(seed: int, fake_radius: float) -> tuple[TableReading, TableR
         near, far = (fake_radius - 24) * a, (fake_radius + 24) * a
         rect = np.array([near - 12 * p, near + 12 * p, far + 12 * p, far - 12 * p])
         fake.append(SeenTile((0, 1), apply_homography(mat_to_image, rect)))
-    n = len(marker_corners)
-    markers = Detections(marker_corners, np.ones(n), np.ones(n))
     return good, reconstruct([*fake, *tiles], markers, 3, view)
 
 
@@ -626,18 +626,9 @@ def test_a_tile_at_a_mismatch_is_read_again_where_its_train_puts_it() -> None:
 
 
 def test_on_the_mat_a_first_tile_slid_over_the_print_is_read_again_at_its_slot() -> None:
-    _, good = _read_layout(103, 3, 10, True)
+    good, tiles, markers, view, mat_to_image = _mat_scene(103)
     assert good.table is not None
-    rng = np.random.default_rng(103)
-    table = random_table(rng, 3, 12, 10, marker_rate=0.4)
-    layout = layout_table(table, 3, rng, mat=True)
-    to_image = overhead_homography(layout.size, (1280, 720), rng, tilt=0.03)
-    tiles, marker_corners = seen_tiles(layout, to_image, rng, noise_px=0.7)
-    mat_to_image = to_image @ layout.hub.mat_matrix
     to_mat = np.linalg.inv(mat_to_image)
-    view = MatView(3, to_mat, (), 0.0)
-    n = len(marker_corners)
-    markers = Detections(marker_corners, np.ones(n), np.ones(n))
     # the first tile of some train, found slid 20 mm in over the printed arrow, read 1-7
     owner, first = next((t.owner, t.tiles[0]) for t in good.table.trains if t.tiles)
     k = next(i for i, t in enumerate(tiles) if sorted(t.values) == sorted(first))
@@ -645,12 +636,12 @@ def test_on_the_mat_a_first_tile_slid_over_the_print_is_read_again_at_its_slot()
     inward = -in_mat.mean(axis=0) / np.linalg.norm(in_mat.mean(axis=0))
     slid = list(tiles)
     slid[k] = SeenTile((1, 7), apply_homography(mat_to_image, in_mat + 20 * inward))
-    truth_mm = [SeenTile(tuple(t.values), apply_homography(to_mat, np.asarray(t.corners)))
+    truth_mm = [SeenTile(t.values, apply_homography(to_mat, np.asarray(t.corners)))
                 for t in tiles]
     oracle = _looker(truth_mm)
 
     def look(corners: np.ndarray) -> _Looked:  # the oracle works in mat millimetres
-        return oracle(apply_homography(to_mat, corners))  # type: ignore[no-any-return]
+        return oracle(apply_homography(to_mat, corners))
 
     reading = reconstruct(slid, markers, 3, view, look=look)
     assert reading.table == good.table
