@@ -242,15 +242,9 @@ class _Chain:
     end_ref: np.ndarray  # far half centre (or a crosswise double's centre)
     direction: np.ndarray
     last: _Tile
-    active: bool = True
+    head: _Tile  # its first tile
     #: ``(end_ref, direction)`` of the train before each of its tiles was laid
     links: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
-    #: its first tile (``None``: ``last`` when the chain was made)
-    head: _Tile | None = None
-
-    def __post_init__(self) -> None:
-        if self.head is None:
-            self.head = self.last
 
     def lay(self, entry: tuple[int, int, int], end_ref: np.ndarray, direction: np.ndarray,
             last: _Tile) -> None:
@@ -427,7 +421,7 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
     if mat is not None:
         start_r = SLOT_RADIUS_MM + 0.5 * w
     else:
-        firsts = [float(np.linalg.norm((c.head or c.last).halves[0] - hub)) for c in chains]
+        firsts = [float(np.linalg.norm(c.head.halves[0] - hub)) for c in chains]
         start_r = float(np.median(firsts)) if firsts else 6.0 * w
     marker_owners = _place_markers(marker_pts, chains, read, hub, start_r, w, players, uncertain)
 
@@ -573,7 +567,7 @@ def _start_trains(pool: dict[int, _Tile], hub: np.ndarray, e: int, w: float, pla
                 f"took train {owner}", (t.index,), (owner,)))
         near, far = t.values[k], t.values[1 - k]
         chains[slot] = _Chain(owner, angle, [(t.index, near, far)], t.halves[1 - k],
-                              _unit(t.halves[1 - k] - t.halves[k]), t,
+                              _unit(t.halves[1 - k] - t.halves[k]), t, t,
                               links=[(hub, _unit(t.halves[k] - hub))])
     return [chains[s] for s in sorted(chains)]
 
@@ -925,7 +919,7 @@ def _look_at_slots(chains: list[_Chain], pool: dict[int, _Tile], printed: list[_
             pool.pop(o.index)
         owner: Owner = MEXICAN if slot == players else slot
         chains.append(_Chain(owner, angle % 360.0, [(index, e, values[1])], tile.halves[1], u,
-                             tile, links=[(np.zeros(2), u)]))
+                             tile, tile, links=[(np.zeros(2), u)]))
         uncertain.append(Uncertainty(
             "reread-tile", f"train {owner} starts where no box lay right: read again at its "
             f"slot as {values[0]}-{values[1]}, taken as {e}-{values[1]}", (index,), (owner,)))
@@ -1186,8 +1180,7 @@ def _place_markers(marker_pts: np.ndarray, chains: list[_Chain], read: list[_Til
                      + max(1.5 * w - along, 0.0))
                 distances.append((d, owner))
                 continue
-            first = chain.head or chain.last
-            d = min(chain.last.gap_to(outline), first.gap_to(outline) + 0.5 * w)
+            d = min(chain.last.gap_to(outline), chain.head.gap_to(outline) + 0.5 * w)
             distances.append((d, owner))
         distances.sort(key=lambda x: x[0])
         best_d, best = distances[0]
