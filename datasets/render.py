@@ -7,8 +7,10 @@ a photo or crop of a single tile), ``crops`` (half-tile crops cut by
 :func:`vision.crops.half_crops` from rendered scenes with jittered corners,
 the pip model's training data) and ``crops-table`` (the same from webcam-sized
 tables and small hands, JPEG-compressed, cut with the larger errors a tile
-detector makes on small tiles). Every image ``index`` of a seed has
-its own random generator, so the same seed always gives the same files.
+detector makes on small tiles); ``crops-high`` is ``crops-table`` with only the
+halves of 9 pips or more (the blurred 10-12 halves the pip model misses most).
+Every image ``index`` of a seed has its own random generator, so the same seed
+always gives the same files.
 """
 
 from __future__ import annotations
@@ -33,9 +35,11 @@ from datasets.table_scene import (
 from datasets.textures import TileStyle, background, render_face
 from vision.crops import HALF_PX, half_crops
 
-KINDS = ("hands", "table", "table-mat", "closeup", "crops", "crops-table")
+KINDS = ("hands", "table", "table-mat", "closeup", "crops", "crops-table", "crops-high")
 #: The kinds that write half-tile crops (the pip model's data) rather than scenes.
-CROP_KINDS = ("crops", "crops-table")
+CROP_KINDS = ("crops", "crops-table", "crops-high")
+#: ``crops-high`` keeps only the halves of at least this many pips.
+HIGH_PIPS = 9
 
 #: Output sizes (width, height), all with a long side of 1280 (webcam frames and
 #: phone photos are all shrunk to the detector's input size anyway).
@@ -935,11 +939,12 @@ def render_crops(
 
 
 def render_table_crops(
-    rng: np.random.Generator, limit: int = 24
+    rng: np.random.Generator, limit: int = 24, high_only: bool = False
 ) -> list[tuple[np.ndarray, dict[str, Any]]]:
     """Half-tile crops of webcam-sized tiles (``crops-table``): tables, tables on the
     mat and hands of small tiles, JPEG-compressed as a camera stream is, cut with
-    :func:`detector_jitter`."""
+    :func:`detector_jitter`. ``high_only`` (``crops-high``) keeps only the halves
+    of :data:`HIGH_PIPS` pips or more."""
     pick = rng.random()
     if pick < 0.75:
         scene = render_table(rng, size=(1280, 720), mat=pick >= 0.5)
@@ -955,8 +960,11 @@ def render_table_crops(
         t = scene.tiles[int(i)]
         if t.visible < 0.999 or len(out) >= limit:
             continue
+        if high_only and max(t.values) < HIGH_PIPS:
+            continue
         corners = detector_jitter(t.corners, rng)
-        out.extend(_crop_pair(image, t, corners, scene.set_size, int(i)))
+        pair = _crop_pair(image, t, corners, scene.set_size, int(i))
+        out.extend(c for c in pair if not high_only or c[1]["value"] >= HIGH_PIPS)
     return out
 
 

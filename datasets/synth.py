@@ -19,9 +19,12 @@ CROPS_PER_SCENE = 24
 def _write_scene(out: Path, kind: str, seed: int, index: int, max_quality: int = 95) -> int:
     rng = scene_rng(seed, index)
     if kind in CROP_KINDS:
-        cut = render_crops if kind == "crops" else render_table_crops
+        if kind == "crops":
+            crops = render_crops(rng, CROPS_PER_SCENE)
+        else:
+            crops = render_table_crops(rng, CROPS_PER_SCENE, high_only=kind == "crops-high")
         written = 0
-        for j, (crop, label) in enumerate(cut(rng, CROPS_PER_SCENE)):
+        for j, (crop, label) in enumerate(crops):
             name = f"{kind}_{seed}_{index:06d}_{j:02d}"
             label["image"] = f"{name}.png"
             cv2.imwrite(str(out / f"{name}.png"), crop)

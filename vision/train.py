@@ -31,6 +31,7 @@ SEEDS = {
     "closeup-train": 104,
     "table-mat-train": 105,
     "crops-table-train": 106,  # further crops-table sets (--table-crops N): 107, 108, ...
+    "crops-high-train": 110,  # crops-high sets (--high-crops N): 110, 111, ...
     "hands-val": 201,
     "table-val": 202,
     "crops-val": 203,
@@ -93,6 +94,7 @@ class Plan:
     imgsz: int = 416
     pip_count: int = 12000  # training crops
     table_crop_sets: int = 1  # crops-table sets of pip_count crops each (seeds 106, 107, ...)
+    high_crop_sets: int = 0  # crops-high sets of pip_count crops each (seeds 110, 111, ...)
     pip_epochs: int = 20
     threads: int = 1  # 2 torch threads thrash when other work shares the 2 cores
     jobs: int = 2
@@ -197,6 +199,16 @@ def pip_dataset(data: Path, plan: Plan) -> Path:
                     plan.jobs,
                 )
                 for k in range(plan.table_crop_sets)
+            ),
+            *(
+                _synth_once(
+                    crops / ("high-train" if k == 0 else f"high-train-{k + 1}"),
+                    "crops-high",
+                    n,
+                    SEEDS["crops-high-train"] + k,
+                    plan.jobs,
+                )
+                for k in range(plan.high_crop_sets)
             ),
         ],
         "val": [
@@ -399,7 +411,11 @@ def run_training(which: str, plan: Plan, data: Path, runs: Path, models: Path) -
         "imgsz": imgsz,
         "train_seconds": round(seconds),
         "count": plan.tile_count if which == "tiles" else plan.pip_count,
-        **({"table_crop_sets": plan.table_crop_sets} if which == "pips" else {}),
+        **(
+            {"table_crop_sets": plan.table_crop_sets, "high_crop_sets": plan.high_crop_sets}
+            if which == "pips"
+            else {}
+        ),
         "init": plan.init,
         "device": plan.device,
         "val_metrics": {k: round(v, 4) for k, v in metrics.items()},
@@ -451,6 +467,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="pips: sets of webcam-sized crops (crops-table) of --count crops each, "
         f"seeds 106, 107, ... (default {defaults.table_crop_sets})",
     )
+    p.add_argument(
+        "--high-crops",
+        type=int,
+        default=defaults.high_crop_sets,
+        help="pips: sets of crops-high crops (webcam-sized tiles with a half of 9 or "
+        f"more first) of --count crops each, seeds 110, 111, ... (default "
+        f"{defaults.high_crop_sets})",
+    )
     p.add_argument("--out", default="models", help="models folder to write (default models)")
     p.add_argument("--data", default="data", help="generated data folder (default data)")
     p.add_argument("--runs", default="runs", help="training runs folder (default runs)")
@@ -480,6 +504,8 @@ def run(args: argparse.Namespace) -> int:
         raise BadInputError("--hours", f"must be more than 0 and at most 48, got {args.hours}")
     if args.threads < 1 or args.jobs < 1 or args.table_crops < 1:
         raise BadInputError("--threads/--jobs/--table-crops", "must be at least 1")
+    if args.high_crops < 0:
+        raise BadInputError("--high-crops", f"must be 0 or more, got {args.high_crops}")
     if args.device != "cpu" and not args.device.isdigit():
         raise BadInputError(
             "--device", f"must be 'cpu' or a CUDA device index, got {args.device!r}"
@@ -501,6 +527,7 @@ def run(args: argparse.Namespace) -> int:
         pip_count=args.count or base.pip_count,
         pip_epochs=args.epochs or base.pip_epochs,
         table_crop_sets=args.table_crops,
+        high_crop_sets=args.high_crops,
         threads=args.threads,
         jobs=args.jobs,
         hours=args.hours,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from datasets.render import (
+    HIGH_PIPS,
     Scene,
     crop_labels,
     detector_jitter,
@@ -123,6 +124,16 @@ def test_table_crops_are_small_tiles_labelled_by_their_half() -> None:
         assert image.shape == (HALF_PX, HALF_PX, 3)
         assert label["kind"] == "crops"
         assert len(label["pips"]) <= label["value"]
+
+
+def test_high_crops_are_the_high_halves_of_the_same_scenes() -> None:
+    every = [label for i in range(4) for _, label in render_table_crops(scene_rng(79, i))]
+    high = [label for i in range(4)
+            for _, label in render_table_crops(scene_rng(79, i), high_only=True)]
+    assert high
+    assert all(label["value"] >= HIGH_PIPS for label in high)
+    share = sum(label["value"] >= HIGH_PIPS for label in every) / len(every)
+    assert share < 0.5  # the plain kind keeps the low halves as well
 
 
 def _along_shift(c: np.ndarray, moved: np.ndarray) -> float:

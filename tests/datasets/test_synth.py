@@ -35,7 +35,9 @@ def test_other_seed_other_files(scenes: Path, tmp_path: Path) -> None:
     assert _files(tmp_path)["hands_12_000000.jpg"] != _files(scenes)["hands_11_000000.jpg"]
 
 
-@pytest.mark.parametrize(("kind", "count"), [("crops", 10), ("crops-table", 30)])
+@pytest.mark.parametrize(
+    ("kind", "count"), [("crops", 10), ("crops-table", 30), ("crops-high", 12)]
+)
 def test_crops_are_deterministic_and_counted(tmp_path: Path, kind: str, count: int) -> None:
     a, b = tmp_path / "a", tmp_path / "b"
     assert synthesize(a, kind, count, seed=3, progress=False) == count

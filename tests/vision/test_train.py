@@ -34,6 +34,7 @@ def test_importing_train_does_not_import_torch_or_ultralytics() -> None:
         ["--imgsz", "100"],
         ["--hours", "0"],
         ["--threads", "0"],
+        ["--high-crops", "-1"],
         ["--device", "cuda:zero"],
         ["--init", "runs/no-such-weights.pt", "--which", "tiles"],
         ["--init", "models/tiles.pt"],  # continues one model only: --which is needed
@@ -92,6 +93,8 @@ def test_tiny_training_run_exports_onnx_and_models_json(tmp_path: Path) -> None:
         "64",
         "--jobs",
         "1",
+        "--high-crops",
+        "1",
         "--out",
         str(tmp_path / "models"),
         "--data",
@@ -110,6 +113,8 @@ def test_tiny_training_run_exports_onnx_and_models_json(tmp_path: Path) -> None:
     }
     assert spec["pips"] == {
         "file": "pips.int8.onnx", "imgsz": 96, "names": ["pip"], "task": "detect"}
+    # the crops-high set was made and trained on
+    assert len(list((tmp_path / "data" / "crops" / "high-train").glob("*.png"))) == 8
 
     import numpy as np
     import onnxruntime as ort
