@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 import cv2
 import numpy as np
 
+from vision.box_shape import neighbour_shapes, to_neighbour_shape
 from vision.crops import HALF_PX, MARGIN, half_crops, order_corners
 from vision.detections import Detections, polygon_iou
 from vision.divider import snap_to_divider
@@ -193,6 +194,7 @@ class TileReader:
                  snap_below_px: float = SNAP_BELOW_PX,
                  zoom_in_side: int | None = ZOOM_IN_SIDE,
                  join_fragments: bool = True,
+                 reshape_small: bool = True,
                  threads: int | None = None) -> None:
         specs = load_specs(models_dir)
         self.detector = ObbDetector(specs["tiles"], conf_threshold=tile_threshold,
@@ -212,6 +214,9 @@ class TileReader:
         #: Overlapping pieces of one tile found as several boxes are read as that tile
         #: (``vision.fragments``).
         self.join_fragments = join_fragments
+        #: A small tile's box noticeably short or wide for its neighbours is given
+        #: their shape before it is read (``vision.box_shape``).
+        self.reshape_small = reshape_small
         #: Input side of the closer look the last frame needed: video frames start with it.
         self._close_side: int | None = None
 
@@ -284,9 +289,11 @@ class TileReader:
         """Read the values of already-located tiles (corners in ``image`` pixels).
 
         Small tiles are read twice, as found and snapped to their divider, and
-        the more confident reading is kept; readings of one tile found twice are
-        merged (see ``SNAP_BELOW_PX``, ``DUPLICATE_IOU``), and overlapping pieces
-        of one tile are joined first (``vision.fragments``). Best first.
+        the more confident reading is kept; a small tile's box that is short or
+        wide for its neighbours is first given their shape (``vision.box_shape``).
+        Readings of one tile found twice are merged (see ``SNAP_BELOW_PX``,
+        ``DUPLICATE_IOU``), and overlapping pieces of one tile are joined first
+        (``vision.fragments``). Best first.
         """
         sides = np.linalg.norm(np.roll(tiles.corners, -1, axis=1) - tiles.corners, axis=2)
         tiles = tiles[sides.min(axis=1) >= MIN_SIDE_PX] if len(tiles) else tiles
@@ -302,11 +309,16 @@ class TileReader:
         # image pixels -> detector input pixels
         gain = float(tiles.metadata.get("gain", min(size_h / h, size_w / w)))
         gray = None
+        shapes = neighbour_shapes(np.array(boxes)) if self.reshape_small else None
         for i in range(boxes_found):
             c = boxes[i]
             width = float(min(np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[2] - c[3])))
             if width * gain >= self.snap_below_px:
                 continue
+            if shapes is not None:
+                reshaped = to_neighbour_shape(c, shapes[i])
+                if reshaped is not None:
+                    c = boxes[i] = reshaped
             if gray is None:
                 gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
             snapped, fit = snap_to_divider(gray, c)
