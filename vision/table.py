@@ -938,8 +938,9 @@ def _reread_mismatches(chains: list[_Chain], read: list[_Tile], w: float, look: 
     it is laid on, the image is read again in the outline the train gives it
     (lengthwise, or a double across, as the box lies); a reading the reader does
     not doubt whose near half could be the end's count is the tile
-    (``reread-tile``). A tile that really does not match reads the same again,
-    and stays for the rules to judge.
+    (``reread-tile``). When it reads the same again, the tile before it is read
+    again instead (:func:`_reread_before`). A tile that really does not match
+    reads the same again, and stays for the rules to judge.
     """
     for chain in chains:
         for k in range(1, len(chain.tiles)):
@@ -952,18 +953,46 @@ def _reread_mismatches(chains: list[_Chain], read: list[_Tile], w: float, look: 
             centre = end_ref + (1.0 if double else 1.5) * w * direction
             again = _read_again(look, to_image,
                                 _outline(centre, _perp(direction) if double else direction, w))
-            if again is None:
-                continue
-            _, values, ranges = again
-            if not all(low <= end <= high for low, high in (ranges if double else ranges[:1])):
-                continue
-            chain.tiles[k] = (idx, end, end if double else values[1])
-            was = read[idx].values
-            uncertain.append(Uncertainty(
-                "reread-tile", f"tile {idx} was read {was[0]}-{was[1]}, not matching the "
-                f"{end} it lies on; read again where train {chain.owner} puts it: "
-                f"{values[0]}-{values[1]}, taken as {end}-{chain.tiles[k][2]}", (idx,),
-                (chain.owner,)))
+            if again is not None:
+                _, values, ranges = again
+                if all(low <= end <= high for low, high in (ranges if double else ranges[:1])):
+                    chain.tiles[k] = (idx, end, end if double else values[1])
+                    was = read[idx].values
+                    uncertain.append(Uncertainty(
+                        "reread-tile", f"tile {idx} was read {was[0]}-{was[1]}, not matching "
+                        f"the {end} it lies on; read again where train {chain.owner} puts it: "
+                        f"{values[0]}-{values[1]}, taken as {end}-{chain.tiles[k][2]}", (idx,),
+                        (chain.owner,)))
+                    continue
+            _reread_before(chain, k, read, w, look, to_image, uncertain)
+
+
+def _reread_before(chain: _Chain, k: int, read: list[_Tile], w: float, look: Look,
+                   to_image: np.ndarray, uncertain: list[Uncertainty]) -> None:
+    """The other side of a mismatch: the tile before it, a single lying lengthwise, may
+    be the misread one (its far half, which the next tile vouches for). It is read
+    again where its train puts it; a reading the reader does not doubt whose near
+    half is still the count it lies on and whose far half could be the next tile's
+    near count is taken (``reread-tile``)."""
+    prev, near, far = chain.tiles[k - 1]
+    want = chain.tiles[k][1]
+    if prev >= len(read) or near == far:
+        return
+    end_ref, direction = chain.links[k - 1]
+    if abs(_cos(read[prev].axis, direction)) < 0.5:  # lying across: a double's place
+        return
+    again = _read_again(look, to_image, _outline(end_ref + 1.5 * w * direction, direction, w))
+    if again is None:
+        return
+    _, values, ranges = again
+    if not (ranges[0][0] <= near <= ranges[0][1] and ranges[1][0] <= want <= ranges[1][1]):
+        return
+    chain.tiles[k - 1] = (prev, near, want)
+    was = read[prev].values
+    uncertain.append(Uncertainty(
+        "reread-tile", f"tile {prev} was read {was[0]}-{was[1]}, its far end not matching "
+        f"the {want} laid on it; read again where train {chain.owner} puts it: "
+        f"{values[0]}-{values[1]}, taken as {near}-{want}", (prev,), (chain.owner,)))
 
 
 def _engine_twins(chains: list[_Chain], tiles: Sequence[TileLike], e: int,

@@ -625,6 +625,32 @@ def test_a_tile_at_a_mismatch_is_read_again_where_its_train_puts_it() -> None:
     assert "reread-tile" not in _kinds(reading)
 
 
+def test_the_tile_before_a_mismatch_is_read_again_when_the_one_after_reads_the_same() -> None:
+    # seat 0: 9-1 1-2 2-3 3-4; the 1-2's box slid 6 px towards the hub cut pips off its
+    # far half, read 1-5 without doubt: the 2-3 laid on it reads 2-3 again, the 1-2 read
+    # again where the train puts it is 1-2
+    slid = SeenTile((1, 5), np.asarray(SEAT0_DOWN[1].corners, float) - [0, 6])
+    tiles = [ENGINE, SEAT0_DOWN[0], slid, SEAT0_DOWN[2], SEAT0_DOWN[3]]
+    reading = reconstruct(tiles, None, 3, look=_looker([ENGINE, *SEAT0_DOWN]))
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == (  # type: ignore[union-attr]
+        (9, 1), (1, 2), (2, 3), (3, 4))
+    assert _kinds(reading) == ["reread-tile"]
+    assert "far end" in reading.uncertainties[0].message
+    assert reading.doubted(0, 1) and not reading.doubted(0, 2)
+    # without looking again it is a mismatch for the rules
+    blind = reconstruct(tiles, None, 3)
+    assert blind.table is not None
+    assert blind.table.train(0).tiles[1] == (1, 5)  # type: ignore[union-attr]
+    # a tile laid on a count it does not show, both read the same again: it stays
+    really = SeenTile((6, 3), SEAT0_DOWN[2].corners)
+    laid = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], really, SEAT0_DOWN[3]]
+    reading = reconstruct(laid, None, 3, look=_looker([ENGINE, *laid[1:]]))
+    assert reading.table is not None
+    assert reading.table.train(0).tiles[1:3] == ((1, 2), (6, 3))  # type: ignore[union-attr]
+    assert "reread-tile" not in _kinds(reading)
+
+
 def test_on_the_mat_a_first_tile_slid_over_the_print_is_read_again_at_its_slot() -> None:
     good, tiles, markers, view, mat_to_image = _mat_scene(103)
     assert good.table is not None
