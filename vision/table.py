@@ -773,24 +773,13 @@ def _outline(centre: np.ndarray, axis: np.ndarray, w: float) -> np.ndarray:
     return np.array([a_end - half, a_end + half, b_end + half, b_end - half])
 
 
-#: A reading doubted for its near half only is taken again (``near_doubt``) when its
-#: far half is at least this sure.
-FAR_SURE = 0.9
-
-
-def _read_again(look: Look, to_image: np.ndarray, corners: np.ndarray, near_doubt: bool = False
+def _read_again(look: Look, to_image: np.ndarray, corners: np.ndarray
                 ) -> tuple[Any, tuple[int, ...], tuple[tuple[int, int], ...]] | None:
     """``look`` in ``corners`` (working plane): the reading, its values and ranges; ``None``
-    when nothing was read or the reader doubts it. With ``near_doubt`` a reading doubted
-    for its first (near) half only is kept: the end it is laid on settles that half,
-    within its range (a blurred 10 laid on a 10-10, its far 3 read without doubt)."""
+    when nothing was read or the reader doubts it."""
     seen = look(apply_homography(to_image, corners))
-    if seen is None:
+    if seen is None or bool(getattr(seen, "uncertain", False)):
         return None
-    if bool(getattr(seen, "uncertain", False)):
-        sure = getattr(seen, "half_certainty", None)
-        if not near_doubt or sure is None or float(sure[1]) < FAR_SURE:
-            return None
     values = tuple(int(v) for v in seen.values)
     ranges = getattr(seen, "ranges", None) or ((values[0], values[0]), (values[1], values[1]))
     return seen, values, tuple((int(lo), int(hi)) for lo, hi in ranges)
@@ -816,9 +805,8 @@ def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
     lengthwise or a double across, and after a single also turned a right
     angle against either side of its far half; each outline is read where the
     train puts it and centred on each box lying about there. The surest
-    reading the reader does not doubt (a single: but for its near half, which
-    the end settles) whose near half could be the train's end count (a
-    double's both halves) is the next tile. A double read lengthwise
+    reading the reader does not doubt whose near half could be the train's end
+    count (a double's both halves) is the next tile. A double read lengthwise
     is never taken: it is two tiles' halves (a double lies across). The boxes
     centred in the tile (nearer its outline than a touching tile's centre can
     be) were no tiles of their own. Reported (``reread-tile``); its index in
@@ -845,7 +833,7 @@ def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
                     if float(np.linalg.norm(t.centre - expected)) <= LOOK_NEAR_WIDTHS * w]
             for centre in [expected, *near]:
                 corners = _outline(centre, axis, w)
-                again = _read_again(look, to_image, corners, near_doubt=not double)
+                again = _read_again(look, to_image, corners)
                 if again is None:
                     continue
                 seen, values, ranges = again
@@ -891,8 +879,7 @@ def _look_at_slots(chains: list[_Chain], pool: dict[int, _Tile], printed: list[_
     1.5 widths of where a slot's first tile lies (lengthwise, its near end at
     ``SLOT_RADIUS_MM``), the image is read again there, also moved across to
     the box and centred on it; the surest reading the reader does not doubt
-    (but for its near half) whose near half could be the engine's count starts
-    that slot's train
+    whose near half could be the engine's count starts that slot's train
     (``reread-tile``).
     """
     slots = players + 1
@@ -912,7 +899,7 @@ def _look_at_slots(chains: list[_Chain], pool: dict[int, _Tile], printed: list[_
         best: tuple[float, np.ndarray, Any] | None = None
         for centre in [expected, *across, *near]:
             corners = _outline(centre, u, w)
-            again = _read_again(look, to_image, corners, near_doubt=True)
+            again = _read_again(look, to_image, corners)
             if again is None:
                 continue
             seen, values, ranges = again

@@ -544,41 +544,6 @@ def test_a_train_stopping_at_an_askew_box_is_read_again_where_it_goes_on() -> No
     assert reading.table.train(0).tiles == ((9, 1), (1, 2), (2, 3))  # type: ignore[union-attr]
 
 
-class _NearDoubted(_Looked):
-    """A reading doubted for its near half (blurred pips there), its far half sure or not."""
-
-    def __init__(self, values: tuple[int, int], near_range: tuple[int, int],
-                 far_sure: float) -> None:
-        super().__init__(values, uncertain=True)
-        self.ranges = (near_range, (values[1], values[1]))
-        self.half_certainty = (0.1, far_sure)
-
-
-def test_a_tile_read_again_with_a_doubted_near_half_is_settled_by_its_end() -> None:
-    # seat 0: 9-1 1-2 2-3, the 2-3 found askew; read again where the train goes on, its
-    # near half is a blurred 4 that could be 1 to 5, its far 3 sure
-    askew = SeenTile((6, 0), _turned(SEAT0_DOWN[2], 45).corners)
-    tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], askew]
-    oracle = _looker([ENGINE, *SEAT0_DOWN])
-
-    def look(far_sure: float) -> Any:
-        def read(corners: np.ndarray) -> _Looked:
-            seen = oracle(corners)
-            if seen.values == (2, 3):
-                return _NearDoubted((4, 3), (1, 5), far_sure)
-            return seen
-        return read
-
-    reading = reconstruct(tiles, None, 3, look=look(1.0))
-    assert reading.table is not None
-    assert reading.table.train(0).tiles == ((9, 1), (1, 2), (2, 3))  # type: ignore[union-attr]
-    assert _kinds(reading) == ["reread-tile"]
-    # the far half doubted as well: nothing says what it is, the train stops
-    reading = reconstruct(tiles, None, 3, look=look(0.5))
-    assert reading.table is not None
-    assert reading.table.train(0).tiles == ((9, 1), (1, 2))  # type: ignore[union-attr]
-
-
 def test_a_double_turned_beside_a_trains_end_is_read_again_there() -> None:
     # seat 0: 9-1 1-2, then a 2-2 laid beside the far half of the 1-2 (the train turns
     # right, towards -x... as seen: +x), then 2-5 on along x; the 2-2 was found as a
