@@ -238,8 +238,9 @@ class TileReader:
         """Tiles and markers in ``image``, looked at from the distance that suits them.
 
         At the trained input size first; when no tile shows, again from further
-        away (``zoom_out``: a close-up); when the tiles are tiny, again closer
-        (``zoom_in_side``: a whole table). Over a video the closer look, once
+        away (``zoom_out``: a close-up), and when none shows there either, closer
+        (a whole table with only a tile or two on it); when the tiles are tiny,
+        again closer (``zoom_in_side``: a whole table). Over a video the closer look, once
         needed, is taken first until the tiles are big enough without it.
         """
         side = self._close_side if _dynamic(self.detector) and self.zoom_in_side else None
@@ -258,7 +259,21 @@ class TileReader:
         found = self.detector(image)
         width = self._tile_width(found)
         if width is None:
-            return self.detector(image, zoom_out=self.zoom_out) if self.zoom_out > 1 else found
+            further = self.detector(image, zoom_out=self.zoom_out) if self.zoom_out > 1 else found
+            if self._tile_width(further) is not None:
+                return further
+            # nothing close up either: perhaps a few tiles too tiny to see (a table seen
+            # whole with only its engine laid)
+            if self.zoom_in_side and _dynamic(self.detector):
+                side = self._side_for(image)
+                if side > self._base_side():
+                    nearer = self.detector(image, long_side=side)
+                    width = self._tile_width(nearer)
+                    if width is not None:
+                        if width * self._base_side() / side < SMALL_TILE_PX:
+                            self._close_side = side
+                        return nearer
+            return further
         if width < SMALL_TILE_PX and self.zoom_in_side and _dynamic(self.detector):
             side = self._side_for(image)
             nearer = self.detector(image, long_side=side)

@@ -106,6 +106,35 @@ def test_the_closer_look_ends_when_tiles_grow(untrained_models: Path) -> None:
     assert det.calls == [None, side, side, None]
 
 
+class TinyOnlyDetector(FakeDetector):
+    """Finds its tiles only when looking closer than the trained size (with ``found``)."""
+
+    def __init__(self, width: float, found: bool = True) -> None:
+        super().__init__(width)
+        self.found = found
+
+    def __call__(self, image: np.ndarray, zoom_out: float = 1.0,
+                 long_side: int | None = None) -> Detections:
+        tiles = super().__call__(image, zoom_out, long_side)
+        self.calls[-1] = long_side if zoom_out == 1.0 else -1  # -1: the look from further
+        return tiles if long_side and self.found else Detections.empty()
+
+
+def test_a_table_with_only_tiny_tiles_is_looked_at_closer_when_nothing_shows(
+    untrained_models: Path,
+) -> None:
+    det = TinyOnlyDetector(SMALL_TILE_PX * 1280 / 416 * 0.7)  # the lone engine of a table
+    reader = _reader(untrained_models, det)
+    assert len(reader.detect(FRAME)) == 1
+    assert det.calls == [None, -1, ZOOM_IN_SIDE]
+    reader.detect(FRAME)  # the next frame goes straight to the closer look
+    assert det.calls[3:] == [ZOOM_IN_SIDE]
+    # an empty table: looked at from all three distances, nothing found
+    empty = TinyOnlyDetector(10.0, found=False)
+    assert len(_reader(untrained_models, empty).detect(FRAME)) == 0
+    assert empty.calls == [None, -1, ZOOM_IN_SIDE]
+
+
 def test_big_tiles_and_fixed_exports_are_looked_at_once(untrained_models: Path) -> None:
     det = FakeDetector(SMALL_TILE_PX * 1280 / 416 * 2)
     _reader(untrained_models, det).detect(FRAME)
