@@ -25,6 +25,8 @@ import numpy as np
 MAT_SIDE_MM = 200.0
 #: Distance from the hub centre to the near end of each train's first tile.
 SLOT_RADIUS_MM = 110.0
+#: Width of the tiles the mat is drawn for (a double-12 set's, 24 x 48 mm).
+TILE_WIDTH_MM = 24.0
 #: Each slot's arrow runs between these distances from the hub centre (clear of the
 #: markers); the print reaches no further out than its tip.
 ARROW_FROM_MM, ARROW_TO_MM = 88.0, 99.0

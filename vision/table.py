@@ -44,6 +44,7 @@ from vision.mat_geometry import (
     ARROW_TO_MM,
     ARUCO_SIDE_MM,
     SLOT_RADIUS_MM,
+    TILE_WIDTH_MM,
     apply_homography,
     marker_corners_mm,
 )
@@ -358,7 +359,7 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
     live = [t for t in read if mat is None or not _on_printed_marker(t.centre)]
     printed: list[_Tile] = []
     if mat is not None and live:
-        w = float(np.median([t.width for t in live]))
+        w = _width(live, True)
         printed = [t for t in live if _on_printed_ring(t, w)]
         live = [t for t in live if t not in printed]
     for t in live:
@@ -371,16 +372,33 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
                   if markers is not None and n_markers else np.zeros((0, 4, 2)))
 
     assignment: list[Owner | None] = [None] * len(read)
-    if not live:
+    if not live and (mat is None or look is None):
         uncertain.append(Uncertainty("no-engine", "no tiles on the table"))
         return TableReading(None, {}, uncertain, assignment, [None] * n_markers, players)
-    w = float(np.median([t.width for t in live]))
+    w = _width(live, mat is not None)
 
-    at_hub = _find_engine(live, w, mat is not None, uncertain, engine)
+    tiles = list(tiles)  # tiles read again or inferred in gaps are appended
+    to_image = np.linalg.inv(to_plane)
+    at_hub = None
+    if look is not None and mat is not None:
+        # no double read as such on the hub: the engine is read again where it lies
+        on_hub = _find_engine(live, w, True, [], engine)
+        if on_hub is None or on_hub[0].values != (on_hub[1], on_hub[1]):
+            at_hub = _look_at_hub(live, tiles, w, look, to_image, engine, uncertain)
+            if at_hub is not None:
+                engine_tile = at_hub[0]
+                live = [t for t in live if engine_tile.distance_to_point(t.centre)
+                        > HUB_INSIDE * engine_tile.width]
+    if at_hub is None and not live:
+        uncertain.append(Uncertainty("no-engine", "no tiles on the table"))
+        return TableReading(None, {}, uncertain, assignment, [None] * n_markers, players)
+    if at_hub is None:
+        at_hub = _find_engine(live, w, mat is not None, uncertain, engine)
     if at_hub is None:
         return TableReading(None, {}, uncertain, assignment, [None] * n_markers, players)
     hub_tile, e = at_hub
-    assignment[hub_tile.index] = "engine"
+    if hub_tile.index < len(assignment):
+        assignment[hub_tile.index] = "engine"
     if hub_tile.values != (e, e):
         uncertain.append(Uncertainty(
             "engine-read", f"the engine was read {hub_tile.values[0]}-{hub_tile.values[1]}; "
@@ -395,9 +413,7 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
         first = chain.tiles[0][0]
         pool.pop(first)
     _grow(chains, pool, w, uncertain)
-    tiles = list(tiles)  # tiles read again or inferred in gaps are appended
     looked: set[tuple[Owner, int]] = set()
-    to_image = np.linalg.inv(to_plane)
     if look is not None and mat is not None and _look_at_slots(
             chains, pool, printed, tiles, e, w, players, look, to_image, uncertain):
         _grow(chains, pool, w, uncertain)
@@ -491,6 +507,18 @@ def _hub_value(tile: _Tile, read: list[_Tile], w: float) -> int:
                                                v in tile.values))
 
 
+#: On the mat, the tiles' width measured on fewer boxes than this is no measure (one
+#: misplaced box decides it): the width of the tiles the mat is drawn for is taken.
+WIDTH_MEASURED_FROM = 5
+
+
+def _width(live: list[_Tile], on_mat: bool) -> float:
+    """The tiles' width on the working plane: the median over the boxes found."""
+    if on_mat and len(live) < WIDTH_MEASURED_FROM:
+        return TILE_WIDTH_MM
+    return float(np.median([t.width for t in live]))
+
+
 def _find_engine(read: list[_Tile], w: float, on_mat: bool,
                  uncertain: list[Uncertainty],
                  engine: int | None = None) -> tuple[_Tile, int] | None:
@@ -532,6 +560,49 @@ def _find_engine(read: list[_Tile], w: float, on_mat: bool,
         uncertain.append(Uncertainty("no-engine", "every double touches another tile; "
                                      "took the likeliest as the engine", (best[2].index,)))
     return best[2], engine if engine is not None else best[2].values[0]
+
+
+#: Boxes centred this close (widths) to the engine read again at the hub were pieces of it.
+HUB_INSIDE = 0.25
+#: Turns (degrees) at which the engine is read again at the hub.
+HUB_TURNS = tuple(15.0 * k for k in range(12))
+
+
+def _look_at_hub(live: list[_Tile], tiles: list[Any], w: float, look: Look,
+                 to_image: np.ndarray, engine: int | None, uncertain: list[Uncertainty]
+                 ) -> tuple[_Tile, int] | None:
+    """On the mat, read the engine again where it lies: on the hub's centre.
+
+    When no double read as such lies on the hub (the engine's box slid off it, or
+    it was misread), the image is read in a tile's outline centred on the hub,
+    turned every 15 degrees. An outline turned off the tile cuts pips off its
+    halves and never adds any (nothing else lies that near the hub), so of the
+    readings the reader does not doubt that are a double (the round's engine,
+    when known), the one with the most pips is the engine; on a tie, the surest
+    (``reread-tile``; appended to ``tiles``). ``None``: none was read.
+    """
+    best: tuple[int, float, np.ndarray, Any] | None = None
+    for turn in HUB_TURNS:
+        axis = np.array([math.cos(math.radians(turn)), math.sin(math.radians(turn))])
+        corners = _outline(np.zeros(2), axis, w)
+        again = _read_again(look, to_image, corners)
+        if again is None:
+            continue
+        seen, values, _ = again
+        if values[0] != values[1] or (engine is not None and values[0] != engine):
+            continue
+        rank = (values[0], float(getattr(seen, "confidence", 1.0)))
+        if best is None or rank > best[:2]:
+            best = (*rank, corners, seen)
+    if best is None:
+        return None
+    value, _, corners, seen = best
+    index = len(tiles)
+    tiles.append(seen)
+    uncertain.append(Uncertainty(
+        "reread-tile", f"no double read on the hub: read again there as {value}-{value}, "
+        "taken as the engine", (index,)))
+    return _make_tile(index, (value, value), corners), value
 
 
 def _start_trains(pool: dict[int, _Tile], hub: np.ndarray, e: int, w: float, players: int,

@@ -651,6 +651,35 @@ def test_the_tile_before_a_mismatch_is_read_again_when_the_one_after_reads_the_s
     assert "reread-tile" not in _kinds(reading)
 
 
+def test_on_the_mat_an_engine_missed_or_misread_is_read_again_on_the_hub() -> None:
+    good, tiles, markers, view, mat_to_image = _mat_scene(101, 12)
+    assert good.table is not None
+    e = good.table.engine
+    to_mat = np.linalg.inv(mat_to_image)
+    k = next(i for i, t in enumerate(tiles) if tuple(t.values) == (e, e))
+    truth_mm = [SeenTile(t.values, apply_homography(to_mat, np.asarray(t.corners)))
+                for t in tiles]
+    oracle = _looker(truth_mm)
+
+    def look(corners: np.ndarray) -> _Looked:  # the oracle works in mat millimetres
+        return oracle(apply_homography(to_mat, corners))
+
+    missed = [t for i, t in enumerate(tiles) if i != k]  # no box on the engine at all
+    assert reconstruct(missed, markers, 3, view).table is None
+    reading = reconstruct(missed, markers, 3, view, look=look)
+    assert reading.table == good.table
+    assert "reread-tile" in _kinds(reading)
+    # its box slid 30 mm off the hub and read as no double: the same
+    in_mat = apply_homography(to_mat, np.asarray(tiles[k].corners, float))
+    slid = list(tiles)
+    slid[k] = SeenTile((e, (e + 3) % 13), apply_homography(mat_to_image, in_mat + [30, 0]))
+    reading = reconstruct(slid, markers, 3, view, look=look)
+    assert reading.table == good.table
+    # only the engine laid: the width of the tiles the mat is drawn for is taken
+    alone = reconstruct([], None, 3, view, look=look)
+    assert alone.table is not None and alone.table.engine == e
+
+
 def test_on_the_mat_a_first_tile_slid_over_the_print_is_read_again_at_its_slot() -> None:
     good, tiles, markers, view, mat_to_image = _mat_scene(103)
     assert good.table is not None
