@@ -359,7 +359,7 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
     live = [t for t in read if mat is None or not _on_printed_marker(t.centre)]
     printed: list[_Tile] = []
     if mat is not None and live:
-        w = _width(live, True)
+        w = float(np.median([t.width for t in live]))
         printed = [t for t in live if _on_printed_ring(t, w)]
         live = [t for t in live if t not in printed]
     for t in live:
@@ -375,7 +375,7 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
     if not live and (mat is None or look is None):
         uncertain.append(Uncertainty("no-engine", "no tiles on the table"))
         return TableReading(None, {}, uncertain, assignment, [None] * n_markers, players)
-    w = _width(live, mat is not None)
+    w = float(np.median([t.width for t in live])) if live else TILE_WIDTH_MM
 
     tiles = list(tiles)  # tiles read again or inferred in gaps are appended
     to_image = np.linalg.inv(to_plane)
@@ -384,7 +384,8 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
         # no double read as such on the hub: the engine is read again where it lies
         on_hub = _find_engine(live, w, True, [], engine)
         if on_hub is None or on_hub[0].values != (on_hub[1], on_hub[1]):
-            at_hub = _look_at_hub(live, tiles, w, look, to_image, engine, uncertain)
+            at_hub = _look_at_hub(live, tiles, _hub_width(w), look, to_image, engine,
+                                  uncertain)
             if at_hub is not None:
                 engine_tile = at_hub[0]
                 live = [t for t in live if engine_tile.distance_to_point(t.centre)
@@ -507,16 +508,15 @@ def _hub_value(tile: _Tile, read: list[_Tile], w: float) -> int:
                                                v in tile.values))
 
 
-#: On the mat, the tiles' width measured on fewer boxes than this is no measure (one
-#: misplaced box decides it): the width of the tiles the mat is drawn for is taken.
-WIDTH_MEASURED_FROM = 5
+#: At the hub, a tiles' width this far (a factor) from the width of the tiles the mat
+#: is drawn for is no measure (one misplaced box decided it): the mat's is taken.
+WIDTH_FACTOR = 1.5
 
 
-def _width(live: list[_Tile], on_mat: bool) -> float:
-    """The tiles' width on the working plane: the median over the boxes found."""
-    if on_mat and len(live) < WIDTH_MEASURED_FROM:
-        return TILE_WIDTH_MM
-    return float(np.median([t.width for t in live]))
+def _hub_width(w: float) -> float:
+    if TILE_WIDTH_MM / WIDTH_FACTOR <= w <= TILE_WIDTH_MM * WIDTH_FACTOR:
+        return w
+    return TILE_WIDTH_MM
 
 
 def _find_engine(read: list[_Tile], w: float, on_mat: bool,
