@@ -118,9 +118,10 @@ def reconstruct_table(frame: FrameReading, players: int,
     # (writable) attributes, which a read-only dataclass field satisfies at run time.
     tiles = cast("list[Any]", frame.tiles)
     look = None
-    if image is not None and reader is not None:
+    read_at = getattr(reader, "read_at", None)  # a reader that can read a given box
+    if image is not None and read_at is not None:
         def look(corners: np.ndarray) -> Any:
-            return reader.read_at(image, corners[None])[0]
+            return read_at(image, corners[None])[0]
     return reconstruct(tiles, frame.markers, players, mat, look=look)
 
 
