@@ -514,6 +514,7 @@ WIDTH_FACTOR = 1.5
 
 
 def _hub_width(w: float) -> float:
+    """The tiles' width for the look at the hub: ``w`` if plausible, else the mat's."""
     if TILE_WIDTH_MM / WIDTH_FACTOR <= w <= TILE_WIDTH_MM * WIDTH_FACTOR:
         return w
     return TILE_WIDTH_MM
