@@ -187,29 +187,17 @@ def pip_dataset(data: Path, plan: Plan) -> Path:
 
     crops = data / "crops"
     n, n_val = plan.pip_count, max(16, plan.pip_count // 12)
+
+    def sets(kind: str, stem: str, count: int) -> list[Path]:
+        """``count`` sets of ``kind``, seeds ``SEEDS[kind-train]`` on: ``stem``, ``stem-2``..."""
+        return [_synth_once(crops / (stem if k == 0 else f"{stem}-{k + 1}"), kind, n,
+                            SEEDS[f"{kind}-train"] + k, plan.jobs) for k in range(count)]
+
     folders = {
         "train": [
             _synth_once(crops / "train", "crops", n, SEEDS["crops-train"], plan.jobs),
-            *(
-                _synth_once(
-                    crops / ("table-train" if k == 0 else f"table-train-{k + 1}"),
-                    "crops-table",
-                    n,
-                    SEEDS["crops-table-train"] + k,
-                    plan.jobs,
-                )
-                for k in range(plan.table_crop_sets)
-            ),
-            *(
-                _synth_once(
-                    crops / ("high-train" if k == 0 else f"high-train-{k + 1}"),
-                    "crops-high",
-                    n,
-                    SEEDS["crops-high-train"] + k,
-                    plan.jobs,
-                )
-                for k in range(plan.high_crop_sets)
-            ),
+            *sets("crops-table", "table-train", plan.table_crop_sets),
+            *sets("crops-high", "high-train", plan.high_crop_sets),
         ],
         "val": [
             _synth_once(crops / "val", "crops", n_val, SEEDS["crops-val"], plan.jobs),
