@@ -264,23 +264,30 @@ class TileReader:
                 return further
             # nothing close up either: perhaps a few tiles too tiny to see (a table seen
             # whole with only its engine laid)
-            if self.zoom_in_side and _dynamic(self.detector):
-                side = self._side_for(image)
-                if side > self._base_side():
-                    nearer = self.detector(image, long_side=side)
-                    width = self._tile_width(nearer)
-                    if width is not None:
-                        if width * self._base_side() / side < SMALL_TILE_PX:
-                            self._close_side = side
-                        return nearer
+            if self._side_for(image) > self._base_side():
+                closer = self._closer_look(image)
+                if closer is not None:
+                    nearer, side, width = closer
+                    if width * self._base_side() / side < SMALL_TILE_PX:
+                        self._close_side = side
+                    return nearer
             return further
-        if width < SMALL_TILE_PX and self.zoom_in_side and _dynamic(self.detector):
-            side = self._side_for(image)
-            nearer = self.detector(image, long_side=side)
-            if self._tile_width(nearer) is not None:
-                self._close_side = side
-                return nearer
+        if width < SMALL_TILE_PX:
+            closer = self._closer_look(image)
+            if closer is not None:
+                self._close_side = closer[1]
+                return closer[0]
         return found
+
+    def _closer_look(self, image: np.ndarray) -> tuple[Detections, int, float] | None:
+        """The frame at the closer look's side: what was found there, the side and the
+        tiles' width; ``None`` when the detector cannot look closer or no tile shows."""
+        if not (self.zoom_in_side and _dynamic(self.detector)):
+            return None
+        side = self._side_for(image)
+        nearer = self.detector(image, long_side=side)
+        width = self._tile_width(nearer)
+        return None if width is None else (nearer, side, width)
 
     def _base_side(self) -> int:
         return int(max(getattr(self.detector, "input_size", (416, 416))))
