@@ -66,6 +66,10 @@ GAP_WIDTHS = 5.0
 ENGINE_REACH_WIDTHS = 1.5
 #: A marker further than this (in widths) from every train belongs to none.
 MARKER_REACH_WIDTHS = 2.6
+#: On the mat, a marker centred less than this beyond the arrows' tips lies on the print
+#: (the arrows' labels included); the nearest a marker beside an empty slot lies is
+#: ``SLOT_RADIUS_MM`` plus half a pawn.
+PRINT_MARGIN_MM = 6.0
 #: Score added to a tile lying crosswise that was not read as a double but could be the
 #: double of the end it lies at (``_attach``): a read double that fits scores nothing.
 CROSSWISE_READ_PENALTY = 0.3
@@ -427,6 +431,7 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
         _match_neighbours(chain, tiles, e, uncertain)
     if look is not None:
         _reread_mismatches(chains, read, w, look, to_image, uncertain)
+    _settle_sandwiched(chains, read, e, uncertain)
     _avoid_repeats(chains, tiles, e, uncertain)
     for chain in chains:
         for idx, _, _ in chain.tiles:
@@ -440,7 +445,8 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
     else:
         firsts = [float(np.linalg.norm(c.head.halves[0] - hub)) for c in chains]
         start_r = float(np.median(firsts)) if firsts else 6.0 * w
-    marker_owners = _place_markers(marker_pts, chains, read, hub, start_r, w, players, uncertain)
+    marker_owners = _place_markers(marker_pts, chains, read, hub, start_r, w, players, uncertain,
+                                   on_print=mat is not None)
 
     by_owner = {c.owner: c for c in chains}
     owners: list[Owner] = [*range(players), MEXICAN]
@@ -1067,6 +1073,40 @@ def _reread_before(chain: _Chain, k: int, read: list[_Tile], w: float, look: Loo
         f"{values[0]}-{values[1]}, taken as {near}-{want}", (prev,), (chain.owner,)))
 
 
+def _settle_sandwiched(chains: list[_Chain], read: list[_Tile], e: int,
+                       uncertain: list[Uncertainty]) -> None:
+    """A tile inside a train that matches neither neighbour is the tile both say it is.
+
+    A box shifted along a small tile misreads both halves at once (a 2-8 read
+    1-7 between a 2 and an 8). A tile really laid wrong still matches whatever
+    is laid on it afterwards (the next player plays on the end they see), so a
+    mismatch on both sides at once is a misreading: the tile is taken as the
+    end before it and the near end after it. A tile lying across its train
+    (a double's place) is taken so only when both ends are one count. Never a
+    tile already on the table elsewhere, nor a train's first tile (a box on the
+    print by its slot is no tile, and must not be made one). Reported
+    (``matched-read``).
+    """
+    on_table = {tuple(sorted((near, far))) for chain in chains for _, near, far in chain.tiles}
+    for chain in chains:
+        for k in range(1, len(chain.tiles) - 1):
+            idx, near, far = chain.tiles[k]
+            end = chain.tiles[k - 1][2]
+            after = chain.tiles[k + 1][1]
+            if near == end or far == after:
+                continue
+            across = idx < len(read) and k < len(chain.links) \
+                and abs(_cos(read[idx].axis, chain.links[k][1])) < 0.5
+            if (across and end != after) or tuple(sorted((end, after))) in on_table:
+                continue
+            chain.tiles[k] = (idx, end, after)
+            on_table.add(tuple(sorted((end, after))))
+            uncertain.append(Uncertainty(
+                "matched-read", f"tile {idx} was read {near}-{far}, matching neither the {end} "
+                f"it lies on nor the {after} laid on it; taken as {end}-{after}, as its "
+                f"neighbours on train {chain.owner} have it", (idx,), (chain.owner,)))
+
+
 def _engine_twins(chains: list[_Chain], tiles: Sequence[TileLike], e: int,
                   uncertain: list[Uncertainty]) -> None:
     """A double inside a train read as the engine is another double, misread.
@@ -1258,13 +1298,23 @@ def _report_leftovers(chains: list[_Chain], pool: dict[int, _Tile], w: float,
 
 def _place_markers(marker_pts: np.ndarray, chains: list[_Chain], read: list[_Tile],
                    hub: np.ndarray, start_r: float, w: float, players: int,
-                   uncertain: list[Uncertainty]) -> list[Owner | None]:
+                   uncertain: list[Uncertainty], on_print: bool = False) -> list[Owner | None]:
+    """The train each marker marks (``None``: none, reported). With ``on_print`` (the
+    mat's frame) a marker centred on the mat's print, no further out than its arrows'
+    tips and labels, is the print (a detector looking closely takes an arrow with its
+    label for one): no train runs there, since trains start at ``SLOT_RADIUS_MM``."""
     by_owner = {c.owner: c for c in chains}
     step = 2 * math.pi / (players + 1)
     owners: list[Owner] = [*range(players), MEXICAN]
     out: list[Owner | None] = []
     for j, corners in enumerate(marker_pts):
         m = corners.mean(axis=0)
+        if on_print and float(np.linalg.norm(m)) < ARROW_TO_MM + PRINT_MARGIN_MM:
+            uncertain.append(Uncertainty(
+                "loose-marker", f"marker {j} lies on the mat's print, where no train runs; "
+                "taken for the print", markers=(j,)))
+            out.append(None)
+            continue
         outline = _make_tile(-1, (-1, -2), corners)
         distances: list[tuple[float, Owner]] = []
         for slot, owner in enumerate(owners):

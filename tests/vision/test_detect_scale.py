@@ -12,7 +12,7 @@ from reader_fixtures import untrained_dir
 
 from vision.detections import Detections
 from vision.onnx_models import ObbDetector
-from vision.reader import SMALL_TILE_PX, ZOOM_IN_SIDE, TileReader
+from vision.reader import MARKER_SIDE, SMALL_TILE_PX, ZOOM_IN_SIDE, TileReader
 
 
 @pytest.fixture(scope="module")
@@ -142,3 +142,38 @@ def test_big_tiles_and_fixed_exports_are_looked_at_once(untrained_models: Path) 
     fixed = FakeDetector(SMALL_TILE_PX * 1280 / 416 * 0.6, dynamic=False)
     _reader(untrained_models, fixed).detect(FRAME)
     assert fixed.calls == [None]
+
+
+class MarkerDetector(FakeDetector):
+    """Tiny tiles everywhere; a marker on every look, a second one (a pawn too small for
+    the closer look) only at ``MARKER_SIDE`` or beyond, where the closer look's marker
+    and one inside the tile are found again too."""
+
+    def __call__(self, image: np.ndarray, zoom_out: float = 1.0,
+                 long_side: int | None = None) -> Detections:
+        found = super().__call__(image, zoom_out, long_side)
+        square = np.array([[0, 0], [0, 20], [20, 20], [20, 0]], np.float32)
+        spots = [(600, 600)]
+        if (long_side or 0) >= MARKER_SIDE:
+            spots += [(603, 598), (900, 300), (100 + self.width - 10, 100 + self.width / 2 - 10)]
+        markers = Detections(np.array([square + s for s in spots]), np.full(len(spots), 0.8),
+                             np.ones(len(spots), np.int64))
+        both = Detections.merge([found, markers])
+        both.metadata.update(found.metadata)
+        return both
+
+
+def test_markers_too_small_for_the_closer_look_are_looked_for_once_more(
+    untrained_models: Path,
+) -> None:
+    big = np.zeros((1080, 1920, 3), np.uint8)  # the closer look shrinks it 2.5 times
+    det = MarkerDetector(SMALL_TILE_PX * 0.7 * 1920 / 416)
+    reader = _reader(untrained_models, det)
+    markers = reader.read(big).markers
+    assert det.calls == [None, ZOOM_IN_SIDE, MARKER_SIDE]
+    # the pawn is added; the closer look's marker is not found twice, nor is the tile a marker
+    assert sorted(markers.corners.mean(axis=1)[:, 0].round().tolist()) == [610.0, 910.0]
+    # a 1280x720 frame's closer look shrinks it less than twice: no more looks
+    small = MarkerDetector(SMALL_TILE_PX * 0.7 * 1280 / 416)
+    assert len(_reader(untrained_models, small).read(FRAME).markers) == 1
+    assert small.calls == [None, ZOOM_IN_SIDE]

@@ -645,6 +645,53 @@ def test_the_tile_before_a_mismatch_is_read_again_when_the_one_after_reads_the_s
     assert blind.table.train(0).tiles[1] == (1, 5)  # type: ignore[union-attr]
 
 
+def test_a_tile_matching_neither_neighbour_is_the_tile_they_both_say() -> None:
+    # seat 0: 9-1 1-2 2-3 3-4; the 1-2's box slid along it, both halves misread: 0-1
+    both = SeenTile((0, 1), SEAT0_DOWN[1].corners)
+    reading = reconstruct([ENGINE, SEAT0_DOWN[0], both, SEAT0_DOWN[2], SEAT0_DOWN[3]], None, 3)
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == (  # type: ignore[union-attr]
+        (9, 1), (1, 2), (2, 3), (3, 4))
+    assert _kinds(reading) == ["matched-read"]
+    assert "neither" in reading.uncertainties[0].message
+    assert reading.table.problems(12, 3) == []
+    # a tile laid wrong matches what is laid on it: it stays, for the rules to judge
+    wrong = SeenTile((6, 2), SEAT0_DOWN[1].corners)
+    laid = reconstruct([ENGINE, SEAT0_DOWN[0], wrong, SEAT0_DOWN[2], SEAT0_DOWN[3]], None, 3)
+    assert laid.table is not None
+    assert laid.table.train(0).tiles[1] == (6, 2)  # type: ignore[union-attr]
+    assert "matched-read" not in _kinds(laid)
+    # nor is a train's last tile, which nothing is laid on, changed
+    last = SeenTile((0, 5), SEAT0_DOWN[3].corners)
+    open_end = reconstruct([ENGINE, *SEAT0_DOWN[:3], last], None, 3)
+    assert open_end.table is not None
+    assert open_end.table.train(0).tiles[3] == (0, 5)  # type: ignore[union-attr]
+    # nor is it taken as a tile already on the table (the Mexican train holds a 1-2)
+    mexican = [_lengthwise((72, 0), (96, 0), (9, 12)), _lengthwise((120, 0), (144, 0), (12, 1)),
+               _lengthwise((168, 0), (192, 0), (1, 2))]
+    seen = reconstruct([ENGINE, SEAT0_DOWN[0], both, *SEAT0_DOWN[2:], *mexican], None, 3)
+    assert seen.table is not None
+    assert seen.table.train(MEXICAN).tiles[2] == (1, 2)  # type: ignore[union-attr]
+    assert seen.table.train(0).tiles[1] == (0, 1)  # type: ignore[union-attr]
+
+
+def test_with_the_mat_a_marker_on_its_print_is_not_a_marker() -> None:
+    good, tiles, markers, view, mat_to_image = _mat_scene(103)
+    # the detector took a seat arrow and its label (88-99 mm out) for a marker
+    arrow = np.array([[-9, 84], [9, 84], [9, 102], [-9, 102]], float)
+    fake = Detections(apply_homography(mat_to_image, arrow)[None], np.ones(1), np.ones(1))
+    both = Detections.merge([markers, fake]) if len(markers) else fake
+    reading = reconstruct(tiles, both, 3, view)
+    assert reading.table == good.table
+    assert reading.marker_owners[-1] is None
+    assert _kinds(reading) == sorted([*_kinds(good), "loose-marker"])
+    assert "print" in reading.uncertainties[-1].message
+    # the same marker beside seat 0's slot, where its empty train would start, marks it
+    beside = arrow + [0, SLOT_RADIUS_MM + 20 - 93]
+    near = Detections(apply_homography(mat_to_image, beside)[None], np.ones(1), np.ones(1))
+    assert reconstruct([t for t in tiles], near, 3, view).marker_owners[0] is not None
+
+
 def test_on_the_mat_an_engine_missed_or_misread_is_read_again_on_the_hub() -> None:
     good, tiles, markers, view, mat_to_image = _mat_scene(101, 12)
     assert good.table is not None
