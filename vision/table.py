@@ -70,6 +70,10 @@ MARKER_REACH_WIDTHS = 2.6
 #: (the arrows' labels included); the nearest a marker beside an empty slot lies is
 #: ``SLOT_RADIUS_MM`` plus half a pawn.
 PRINT_MARGIN_MM = 6.0
+#: A doubtful tile box overlapping a marker found at least this much (IoU) is that
+#: marker boxed twice (a toy train is about a tile's size); a coin or pawn laid on a
+#: tile covers less of it.
+MARKER_TILE_IOU = 0.5
 #: Score added to a tile lying crosswise that was not read as a double but could be the
 #: double of the end it lies at (``_attach``): a read double that fits scores nothing.
 CROSSWISE_READ_PENALTY = 0.3
@@ -366,14 +370,21 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
         w = float(np.median([t.width for t in live]))
         printed = [t for t in live if _on_printed_ring(t, w)]
         live = [t for t in live if t not in printed]
+    n_markers = 0 if markers is None else len(markers)
+    marker_pts = (apply_homography(to_plane, np.asarray(markers.corners, dtype=np.float64))
+                  if markers is not None and n_markers else np.zeros((0, 4, 2)))
+    # a marker the detector also boxed as a tile reads as a doubtful tile: it is the marker
+    # (a marker laid on a tile covers half of it at most: that tile stays)
+    if n_markers and live:
+        from vision.detections import polygon_iou  # OpenCV, only where markers were found
+
+        overlap = polygon_iou(np.array([t.corners for t in live]), marker_pts).max(axis=1)
+        live = [t for t, o in zip(live, overlap, strict=True)
+                if not (t.unsure and o >= MARKER_TILE_IOU)]
     for t in live:
         if bool(getattr(tiles[t.index], "uncertain", False)):
             uncertain.append(Uncertainty("unsure-tile", f"tile {t.index} was read with doubt",
                                          (t.index,)))
-
-    n_markers = 0 if markers is None else len(markers)
-    marker_pts = (apply_homography(to_plane, np.asarray(markers.corners, dtype=np.float64))
-                  if markers is not None and n_markers else np.zeros((0, 4, 2)))
 
     assignment: list[Owner | None] = [None] * len(read)
     if not live and (mat is None or look is None):
@@ -431,7 +442,7 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
         _match_neighbours(chain, tiles, e, uncertain)
     if look is not None:
         _reread_mismatches(chains, read, w, look, to_image, uncertain)
-    _settle_sandwiched(chains, read, e, uncertain)
+    _settle_sandwiched(chains, e, uncertain)
     _avoid_repeats(chains, tiles, e, uncertain)
     for chain in chains:
         for idx, _, _ in chain.tiles:
@@ -1073,31 +1084,27 @@ def _reread_before(chain: _Chain, k: int, read: list[_Tile], w: float, look: Loo
         f"{values[0]}-{values[1]}, taken as {near}-{want}", (prev,), (chain.owner,)))
 
 
-def _settle_sandwiched(chains: list[_Chain], read: list[_Tile], e: int,
-                       uncertain: list[Uncertainty]) -> None:
+def _settle_sandwiched(chains: list[_Chain], e: int, uncertain: list[Uncertainty]) -> None:
     """A tile inside a train that matches neither neighbour is the tile both say it is.
 
     A box shifted along a small tile misreads both halves at once (a 2-8 read
     1-7 between a 2 and an 8). A tile really laid wrong still matches whatever
     is laid on it afterwards (the next player plays on the end they see), so a
     mismatch on both sides at once is a misreading: the tile is taken as the
-    end before it and the near end after it. A tile lying across its train
-    (a double's place) is taken so only when both ends are one count. Never a
-    tile already on the table elsewhere, nor a train's first tile (a box on the
-    print by its slot is no tile, and must not be made one). Reported
-    (``matched-read``).
+    end before it and the near end after it. A tile read as a double is taken
+    so only when both ends are one count (a double stays a double). Never a
+    tile already on the table elsewhere. A train's first tile lies on the engine's
+    count. Reported (``matched-read``).
     """
     on_table = {tuple(sorted((near, far))) for chain in chains for _, near, far in chain.tiles}
     for chain in chains:
-        for k in range(1, len(chain.tiles) - 1):
+        for k in range(len(chain.tiles) - 1):
             idx, near, far = chain.tiles[k]
-            end = chain.tiles[k - 1][2]
+            end = chain.tiles[k - 1][2] if k else e
             after = chain.tiles[k + 1][1]
             if near == end or far == after:
                 continue
-            across = idx < len(read) and k < len(chain.links) \
-                and abs(_cos(read[idx].axis, chain.links[k][1])) < 0.5
-            if (across and end != after) or tuple(sorted((end, after))) in on_table:
+            if (near == far and end != after) or tuple(sorted((end, after))) in on_table:
                 continue
             chain.tiles[k] = (idx, end, after)
             on_table.add(tuple(sorted((end, after))))
