@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 import cv2
 import numpy as np
 
-from vision.box_shape import neighbour_shapes, to_neighbour_shape
+from vision.box_shape import box_sizes, neighbour_shapes, to_neighbour_shape
 from vision.crops import HALF_PX, MARGIN, half_crops, order_corners
 from vision.detections import Detections, polygon_iou
 from vision.divider import snap_to_divider
@@ -264,23 +264,18 @@ class TileReader:
         more = again[again.class_id == self.marker_class]
         if not len(more):
             return markers
-        tiles = found[found.class_id == self.tile_class]
+        tiles = found[found.class_id == self.tile_class].corners.astype(np.float32)
+        known = markers.corners.mean(axis=1)
+        reach = 0.5 * np.maximum(*box_sizes(more.corners))
         keep = []
-        for j, corners in enumerate(more.corners):
-            centre = corners.mean(axis=0)
-            reach = 0.5 * float(np.linalg.norm(corners[1] - corners[0]))
-            reach = max(reach, 0.5 * float(np.linalg.norm(corners[2] - corners[1])))
-            if len(markers) and np.min(np.linalg.norm(
-                    markers.corners.mean(axis=1) - centre, axis=1)) < reach:
-                continue
-            if any(cv2.pointPolygonTest(t.astype(np.float32), (float(centre[0]), float(centre[1])),
-                                        False) >= 0 for t in tiles.corners):
-                continue
+        for j, centre in enumerate(more.corners.mean(axis=1)):
+            if len(known) and np.min(np.linalg.norm(known - centre, axis=1)) < reach[j]:
+                continue  # a marker found already
+            point = (float(centre[0]), float(centre[1]))
+            if any(cv2.pointPolygonTest(t, point, False) >= 0 for t in tiles):
+                continue  # inside a tile
             keep.append(j)
-        if not keep:
-            return markers
-        return Detections.merge([markers, more[np.array(keep)]]) if len(markers) \
-            else more[np.array(keep)]
+        return Detections.merge([markers, more[np.array(keep)]]) if keep else markers
 
     def detect(self, image: np.ndarray) -> Detections:
         """Tiles and markers in ``image``, looked at from the distance that suits them.

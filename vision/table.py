@@ -1096,7 +1096,8 @@ def _settle_sandwiched(chains: list[_Chain], e: int, uncertain: list[Uncertainty
     tile already on the table elsewhere. A train's first tile lies on the engine's
     count. Reported (``matched-read``).
     """
-    on_table = {tuple(sorted((near, far))) for chain in chains for _, near, far in chain.tiles}
+    on_table = {(min(near, far), max(near, far)) for chain in chains
+                for _, near, far in chain.tiles}
     for chain in chains:
         for k in range(len(chain.tiles) - 1):
             idx, near, far = chain.tiles[k]
@@ -1104,10 +1105,11 @@ def _settle_sandwiched(chains: list[_Chain], e: int, uncertain: list[Uncertainty
             after = chain.tiles[k + 1][1]
             if near == end or far == after:
                 continue
-            if (near == far and end != after) or tuple(sorted((end, after))) in on_table:
+            pair = (min(end, after), max(end, after))
+            if (near == far and end != after) or pair in on_table:
                 continue
             chain.tiles[k] = (idx, end, after)
-            on_table.add(tuple(sorted((end, after))))
+            on_table.add(pair)
             uncertain.append(Uncertainty(
                 "matched-read", f"tile {idx} was read {near}-{far}, matching neither the {end} "
                 f"it lies on nor the {after} laid on it; taken as {end}-{after}, as its "
