@@ -274,11 +274,13 @@ class _Attach:
 
 
 def _attach(end_ref: np.ndarray, direction: np.ndarray, end_value: int, t: _Tile,
-            w: float) -> _Attach | None:
+            w: float, after_double: bool = False) -> _Attach | None:
     """How well ``t`` continues a train whose open end is at ``end_ref`` (or ``None``).
 
     ``w`` is the tile width (the median over the table: single tiles' sizes
-    are too noisy to scale by).
+    are too noisy to scale by). ``after_double``: the train ends in the double of
+    ``end_value``; a tile lying lengthwise on it read as that same double is a single
+    whose far half was misread (a set has one of each tile), and is not taken so.
     """
     options: list[_Attach] = []
     # Lengthwise: the nearer half one width away, the tile pointing away from the end.
@@ -288,9 +290,10 @@ def _attach(end_ref: np.ndarray, direction: np.ndarray, end_value: int, t: _Tile
     r = float(np.linalg.norm(d)) / w
     v = far_c - near_c
     cos_dv = _cos(d, v)
+    near, far = t.values[k], t.values[1 - k]
+    repeat = after_double and near == far == end_value
     if (TOUCH_LOW <= r <= TOUCH_HIGH and cos_dv >= math.cos(math.radians(MAX_BEND_DEG))
-            and _cos(v, direction) >= -0.3):
-        near, far = t.values[k], t.values[1 - k]
+            and _cos(v, direction) >= -0.3 and not repeat):
         score = abs(r - 1) + (1 - cos_dv) + (0.0 if near == end_value else 0.6)
         options.append(_Attach(score, t, near, far, far_c, _unit(v)))
     # Crosswise (doubles only): the centre one width away, the long side across the train.
@@ -432,6 +435,10 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
     looked: set[tuple[Owner, int]] = set()
     if look is not None and mat is not None and _look_at_slots(
             chains, pool, printed, tiles, e, w, players, look, to_image, uncertain):
+        _grow(chains, pool, w, uncertain)
+    # a train's last tile misread where it lies on goes on from a count that is not there
+    if look is not None and _reread_mismatches(chains, read, w, look, to_image, uncertain,
+                                               ends_only=True):
         _grow(chains, pool, w, uncertain)
     while ((look is not None
             and _look_again(chains, pool, tiles, w, look, to_image, looked, uncertain))
@@ -668,12 +675,14 @@ def _claim(chain: _Chain, pool: dict[int, _Tile], w: float) -> list[tuple[_Attac
     that another tile continued the train about as well.
     """
     end_ref, direction, end_value = chain.end_ref, chain.direction, chain.tiles[-1][2]
+    after_double = chain.tiles[-1][1] == end_value
     clean = True
     taken: set[int] = set()
     out: list[tuple[_Attach, bool, bool]] = []
     while True:
         options = sorted((a for t in pool.values() if t.index not in taken
-                          and (a := _attach(end_ref, direction, end_value, t, w))),
+                          and (a := _attach(end_ref, direction, end_value, t, w,
+                                            after_double))),
                          key=lambda a: a.score)
         if not options:
             return out
@@ -683,6 +692,7 @@ def _claim(chain: _Chain, pool: dict[int, _Tile], w: float) -> list[tuple[_Attac
         out.append((best, clean, tied))
         taken.add(best.tile.index)
         end_ref, direction, end_value = best.end_ref, best.direction, best.far
+        after_double = best.near == best.far
 
 
 def _grow(chains: list[_Chain], pool: dict[int, _Tile], w: float,
@@ -774,9 +784,11 @@ class _Inferred:
 #: half centre), in line, means one tile between them went unseen: a single
 #: (lengthwise) ...
 BRIDGE_SINGLE = (2.5, 3.5)
-#: ... or a double lying across the train, when the tile beyond matches the end.
+#: ... or a double lying across the train, when the tile beyond matches the end
+#: (straight on, or at a right angle: a train turns at a double).
 BRIDGE_DOUBLE = (1.6, 2.4)
-#: How straight in line (degrees) the tile beyond must lie, and point.
+#: How straight in line (degrees) the tile beyond must lie, and point (along the
+#: train, or for a double at a right angle to it).
 BRIDGE_BEND_DEG = 20.0
 
 
@@ -789,9 +801,13 @@ def _bridge_gap(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
     train across a tile the detector missed (a blurred 10 or 11 it could not
     make out). That tile is inferred: the end's count and the near count of the
     tile beyond (a double of the end when the gap is a double's width), unless
-    the set's one such tile lies on the table already. Boxes lying in the gap
-    (pieces, or a box straddling two tiles) are dropped. Reported
-    (``inferred-tile``); its index in ``positions`` is beyond the input tiles.
+    the set's one such tile lies on the table already. A train turns at a
+    double, so the double's width may also lie at a right angle to the end:
+    a tile there starting with the end's count, pointing on that way, continues
+    the train across the end's double (a single is never inferred at a turn).
+    Boxes lying in the gap (pieces, or a box straddling two tiles) are dropped.
+    Reported (``inferred-tile``); its index in ``positions`` is beyond the
+    input tiles.
     """
     laid = {tuple(sorted((near, far))) for c in chains for _, near, far in c.tiles}
     laid.add((e, e))
@@ -806,11 +822,15 @@ def _bridge_gap(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
             d = t.halves[k] - chain.end_ref
             r = float(np.linalg.norm(d)) / w
             straight = math.cos(math.radians(BRIDGE_BEND_DEG))
-            if _cos(d, chain.direction) < straight or _cos(t.halves[1 - k] - t.halves[k],
-                                                           chain.direction) < straight:
+            # the way on: straight, or (only past a double, which a train turns at) a
+            # right angle to either side
+            way = max((chain.direction, _perp(chain.direction), -_perp(chain.direction)),
+                      key=lambda u: _cos(d, u))
+            if _cos(d, way) < straight or _cos(t.halves[1 - k] - t.halves[k], way) < straight:
                 continue
             near = t.values[k]
-            if BRIDGE_SINGLE[0] <= r <= BRIDGE_SINGLE[1]:
+            turned = way is not chain.direction
+            if BRIDGE_SINGLE[0] <= r <= BRIDGE_SINGLE[1] and not turned:
                 missing, miss = (end_v, near), abs(r - 3.0)
             elif BRIDGE_DOUBLE[0] <= r <= BRIDGE_DOUBLE[1] and near == end_v \
                     and near_v != end_v:
@@ -896,7 +916,9 @@ def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
     train puts it and centred on each box lying about there. The surest
     reading the reader does not doubt whose near half could be the train's end
     count (a double's both halves) is the next tile. A double read lengthwise
-    is never taken: it is two tiles' halves (a double lies across). The boxes
+    is never taken: it is two tiles' halves (a double lies across); nor is an
+    outline with a half on a half of a box read without doubt that lies off it
+    (``_over_other_half``). The boxes
     centred in the tile (nearer its outline than a touching tile's centre can
     be) were no tiles of their own. Reported (``reread-tile``); its index in
     ``positions`` is beyond the input tiles.
@@ -917,11 +939,17 @@ def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
                    for t in pool.values() for o in outlines):
             continue
         best: tuple[float, bool, np.ndarray, np.ndarray, np.ndarray, Any] | None = None
+        # boxes read without doubt, except those over the train's last tile (a box
+        # slid half a tile off it, over its far half and the next tile's near half)
+        read_sure = [t for t in pool.values() if not t.unsure
+                     and not _halves_meet(t, chain.last, w)]
         for double, expected, axis, way in outlines:
             near = [t.centre for t in pool.values()
                     if float(np.linalg.norm(t.centre - expected)) <= LOOK_NEAR_WIDTHS * w]
             for centre in [expected, *near]:
                 corners = _outline(centre, axis, w)
+                if _over_other_half(_make_tile(-1, (0, 0), corners), read_sure, w):
+                    continue
                 again = _read_again(look, to_image, corners)
                 if again is None:
                     continue
@@ -953,6 +981,30 @@ def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
             f"there as {values[0]}-{values[1]}, taken as {near_v}-{far_v} (boxes there: "
             f"{gone})", (index, *(o.index for o in inside)), (chain.owner,)))
         return True
+    return False
+
+
+#: A half of a box read without doubt this close (widths) to a half of an outline
+#: read again, the box not centred on the outline, means the outline spans two tiles.
+OVER_HALF_WIDTHS = 0.5
+
+
+def _halves_meet(a: _Tile, b: _Tile, w: float) -> bool:
+    """Whether a half of ``a`` lies on a half of ``b`` (``OVER_HALF_WIDTHS``)."""
+    return any(float(np.linalg.norm(p - q)) < OVER_HALF_WIDTHS * w
+               for p in a.halves for q in b.halves)
+
+
+def _over_other_half(outline: _Tile, sure: list[_Tile], w: float) -> bool:
+    """Whether a half of ``outline`` lies on a half of one of the ``sure`` boxes, which
+    is not a box on that outline itself (centred about it, ``LOOK_NEAR_WIDTHS``): read
+    there, the outline shows halves of two tiles (a double and the half beyond it,
+    where a train turns, read as one single)."""
+    for t in sure:
+        if float(np.linalg.norm(t.centre - outline.centre)) <= LOOK_NEAR_WIDTHS * w:
+            continue
+        if _halves_meet(outline, t, w):
+            return True
     return False
 
 
@@ -1018,7 +1070,8 @@ def _look_at_slots(chains: list[_Chain], pool: dict[int, _Tile], printed: list[_
 
 
 def _reread_mismatches(chains: list[_Chain], read: list[_Tile], w: float, look: Look,
-                       to_image: np.ndarray, uncertain: list[Uncertainty]) -> None:
+                       to_image: np.ndarray, uncertain: list[Uncertainty],
+                       ends_only: bool = False) -> bool:
     """Read a tile laid on a count it does not show again where its train puts it.
 
     A box shifted along its tile cuts the pips nearest one end off that half's
@@ -1029,10 +1082,13 @@ def _reread_mismatches(chains: list[_Chain], read: list[_Tile], w: float, look: 
     not doubt whose near half could be the end's count is the tile
     (``reread-tile``). When it reads the same again, the tile before it is read
     again instead (:func:`_reread_before`). A tile that really does not match
-    reads the same again, and stays for the rules to judge.
+    reads the same again, and stays for the rules to judge. With ``ends_only``, only
+    each train's last tile is looked at (its far count is where the train goes on).
+    True when a tile was taken otherwise.
     """
+    changed = False
     for chain in chains:
-        for k in range(1, len(chain.tiles)):
+        for k in range(max(len(chain.tiles) - 1, 1) if ends_only else 1, len(chain.tiles)):
             idx, near, far = chain.tiles[k]
             end = chain.tiles[k - 1][2]
             if near == end or idx >= len(read):
@@ -1052,36 +1108,39 @@ def _reread_mismatches(chains: list[_Chain], read: list[_Tile], w: float, look: 
                         f"the {end} it lies on; read again where train {chain.owner} puts it: "
                         f"{values[0]}-{values[1]}, taken as {end}-{chain.tiles[k][2]}", (idx,),
                         (chain.owner,)))
+                    changed = True
                     continue
-            _reread_before(chain, k, read, w, look, to_image, uncertain)
+            changed = _reread_before(chain, k, read, w, look, to_image, uncertain) or changed
+    return changed
 
 
 def _reread_before(chain: _Chain, k: int, read: list[_Tile], w: float, look: Look,
-                   to_image: np.ndarray, uncertain: list[Uncertainty]) -> None:
+                   to_image: np.ndarray, uncertain: list[Uncertainty]) -> bool:
     """The other side of a mismatch: the tile before it, a single lying lengthwise, may
     be the misread one (its far half, which the next tile vouches for). It is read
     again where its train puts it; a reading the reader does not doubt whose near
     half is still the count it lies on and whose far half could be the next tile's
-    near count is taken (``reread-tile``)."""
+    near count is taken (``reread-tile``; True)."""
     prev, near, far = chain.tiles[k - 1]
     want = chain.tiles[k][1]
     if prev >= len(read) or near == far:
-        return
+        return False
     end_ref, direction = chain.links[k - 1]
     if abs(_cos(read[prev].axis, direction)) < 0.5:  # lying across: a double's place
-        return
+        return False
     again = _read_again(look, to_image, _outline(end_ref + 1.5 * w * direction, direction, w))
     if again is None:
-        return
+        return False
     _, values, ranges = again
     if not (ranges[0][0] <= near <= ranges[0][1] and ranges[1][0] <= want <= ranges[1][1]):
-        return
+        return False
     chain.tiles[k - 1] = (prev, near, want)
     was = read[prev].values
     uncertain.append(Uncertainty(
         "reread-tile", f"tile {prev} was read {was[0]}-{was[1]}, its far end not matching "
         f"the {want} laid on it; read again where train {chain.owner} puts it: "
         f"{values[0]}-{values[1]}, taken as {near}-{want}", (prev,), (chain.owner,)))
+    return True
 
 
 def _settle_sandwiched(chains: list[_Chain], e: int, uncertain: list[Uncertainty]) -> None:

@@ -575,9 +575,63 @@ def test_a_double_turned_beside_a_trains_end_is_read_again_there() -> None:
     assert reading.table is not None
     assert reading.table.train(0).tiles == (  # type: ignore[union-attr]
         (9, 1), (1, 2), (2, 2), (2, 5))
+    assert "reread-tile" in _kinds(reading) and "inferred-tile" not in _kinds(reading)
+    # without looking again, the 2-2 is inferred from the 2-5 turned a double's width on
     blind = reconstruct(tiles, None, 3)
     assert blind.table is not None
-    assert blind.table.train(0).tiles == ((9, 1), (1, 2))  # type: ignore[union-attr]
+    assert blind.table.train(0).tiles == (  # type: ignore[union-attr]
+        (9, 1), (1, 2), (2, 2), (2, 5))
+    assert blind.inferred(0, 2)
+
+
+def test_a_gap_of_an_unseen_double_where_the_train_turns_is_bridged() -> None:
+    # seat 0: 9-1 1-2, a 2-2 unseen beside the far half of the 1-2, then 2-5 on along x
+    on = _lengthwise((48, 144), (72, 144), (2, 5))
+    reading = reconstruct([ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], on], None, 3)
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == (  # type: ignore[union-attr]
+        (9, 1), (1, 2), (2, 2), (2, 5))
+    assert _kinds(reading) == ["inferred-tile"]
+    assert reading.inferred(0, 2) and not reading.inferred(0, 3)
+    # the other way too
+    left = _lengthwise((-48, 144), (-72, 144), (2, 5))
+    reading = reconstruct([ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], left], None, 3)
+    assert reading.table is not None
+    assert reading.table.train(0).tiles[-2:] == ((2, 2), (2, 5))  # type: ignore[union-attr]
+    # not when the tile turned on does not start with the end's count (no double of
+    # the end's count between them), nor for a single unseen at a turn (it could lie
+    # either way), nor past a double (a train does not turn twice at once)
+    for tile in (_lengthwise((48, 144), (72, 144), (3, 5)),
+                 _lengthwise((72, 144), (96, 144), (3, 5))):
+        reading = reconstruct([ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], tile], None, 3)
+        assert reading.table is not None
+        assert reading.table.train(0).tiles == ((9, 1), (1, 2))  # type: ignore[union-attr]
+        assert "inferred-tile" not in _kinds(reading)
+    past_double = [ENGINE, SEAT0_DOWN[0], _crosswise((0, 120), (1, 0), 1),
+                   _lengthwise((48, 120), (72, 120), (1, 5))]
+    reading = reconstruct(past_double, None, 3)
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == ((9, 1), (1, 1))  # type: ignore[union-attr]
+
+
+def test_a_single_read_as_the_double_it_lies_on_is_not_that_double_again() -> None:
+    # Mexican train 9-3 3-3 (across), then a 3-5 lying on along the train read 3-3: a set
+    # holds one 3-3, so the box is read again where the train puts its next tile
+    along = _lengthwise((144, 0), (168, 0), (3, 5))
+    misread = SeenTile((3, 3), along.corners)
+    tiles = [ENGINE, _lengthwise((72, 0), (96, 0), (9, 3)), _crosswise((120, 0), (0, 1), 3),
+             misread]
+    reading = reconstruct(tiles, None, 3, look=_looker([*tiles[:3], along]))
+    assert reading.table is not None
+    assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
+        (9, 3), (3, 3), (3, 5))
+    assert _kinds(reading) == ["reread-tile"]
+    # a tile read as a double lying on along a single still continues it, for the rules
+    inline = [ENGINE, _lengthwise((72, 0), (96, 0), (9, 3)),
+              _lengthwise((120, 0), (144, 0), (3, 3))]
+    reading = reconstruct(inline, None, 3)
+    assert reading.table is not None
+    assert reading.table.train(MEXICAN).tiles == ((9, 3), (3, 3))  # type: ignore[union-attr]
 
 
 def test_looking_again_takes_no_doubted_reading_nor_a_double_lying_lengthwise() -> None:
@@ -768,3 +822,59 @@ def test_on_the_mat_a_first_tile_slid_over_the_print_is_read_again_at_its_slot()
     blind = reconstruct(slid, markers, 3, view)
     assert blind.table is not None
     assert blind.table.train(owner) != good.table.train(owner)
+
+
+def test_a_trains_last_tile_is_read_again_before_the_train_goes_on() -> None:
+    # seat 0: 9-1 1-2 2-3, the 2-3 read 5-8 without doubt (a box slid along it); then a
+    # 3-3 unseen where the train turns, and 3-4 on: the train goes on from the 3 only
+    # once the 2-3 is read again where it lies
+    truth = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], SEAT0_DOWN[2]]
+    misread = SeenTile((5, 8), SEAT0_DOWN[2].corners)
+    on = _lengthwise((48, 192), (72, 192), (3, 4))
+    tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], misread, on]
+    reading = reconstruct(tiles, None, 3, look=_looker(truth))
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == (  # type: ignore[union-attr]
+        (9, 1), (1, 2), (2, 3), (3, 3), (3, 4))
+    assert _kinds(reading) == ["inferred-tile", "reread-tile"]
+    # a tile read the same again stays, and the train stops at it
+    reading = reconstruct(tiles, None, 3, look=_looker([ENGINE, *SEAT0_DOWN[:2], misread]))
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == ((9, 1), (1, 2), (5, 8))  # type: ignore[union-attr]
+
+
+def test_looking_again_takes_no_outline_over_a_half_of_a_sure_box() -> None:
+    # seat 0: 9-1 1-2, a 2-2 beside the 1-2's far half (the train turns), then 2-5 on;
+    # the 2-2 was found as a squarish box off its place. Read lengthwise where the
+    # train turns, the 2-2's half and the 2-5's near half show as a sure 2-6
+    double = _crosswise((24, 144), (0, 1), 2)
+    on = _lengthwise((48, 144), (72, 144), (2, 5))
+    squarish = SeenTile((5, 6), np.array([[15, 141], [45, 141], [45, 171], [15, 171]], float))
+    tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], squarish, on]
+    truth_look = _looker([ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], double, on])
+
+    def look(corners: np.ndarray) -> _Looked:
+        c = np.asarray(corners, float)
+        axis = (c[2] + c[3] - c[0] - c[1]) / 2
+        if abs(axis[0]) > abs(axis[1]) and np.linalg.norm(c.mean(axis=0) - [36, 144]) < 6:
+            return _Looked((2, 6))  # the turned lengthwise outline: two tiles' halves
+        return truth_look(c)
+
+    reading = reconstruct(tiles, None, 3, look=look)
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == (  # type: ignore[union-attr]
+        (9, 1), (1, 2), (2, 2), (2, 5))
+
+
+def test_a_sure_box_slid_half_off_a_trains_end_does_not_stop_the_look() -> None:
+    # seat 0: 9-1 1-2 2-5, the 2-5 found only as a box slid half a tile back over the
+    # 1-2's far half, read 2-2 without doubt: that box lies over the train's end, and
+    # the 2-5 is read where the train puts it
+    slid = SeenTile((2, 2), _lengthwise((0, 144), (0, 168), (2, 2)).corners)
+    tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], slid]
+    truth = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], _lengthwise((0, 168), (0, 192), (2, 5))]
+    reading = reconstruct(tiles, None, 3, look=_looker(truth))
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == ((9, 1), (1, 2), (2, 5))  # type: ignore[union-attr]
+    assert _kinds(reading) == ["reread-tile"]
+    assert reading.assignment[3] is None
