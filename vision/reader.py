@@ -29,7 +29,7 @@ import numpy as np
 from vision.box_shape import box_sizes, neighbour_shapes, to_neighbour_shape
 from vision.crops import HALF_PX, MARGIN, half_crops, order_corners
 from vision.detections import Detections, polygon_iou
-from vision.divider import snap_to_divider
+from vision.divider import even_about_divider, snap_to_divider
 from vision.fragments import join_fragments
 from vision.images import load_image
 from vision.onnx_models import BoxDetector, ObbDetector, load_specs
@@ -207,6 +207,7 @@ class TileReader:
                  zoom_in_side: int | None = ZOOM_IN_SIDE,
                  join_fragments: bool = True,
                  reshape_small: bool = True,
+                 even_halves: bool = True,
                  threads: int | None = None) -> None:
         specs = load_specs(models_dir)
         self.detector = ObbDetector(specs["tiles"], conf_threshold=tile_threshold,
@@ -229,6 +230,9 @@ class TileReader:
         #: A small tile's box noticeably short or wide for its neighbours is given
         #: their shape before it is read (``vision.box_shape``).
         self.reshape_small = reshape_small
+        #: A larger tile's box is also read evened out about its divider, and the more
+        #: confident reading kept (``vision.divider.even_about_divider``).
+        self.even_halves = even_halves
         #: Input side of the closer look the last frame needed: video frames start with it.
         self._close_side: int | None = None
 
@@ -354,7 +358,9 @@ class TileReader:
         """Read the values of already-located tiles (corners in ``image`` pixels).
 
         Small tiles are read twice, as found and snapped to their divider, and
-        the more confident reading is kept; a small tile's box that is short or
+        the more confident reading is kept (larger ones, as found and lengthened at
+        the end their divider says is short, ``vision.divider.even_about_divider``);
+        a small tile's box that is short or
         wide for its neighbours is first given their shape (``vision.box_shape``).
         Readings of one tile found twice are merged (see ``SNAP_BELOW_PX``,
         ``DUPLICATE_IOU``), and overlapping pieces of one tile are joined first
@@ -379,6 +385,13 @@ class TileReader:
             c = boxes[i]
             width = float(min(np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[2] - c[3])))
             if width * gain >= self.snap_below_px:
+                if self.even_halves:
+                    if gray is None:
+                        gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+                    even = even_about_divider(gray, c)
+                    if even is not None:
+                        boxes.append(even)
+                        owner.append(i)
                 continue
             if shapes is not None:
                 reshaped = to_neighbour_shape(c, shapes[i])

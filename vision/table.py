@@ -787,9 +787,39 @@ BRIDGE_SINGLE = (2.5, 3.5)
 #: ... or a double lying across the train, when the tile beyond matches the end
 #: (straight on, or at a right angle: a train turns at a double).
 BRIDGE_DOUBLE = (1.6, 2.4)
+#: After an unseen single the train may turn: the tile beyond then starts beside the
+#: single's far half, within this many widths of where it would lie.
+BRIDGE_TURN_REACH = 0.5
 #: How straight in line (degrees) the tile beyond must lie, and point (along the
 #: train, or for a double at a right angle to it).
 BRIDGE_BEND_DEG = 20.0
+
+
+def _turned_beyond_single(chain: _Chain, pool: dict[int, _Tile], w: float,
+                          laid: set[tuple[int, ...]]
+                          ) -> tuple[float, _Tile, int, tuple[int, int], np.ndarray] | None:
+    """A loose tile that turns a right angle off a train's end one unseen single on:
+    its near half beside the far half of a single lying straight on from the end,
+    pointing away to that side. ``(miss, tile, near half, missing tile, where the
+    missing single's outline stops)`` for ``_bridge_gap``, or None."""
+    end_v = chain.tiles[-1][2]
+    far_half = chain.end_ref + 2.0 * w * chain.direction
+    straight = math.cos(math.radians(BRIDGE_BEND_DEG))
+    best = None
+    for side in (_perp(chain.direction), -_perp(chain.direction)):
+        expected = far_half + w * side
+        for t in pool.values():
+            for k in (0, 1):
+                miss = float(np.linalg.norm(t.halves[k] - expected)) / w
+                if miss > BRIDGE_TURN_REACH or _cos(t.halves[1 - k] - t.halves[k],
+                                                     side) < straight:
+                    continue
+                missing = (end_v, t.values[k])
+                if t.values[k] == end_v or tuple(sorted(missing)) in laid or (
+                        best is not None and miss >= best[0]):
+                    continue
+                best = (miss, t, k, missing, chain.end_ref + 3.0 * w * chain.direction)
+    return best
 
 
 def _bridge_gap(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], e: int,
@@ -804,10 +834,12 @@ def _bridge_gap(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
     the set's one such tile lies on the table already. A train turns at a
     double, so the double's width may also lie at a right angle to the end:
     a tile there starting with the end's count, pointing on that way, continues
-    the train across the end's double (a single is never inferred at a turn).
-    Boxes lying in the gap (pieces, or a box straddling two tiles) are dropped.
-    Reported (``inferred-tile``); its index in ``positions`` is beyond the
-    input tiles.
+    the train across the end's double. A train also turns after a single: a
+    tile whose near half lies beside the far half of a single straight on from
+    the end, pointing away to that side, continues the train across that
+    single (``_turned_beyond_single``). Boxes lying in the gap (pieces, or a
+    box straddling two tiles) are dropped. Reported (``inferred-tile``); its
+    index in ``positions`` is beyond the input tiles.
     """
     laid = {tuple(sorted((near, far))) for c in chains for _, near, far in c.tiles}
     laid.add((e, e))
@@ -815,15 +847,15 @@ def _bridge_gap(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
         if not chain.tiles:
             continue
         _, near_v, end_v = chain.tiles[-1]
-        best: tuple[float, _Tile, int, tuple[int, int]] | None = None
+        best: tuple[float, _Tile, int, tuple[int, int], np.ndarray] | None = None
         for t in pool.values():
             k = 0 if np.linalg.norm(t.halves[0] - chain.end_ref) <= np.linalg.norm(
                 t.halves[1] - chain.end_ref) else 1
             d = t.halves[k] - chain.end_ref
             r = float(np.linalg.norm(d)) / w
             straight = math.cos(math.radians(BRIDGE_BEND_DEG))
-            # the way on: straight, or (only past a double, which a train turns at) a
-            # right angle to either side
+            # the way on: straight, or for an unseen double (a train turns at a double)
+            # a right angle to either side
             way = max((chain.direction, _perp(chain.direction), -_perp(chain.direction)),
                       key=lambda u: _cos(d, u))
             if _cos(d, way) < straight or _cos(t.halves[1 - k] - t.halves[k], way) < straight:
@@ -840,11 +872,13 @@ def _bridge_gap(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
             if tuple(sorted(missing)) in laid:
                 continue
             if best is None or miss < best[0]:
-                best = (miss, t, k, missing)
+                best = (miss, t, k, missing, t.halves[k])
+        if best is None:
+            best = _turned_beyond_single(chain, pool, w, laid)
         if best is None:
             continue
-        _, t, k, missing = best
-        start, stop = chain.end_ref, t.halves[k]
+        _, t, k, missing, stop = best
+        start = chain.end_ref
         # the unseen tile's outline: between the end and the tile beyond
         axis = _unit(stop - start)
         across = _perp(axis) * 0.5 * w
@@ -895,8 +929,11 @@ def _read_again(look: Look, to_image: np.ndarray, corners: np.ndarray
 
 
 #: A loose box centred this close (widths) to where a train's next tile could lie
-#: makes ``_look_again`` read every place it could lie ...
-LOOK_AROUND_WIDTHS = 1.0
+#: makes ``_look_again`` read every place it could lie ... (1.0 until session 9: a
+#: box slid a whole half along a tile turned at a train's end lay 1.01 widths off;
+#: at 1.25, on one rendered mat table, a look misread a blurred 0-10 as 0-8 where
+#: the gap would have been bridged from the tile beyond)
+LOOK_AROUND_WIDTHS = 1.1
 #: ... and read again centred on each box this close to one of them.
 LOOK_NEAR_WIDTHS = 0.75
 
@@ -948,7 +985,8 @@ def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
                     if float(np.linalg.norm(t.centre - expected)) <= LOOK_NEAR_WIDTHS * w]
             for centre in [expected, *near]:
                 corners = _outline(centre, axis, w)
-                if _over_other_half(_make_tile(-1, (0, 0), corners), read_sure, w):
+                if _over_other_half(_make_tile(-1, (0, 0), corners), read_sure, w,
+                                    chain.end_ref, end_v):
                     continue
                 again = _read_again(look, to_image, corners)
                 if again is None:
@@ -995,15 +1033,23 @@ def _halves_meet(a: _Tile, b: _Tile, w: float) -> bool:
                for p in a.halves for q in b.halves)
 
 
-def _over_other_half(outline: _Tile, sure: list[_Tile], w: float) -> bool:
-    """Whether a half of ``outline`` lies on a half of one of the ``sure`` boxes, which
-    is not a box on that outline itself (centred about it, ``LOOK_NEAR_WIDTHS``): read
-    there, the outline shows halves of two tiles (a double and the half beyond it,
-    where a train turns, read as one single)."""
+def _over_other_half(outline: _Tile, sure: list[_Tile], w: float, end_ref: np.ndarray,
+                     end_value: int) -> bool:
+    """Whether a half of ``outline`` lies on the near half (the one nearer the train's
+    end ``end_ref``) of one of the ``sure`` boxes, which is not a box on that outline
+    itself (centred about it, ``LOOK_NEAR_WIDTHS``), and that half shows the end's
+    count: that box is the tile laid on a double of the end's count where the train
+    turns, and read there, the outline shows halves of two tiles (the double and
+    that box's near half, read as one single). A box whose near half shows another
+    count is more likely a box slid half a tile off, and does not count."""
     for t in sure:
         if float(np.linalg.norm(t.centre - outline.centre)) <= LOOK_NEAR_WIDTHS * w:
             continue
-        if _halves_meet(outline, t, w):
+        k = 0 if np.linalg.norm(t.halves[0] - end_ref) <= np.linalg.norm(
+            t.halves[1] - end_ref) else 1
+        if t.values[k] == end_value and any(
+                float(np.linalg.norm(p - t.halves[k])) < OVER_HALF_WIDTHS * w
+                for p in outline.halves):
             return True
     return False
 
@@ -1151,28 +1197,36 @@ def _settle_sandwiched(chains: list[_Chain], e: int, uncertain: list[Uncertainty
     is laid on it afterwards (the next player plays on the end they see), so a
     mismatch on both sides at once is a misreading: the tile is taken as the
     end before it and the near end after it. A tile read as a double is taken
-    so only when both ends are one count (a double stays a double). Never a
+    so only when both ends are one count (a double stays a double), unless the
+    same double lies elsewhere on the table too (a set has one): such a double
+    matching only the tile laid on it is taken so as well. Never a
     tile already on the table elsewhere. A train's first tile lies on the engine's
     count. Reported (``matched-read``).
     """
-    on_table = {(min(near, far), max(near, far)) for chain in chains
-                for _, near, far in chain.tiles}
+    on_table = Counter((min(near, far), max(near, far)) for chain in chains
+                       for _, near, far in chain.tiles)
+    on_table[(e, e)] += 1
     for chain in chains:
         for k in range(len(chain.tiles) - 1):
             idx, near, far = chain.tiles[k]
             end = chain.tiles[k - 1][2] if k else e
             after = chain.tiles[k + 1][1]
-            if near == end or far == after:
+            twin = near == far and on_table[(near, far)] >= 2
+            if near == end or (far == after and not twin):
                 continue
             pair = (min(end, after), max(end, after))
-            if (near == far and end != after) or pair in on_table:
+            if (near == far and end != after and not twin) or on_table[pair]:
                 continue
             chain.tiles[k] = (idx, end, after)
-            on_table.add(pair)
+            on_table[(min(near, far), max(near, far))] -= 1
+            on_table[pair] += 1
+            why = (f"a double also on the table elsewhere, not matching the {end} it lies on"
+                   if twin else f"matching neither the {end} it lies on nor the {after} laid "
+                   "on it")
             uncertain.append(Uncertainty(
-                "matched-read", f"tile {idx} was read {near}-{far}, matching neither the {end} "
-                f"it lies on nor the {after} laid on it; taken as {end}-{after}, as its "
-                f"neighbours on train {chain.owner} have it", (idx,), (chain.owner,)))
+                "matched-read", f"tile {idx} was read {near}-{far}, {why}; taken as "
+                f"{end}-{after}, as its neighbours on train {chain.owner} have it", (idx,),
+                (chain.owner,)))
 
 
 def _engine_twins(chains: list[_Chain], tiles: Sequence[TileLike], e: int,

@@ -12,7 +12,7 @@ from reader_fixtures import untrained_dir
 
 from vision.crops import order_corners
 from vision.detections import Detections
-from vision.divider import _quantile, fit_divider, snap_to_divider
+from vision.divider import EVEN_UP_TO, _quantile, even_about_divider, fit_divider, snap_to_divider
 from vision.reader import TileReader, distinct
 
 EVAL = Path(__file__).resolve().parents[2] / "datasets" / "eval"
@@ -30,7 +30,8 @@ def draw_train(n: int, pips: list[int], width: int = W, gap: int = 1) -> tuple[n
         x0 = 2 * length + i * (length + gap)
         cv2.rectangle(image, (x0, y0), (x0 + length - 1, y0 + width - 1), 235, -1)
         mid = x0 + length // 2
-        cv2.line(image, (mid, y0 + int(0.18 * width)), (mid, y0 + int(0.82 * width)), 30, 1)
+        cv2.line(image, (mid, y0 + int(0.18 * width)), (mid, y0 + int(0.82 * width)), 30,
+                 max(1, width // 24))  # a divider is about 4 % of the tile's width
         for half, count in ((0, pips[(2 * i) % len(pips)]), (1, pips[(2 * i + 1) % len(pips)])):
             cx = x0 + (half + 0.5) * width
             for k in range(count):
@@ -112,6 +113,44 @@ def test_fit_reports_where_the_divider_is() -> None:
     assert fit.shift == pytest.approx(0.3 * W, abs=0.12 * W)
 
 
+BIG = 80  # a close-up's tile width in pixels
+
+
+def _cut_short(box: np.ndarray, first: float, second: float) -> np.ndarray:
+    """``box`` (ordered) with its first end moved in by ``first`` and its second end by
+    ``second`` (pixels)."""
+    c = order_corners(box).astype(np.float64)
+    u = along(c)
+    c[:2] += first * u
+    c[2:] -= second * u
+    return c.astype(np.float32)
+
+
+class TestEvenAboutDivider:
+    @pytest.mark.parametrize("first, second", [(0.3 * BIG, 0.0), (0.0, 0.2 * BIG),
+                                               (0.25 * BIG, 0.05 * BIG)])
+    def test_a_box_short_at_one_end_is_lengthened_to_the_tile(
+            self, first: float, second: float) -> None:
+        image, boxes = draw_train(3, [3, 5], width=BIG)
+        true = order_corners(boxes[1])
+        even = even_about_divider(image, _cut_short(true, first, second))
+        assert even is not None
+        assert np.abs(even.mean(0) - true.mean(0)).max() < 0.05 * BIG  # centred on it
+        # only the short end moved: the box keeps its long end
+        long_end = 2 if first > second else 0
+        cut = _cut_short(true, first, second)
+        assert np.allclose(even[long_end:long_end + 2], cut[long_end:long_end + 2])
+
+    def test_a_box_about_even_or_far_off_is_left_to_the_reader(self) -> None:
+        image, boxes = draw_train(3, [3, 5], width=BIG)
+        true = order_corners(boxes[1])
+        assert even_about_divider(image, true) is None
+        assert even_about_divider(image, _cut_short(true, 0.05 * BIG, 0.0)) is None
+        # a divider further off than EVEN_UP_TO is another tile's, not this box's
+        far = 2 * (EVEN_UP_TO + 0.1) * BIG
+        assert even_about_divider(image, _cut_short(true, far, 0.0)) is None
+
+
 @pytest.fixture(scope="module")
 def untrained_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return untrained_dir(tmp_path_factory)
@@ -162,6 +201,23 @@ class TestReaderSnaps:
         vars(reader)["detector"] = _Detector(off[None], [0.9], 416)
         (t,) = reader.read(colour).tiles
         assert np.allclose(t.corners.mean(0), off.mean(0), atol=0.5)
+
+    def test_a_big_tiles_box_short_at_one_end_is_also_read_evened(
+        self, untrained_models: Path
+    ) -> None:
+        image, boxes = draw_train(3, [3, 5], width=80)
+        colour = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+        true = order_corners(boxes[1])
+        short = _cut_short(true, 0.3 * 80, 0.0)
+        reader = TileReader(untrained_models)
+        vars(reader)["pip_detector"] = SurePips()  # a tie: the evened box is kept
+        vars(reader)["detector"] = _Detector(short[None], [0.9], 416)
+        (t,) = reader.read(colour).tiles
+        assert np.abs(t.corners.mean(0) - true.mean(0)).max() < 0.05 * 80
+        # told not to, the reader reads the box as found
+        reader.even_halves = False
+        (t,) = reader.read(colour).tiles
+        assert np.allclose(t.corners.mean(0), short.mean(0), atol=0.5)
 
 
 def test_distinct_keeps_the_first_of_overlapping_boxes() -> None:

@@ -599,8 +599,9 @@ def test_a_gap_of_an_unseen_double_where_the_train_turns_is_bridged() -> None:
     assert reading.table is not None
     assert reading.table.train(0).tiles[-2:] == ((2, 2), (2, 5))  # type: ignore[union-attr]
     # not when the tile turned on does not start with the end's count (no double of
-    # the end's count between them), nor for a single unseen at a turn (it could lie
-    # either way), nor past a double (a train does not turn twice at once)
+    # the end's count between them), nor for a tile a single's length off at a right
+    # angle (an unseen single lies straight on before the train turns), nor past a
+    # double (a train does not turn twice at once)
     for tile in (_lengthwise((48, 144), (72, 144), (3, 5)),
                  _lengthwise((72, 144), (96, 144), (3, 5))):
         reading = reconstruct([ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], tile], None, 3)
@@ -878,3 +879,54 @@ def test_a_sure_box_slid_half_off_a_trains_end_does_not_stop_the_look() -> None:
     assert reading.table.train(0).tiles == ((9, 1), (1, 2), (2, 5))  # type: ignore[union-attr]
     assert _kinds(reading) == ["reread-tile"]
     assert reading.assignment[3] is None
+
+
+def test_a_gap_of_an_unseen_single_before_the_train_turns_is_bridged() -> None:
+    # seat 0: 9-1 1-2, a 2-3 unseen straight on, then 3-4 turned a right angle beside the
+    # 2-3's far half, either way
+    for side in (1, -1):
+        turned = _lengthwise((24 * side, 192), (48 * side, 192), (3, 4))
+        reading = reconstruct([ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], turned], None, 3)
+        assert reading.table is not None
+        assert reading.table.train(0).tiles == (  # type: ignore[union-attr]
+            (9, 1), (1, 2), (2, 3), (3, 4))
+        assert _kinds(reading) == ["inferred-tile"]
+        assert reading.inferred(0, 2)
+    # not when it lies off that place, or points back along the train
+    for tile in (_lengthwise((24, 210), (48, 210), (3, 4)),
+                 _lengthwise((24, 192), (24, 216), (3, 4))):
+        reading = reconstruct([ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], tile], None, 3)
+        assert reading.table is not None
+        assert reading.table.train(0).tiles == ((9, 1), (1, 2))  # type: ignore[union-attr]
+
+
+def test_a_box_slid_half_a_tile_on_past_a_turn_does_not_stop_the_look() -> None:
+    # seat 0: 9-1 1-2, then 2-5 turned beside the 1-2's far half; the 2-5 was found as a
+    # box slid half a tile on (over its 5 and the next tile's half), read 5-7 without
+    # doubt: its near half is no 2, so it is no tile laid on a 2-2 where the train turns
+    slid = SeenTile((5, 7), _lengthwise((48, 144), (72, 144), (5, 7)).corners)
+    turned = _lengthwise((24, 144), (48, 144), (2, 5))
+    tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], slid]
+    reading = reconstruct(tiles, None, 3, look=_looker([ENGINE, *SEAT0_DOWN[:2], turned]))
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == ((9, 1), (1, 2), (2, 5))  # type: ignore[union-attr]
+    assert "reread-tile" in _kinds(reading)
+
+
+def test_a_double_read_twice_on_the_table_is_settled_by_its_neighbours() -> None:
+    # Mexican train 9-3 3-5 5-5 5-6, the 3-5 (lengthwise) read 5-5: a set has one 5-5,
+    # and the one lying across after it matches, so the first is the 3-5
+    tiles = [ENGINE, _lengthwise((72, 0), (96, 0), (9, 3)),
+             _lengthwise((120, 0), (144, 0), (5, 5)), _crosswise((168, 0), (0, 1), 5),
+             _lengthwise((192, 0), (216, 0), (5, 6))]
+    reading = reconstruct(tiles, None, 3)
+    assert reading.table is not None
+    assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
+        (9, 3), (3, 5), (5, 5), (5, 6))
+    assert _kinds(reading) == ["matched-read"]
+    # with no twin, a double read lengthwise that does not match stays, for the rules
+    tiles[3:] = [_lengthwise((168, 0), (192, 0), (5, 6))]
+    reading = reconstruct(tiles, None, 3)
+    assert reading.table is not None
+    assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
+        (9, 3), (5, 5), (5, 6))
