@@ -362,6 +362,7 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
         to_plane = np.asarray(mat.image_to_mat, dtype=np.float64)
     else:
         to_plane = np.eye(3)
+    tiles = [_within_ranges(t) for t in tiles]
     read = [_make_tile(i, tuple(t.values), apply_homography(to_plane, np.asarray(t.corners)),
                        getattr(t, "ranges", None), bool(getattr(t, "uncertain", False)))
             for i, t in enumerate(tiles)]
@@ -769,6 +770,40 @@ def _end_ranges(tile: TileLike, near: int, far: int) -> tuple[tuple[int, int], t
 
 def _fits(value: int, span: tuple[int, int] | None) -> bool:
     return span is not None and span[0] <= value <= span[1]
+
+
+@dataclass(frozen=True)
+class _Settled:
+    """A tile read with a count beyond its own range, taken at the nearest count of
+    that range (``_within_ranges``)."""
+
+    values: tuple[int, int]
+    corners: np.ndarray
+    ranges: tuple[tuple[int, int], tuple[int, int]]
+    uncertain: bool
+    confidence: float
+
+
+def _within_ranges(tile: TileLike) -> TileLike:
+    """``tile``, or its counts moved into the ranges the reader gives them.
+
+    The reader keeps a count beyond the set as read (a blurred 12 read 13 in a
+    double-12 set, flagged) but gives it the set's top counts as its range; on
+    the table such a count would lay a tile the set does not have (a 13-13 laid
+    on it), so it is taken at the nearest count its range allows.
+    """
+    ranges = getattr(tile, "ranges", None)
+    if ranges is None:
+        return tile
+    values = tuple(int(v) for v in tile.values)
+    settled = tuple(min(max(v, int(lo)), int(hi)) for v, (lo, hi) in zip(values, ranges,
+                                                                          strict=True))
+    if settled == values:
+        return tile
+    spans = ((int(ranges[0][0]), int(ranges[0][1])), (int(ranges[1][0]), int(ranges[1][1])))
+    return _Settled((settled[0], settled[1]), np.asarray(tile.corners), spans,
+                    bool(getattr(tile, "uncertain", False)),
+                    float(getattr(tile, "confidence", 0.0)))
 
 
 @dataclass(frozen=True)

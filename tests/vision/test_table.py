@@ -930,3 +930,16 @@ def test_a_double_read_twice_on_the_table_is_settled_by_its_neighbours() -> None
     assert reading.table is not None
     assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
         (9, 3), (5, 5), (5, 6))
+
+
+def test_a_count_beyond_its_range_is_taken_within_it() -> None:
+    # Mexican train 9-3 3-12 12-12: the 3-12's 12 read 13 (beyond a double-12 set: its
+    # range is the set's top counts), and the 12-12 across it read 10-12 with doubt;
+    # the train holds no 13 (no 13-13 taken for the doubted double)
+    over = _Doubted(_lengthwise((120, 0), (144, 0), (3, 13)), ((3, 3), (9, 12)))
+    double = _Doubted(_crosswise_read((168, 0), (10, 12)), ((10, 10), (12, 12)))
+    tiles = [ENGINE, _lengthwise((72, 0), (96, 0), (9, 3)), over, double]
+    reading = reconstruct(tiles, None, 3)
+    assert reading.table is not None
+    assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
+        (9, 3), (3, 12), (12, 12))
