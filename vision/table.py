@@ -989,8 +989,8 @@ def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
     reading the reader does not doubt whose near half could be the train's end
     count (a double's both halves) is the next tile. A double read lengthwise
     is never taken: it is two tiles' halves (a double lies across); nor is an
-    outline with a half on a half of a box read without doubt that lies off it
-    (``_over_other_half``). The boxes
+    outline with a half on the near half of a box read without doubt, lying off
+    it, that shows the end's count (``_over_other_half``). The boxes
     centred in the tile (nearer its outline than a touching tile's centre can
     be) were no tiles of their own. Reported (``reread-tile``); its index in
     ``positions`` is beyond the input tiles.
