@@ -562,14 +562,18 @@ def test_a_train_stopping_at_an_askew_box_is_read_again_where_it_goes_on() -> No
     assert reading.table.train(0).tiles == ((9, 1), (1, 2), (2, 3))  # type: ignore[union-attr]
 
 
-def test_a_double_turned_beside_a_trains_end_is_read_again_there() -> None:
-    # seat 0: 9-1 1-2, then a 2-2 laid beside the far half of the 1-2 (the train turns
-    # right, towards -x... as seen: +x), then 2-5 on along x; the 2-2 was found as a
-    # squarish box off its place, read 5-6
+def _turned_double() -> tuple[SeenTile, SeenTile, list[SeenTile]]:
+    """Seat 0: 9-1 1-2, then a 2-2 laid beside the far half of the 1-2 (the train turns
+    towards +x), then 2-5 on along x; the 2-2 was found as a squarish box off its
+    place, read 5-6. The 2-2, the 2-5 and the tiles found."""
     double = _crosswise((24, 144), (0, 1), 2)
     on = _lengthwise((48, 144), (72, 144), (2, 5))
     squarish = SeenTile((5, 6), np.array([[15, 141], [45, 141], [45, 171], [15, 171]], float))
-    tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], squarish, on]
+    return double, on, [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], squarish, on]
+
+
+def test_a_double_turned_beside_a_trains_end_is_read_again_there() -> None:
+    double, on, tiles = _turned_double()
     truth = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], double, on]
     reading = reconstruct(tiles, None, 3, look=_looker(truth))
     assert reading.table is not None
@@ -845,13 +849,9 @@ def test_a_trains_last_tile_is_read_again_before_the_train_goes_on() -> None:
 
 
 def test_looking_again_takes_no_outline_over_a_half_of_a_sure_box() -> None:
-    # seat 0: 9-1 1-2, a 2-2 beside the 1-2's far half (the train turns), then 2-5 on;
-    # the 2-2 was found as a squarish box off its place. Read lengthwise where the
-    # train turns, the 2-2's half and the 2-5's near half show as a sure 2-6
-    double = _crosswise((24, 144), (0, 1), 2)
-    on = _lengthwise((48, 144), (72, 144), (2, 5))
-    squarish = SeenTile((5, 6), np.array([[15, 141], [45, 141], [45, 171], [15, 171]], float))
-    tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], squarish, on]
+    # the 2-2 turned beside the 1-2 again: read lengthwise where the train turns, the
+    # 2-2's half and the 2-5's near half show as a sure 2-6
+    double, on, tiles = _turned_double()
     truth_look = _looker([ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], double, on])
 
     def look(corners: np.ndarray) -> _Looked:
