@@ -384,29 +384,27 @@ class TileReader:
         for i in range(boxes_found):
             c = boxes[i]
             width = float(min(np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[2] - c[3])))
-            if width * gain >= self.snap_below_px:
-                if self.even_halves:
-                    if gray is None:
-                        gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-                    even = even_about_divider(gray, c)
-                    if even is not None:
-                        boxes.append(even)
-                        owner.append(i)
+            small = width * gain < self.snap_below_px
+            if not (small or self.even_halves):
                 continue
-            if shapes is not None:
+            if small and shapes is not None:
                 reshaped = to_neighbour_shape(c, shapes[i])
                 if reshaped is not None:
                     c = boxes[i] = reshaped
             if gray is None:
                 gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-            snapped, fit = snap_to_divider(gray, c)
-            if fit.found and abs(fit.shift) > 0.05 * width:
-                boxes.append(snapped)
+            if small:
+                snapped, fit = snap_to_divider(gray, c)
+                moved = snapped if fit.found and abs(fit.shift) > 0.05 * width else None
+            else:
+                moved = even_about_divider(gray, c)
+            if moved is not None:
+                boxes.append(moved)
                 owner.append(i)
         found = self.read_at(image, np.array(boxes, np.float32), tiles.confidence[owner])
         best: dict[int, TileReading] = {}
         for k, reading in enumerate(found):
-            held = best.get(owner[k])  # a snapped box wins a tie: it comes later
+            held = best.get(owner[k])  # a snapped or evened box wins a tie: it comes later
             if held is None or reading.confidence >= held.confidence:
                 best[owner[k]] = reading
         readings = sorted(best.values(), key=lambda t: -t.confidence)
