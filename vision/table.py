@@ -450,7 +450,7 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
         _match_neighbours(chain, tiles, e, uncertain)
     if look is not None:
         _reread_mismatches(chains, read, w, look, to_image, uncertain)
-    _settle_sandwiched(chains, e, uncertain)
+    _settle_sandwiched(chains, e, w, uncertain)
     _avoid_repeats(chains, tiles, e, uncertain)
     for chain in chains:
         for idx, _, _ in chain.tiles:
@@ -1224,19 +1224,26 @@ def _reread_before(chain: _Chain, k: int, read: list[_Tile], w: float, look: Loo
     return True
 
 
-def _settle_sandwiched(chains: list[_Chain], e: int, uncertain: list[Uncertainty]) -> None:
+def _settle_sandwiched(chains: list[_Chain], e: int, w: float,
+                       uncertain: list[Uncertainty]) -> None:
     """A tile inside a train that matches neither neighbour is the tile both say it is.
 
     A box shifted along a small tile misreads both halves at once (a 2-8 read
     1-7 between a 2 and an 8). A tile really laid wrong still matches whatever
     is laid on it afterwards (the next player plays on the end they see), so a
     mismatch on both sides at once is a misreading: the tile is taken as the
-    end before it and the near end after it. A tile read as a double is taken
-    so only when both ends are one count (a double stays a double), unless the
-    same double lies elsewhere on the table too (a set has one): such a double
-    matching only the tile laid on it is taken so as well. Never a
-    tile already on the table elsewhere. A train's first tile lies on the engine's
+    end before it and the near end after it. A tile matching one neighbour only
+    is taken so too when the same tile is read elsewhere on the table (a set has
+    one of each: a 9-7 read 9-5 beside the real 9-5), or when it was read as a
+    double lying along the train (doubles lie across it: a 6-7 read 6-6) that
+    matches the end it lies on. Otherwise a tile read as a double is taken so
+    only when both ends are one count (a double stays a double). Never a tile
+    already on the table elsewhere. A train's first tile lies on the engine's
     count. Reported (``matched-read``).
+
+    A tile from a second set laid wrong, the same as one on the table, is so
+    taken as its neighbours say once a tile is laid on it: a tracker reported
+    it when it was laid (``duplicate-tile``), while it was the train's end.
     """
     on_table = Counter((min(near, far), max(near, far)) for chain in chains
                        for _, near, far in chain.tiles)
@@ -1246,22 +1253,37 @@ def _settle_sandwiched(chains: list[_Chain], e: int, uncertain: list[Uncertainty
             idx, near, far = chain.tiles[k]
             end = chain.tiles[k - 1][2] if k else e
             after = chain.tiles[k + 1][1]
-            twin = near == far and on_table[(near, far)] >= 2
-            if near == end or (far == after and not twin):
+            twin = on_table[(min(near, far), max(near, far))] >= 2
+            # a double lies across its train: one read lying along it is a single misread
+            along = near == far and _lies_along(chain, k, w)
+            if far == after and not twin:
+                continue
+            if near == end and not ((twin or along) and far != after):
                 continue
             pair = (min(end, after), max(end, after))
-            if (near == far and end != after and not twin) or on_table[pair]:
+            if (near == far and end != after and not (twin or along)) or on_table[pair]:
                 continue
             chain.tiles[k] = (idx, end, after)
             on_table[(min(near, far), max(near, far))] -= 1
             on_table[pair] += 1
-            why = (f"a double also on the table elsewhere, not matching the {end} it lies on"
-                   if twin else f"matching neither the {end} it lies on nor the {after} laid "
-                   "on it")
+            if near != end and far != after:
+                why = f"matching neither the {end} it lies on nor the {after} laid on it"
+            else:
+                why = ("a tile also read elsewhere on the table" if twin
+                       else "a double lying along its train") + ", not matching the " + (
+                    f"{end} it lies on" if near != end else f"{after} laid on it")
             uncertain.append(Uncertainty(
                 "matched-read", f"tile {idx} was read {near}-{far}, {why}; taken as "
                 f"{end}-{after}, as its neighbours on train {chain.owner} have it", (idx,),
                 (chain.owner,)))
+
+
+def _lies_along(chain: _Chain, k: int, w: float) -> bool:
+    """Whether the train's ``k``-th tile lies along the train: its end moved about two
+    tile widths across it (to its far half), not one (to a crosswise double's centre)."""
+    before = chain.links[k][0]
+    after = chain.links[k + 1][0] if k + 1 < len(chain.links) else chain.end_ref
+    return float(np.linalg.norm(after - before)) > 1.5 * w
 
 
 def _engine_twins(chains: list[_Chain], tiles: Sequence[TileLike], e: int,

@@ -943,3 +943,51 @@ def test_a_count_beyond_its_range_is_taken_within_it() -> None:
     assert reading.table is not None
     assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
         (9, 3), (3, 12), (12, 12))
+
+
+def test_a_tile_read_as_one_also_on_the_table_is_settled_by_its_neighbours() -> None:
+    # seat 0: 9-1 1-2 2-3; Mexican 9-3 3-5 5-6, the 3-5 read 3-2: a set has one 2-3, and
+    # this one does not match the 5-6 laid on it
+    mexican = [_lengthwise((72, 0), (96, 0), (9, 3)), _lengthwise((120, 0), (144, 0), (3, 2)),
+               _lengthwise((168, 0), (192, 0), (5, 6))]
+    reading = reconstruct([ENGINE, *SEAT0_DOWN[:3], *mexican], None, 3)
+    assert reading.table is not None
+    assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
+        (9, 3), (3, 5), (5, 6))
+    assert reading.table.train(0).tiles == ((9, 1), (1, 2), (2, 3))  # type: ignore[union-attr]
+    assert _kinds(reading) == ["matched-read"]
+    assert "also read elsewhere" in reading.uncertainties[0].message
+    # its near half misread instead: a 3-2 read 1-2 under a 2-6, a 1-2 on seat 0's train
+    mexican[1:] = [_lengthwise((120, 0), (144, 0), (1, 2)),
+                   _lengthwise((168, 0), (192, 0), (2, 6))]
+    reading = reconstruct([ENGINE, *SEAT0_DOWN[:2], *mexican], None, 3)
+    assert reading.table is not None
+    assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
+        (9, 3), (3, 2), (2, 6))
+    assert _kinds(reading) == ["matched-read"]
+    # read once on the table, a tile that matches one side only stays, for the rules
+    reading = reconstruct([ENGINE, SEAT0_DOWN[0], *mexican], None, 3)
+    assert reading.table is not None
+    assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
+        (9, 3), (1, 2), (2, 6))
+    assert reading.uncertainties == []
+
+
+def test_a_double_read_lying_along_its_train_is_taken_as_the_single_its_neighbours_say() -> None:
+    # Mexican train 9-3 3-5 5-6, the 3-5 read 3-3: doubles lie across a train, so a 3-3
+    # lying along it, not matching the 5-6 laid on it, is the 3-5
+    mexican = [_lengthwise((72, 0), (96, 0), (9, 3)), _lengthwise((120, 0), (144, 0), (3, 3)),
+               _lengthwise((168, 0), (192, 0), (5, 6))]
+    reading = reconstruct([ENGINE, *mexican], None, 3)
+    assert reading.table is not None
+    assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
+        (9, 3), (3, 5), (5, 6))
+    assert _kinds(reading) == ["matched-read"]
+    assert "lying along its train" in reading.uncertainties[0].message
+    # a 3-3 lying across it stays a double, and the 5-6 laid wrong on it, for the rules
+    mexican[1:] = [_crosswise((120, 0), (0, 1), 3), _lengthwise((144, 0), (168, 0), (5, 6))]
+    reading = reconstruct([ENGINE, *mexican], None, 3)
+    assert reading.table is not None
+    assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
+        (9, 3), (3, 3), (5, 6))
+    assert "matched-read" not in _kinds(reading)
