@@ -116,7 +116,8 @@ def divider_profile(gray: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, 
                        [v[1] * scale, u[1] * scale, origin[1]]], dtype=np.float64)
     src = gray
     if scale > 1.5:  # shrink before sampling so that pips and lines do not alias
-        src = cv2.GaussianBlur(gray, (0, 0), 0.45 * scale)
+        src, (x0, y0) = _blurred_around(gray, matrix, (n, along), 0.45 * scale)
+        matrix[:, 2] -= (x0, y0)
     strip = cv2.warpAffine(src, matrix, (n, along), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                            borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
     mid = (along - 1) // 2
@@ -140,6 +141,25 @@ def divider_profile(gray: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, 
     ends = np.maximum(sides[lo], 0) + np.maximum(sides[hi], 0)
     score = divider[inside] + END_WEIGHT * ends / 2
     return offsets[inside], score
+
+
+def _blurred_around(gray: np.ndarray, matrix: np.ndarray, size: tuple[int, int],
+                    sigma: float) -> tuple[np.ndarray, tuple[int, int]]:
+    """``gray`` blurred (``sigma``) where the strip ``matrix`` maps ``size`` samples to,
+    and the region's top-left corner: the region reaches beyond them by the blur's
+    reach, so the samples are those of the whole image blurred (the same border
+    handling where it meets the image's edge), at a tile's cost, not the image's."""
+    w, h = size
+    corners = np.array([[0, 0, 1], [w, 0, 1], [0, h, 1], [w, h, 1]], np.float64) @ matrix.T
+    reach = int(np.ceil(4 * sigma)) + 3
+    x0 = int(max(np.floor(corners[:, 0].min()) - reach, 0))
+    y0 = int(max(np.floor(corners[:, 1].min()) - reach, 0))
+    x1 = int(min(np.ceil(corners[:, 0].max()) + reach + 1, gray.shape[1]))
+    y1 = int(min(np.ceil(corners[:, 1].max()) + reach + 1, gray.shape[0]))
+    if x1 <= x0 or y1 <= y0:  # the strip lies wholly off the image
+        return cv2.GaussianBlur(gray, (0, 0), sigma), (0, 0)
+    region = gray[y0:y1, x0:x1]
+    return cv2.GaussianBlur(region, (0, 0), sigma), (x0, y0)
 
 
 def fit_divider(gray: np.ndarray, corners: np.ndarray) -> DividerFit:

@@ -10,9 +10,17 @@ import numpy as np
 import pytest
 from reader_fixtures import untrained_dir
 
+from vision import divider
 from vision.crops import order_corners
 from vision.detections import Detections
-from vision.divider import EVEN_UP_TO, _quantile, even_about_divider, fit_divider, snap_to_divider
+from vision.divider import (
+    EVEN_UP_TO,
+    _quantile,
+    divider_profile,
+    even_about_divider,
+    fit_divider,
+    snap_to_divider,
+)
 from vision.reader import TileReader, distinct
 
 EVAL = Path(__file__).resolve().parents[2] / "datasets" / "eval"
@@ -237,3 +245,25 @@ def test_quantile_is_numpys_linear_percentile(shape: tuple[int, ...], q: float) 
     assert np.allclose(_quantile(values, q), np.percentile(values, 100 * q))
     if len(shape) == 2:
         assert np.allclose(_quantile(values, q, axis=1), np.percentile(values, 100 * q, axis=1))
+
+
+def test_a_big_tiles_profile_is_the_whole_image_blurred_there(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # big tiles are blurred before their strip is sampled; only the region around the
+    # strip is, and that must read exactly as the whole image blurred, at the image's
+    # edge too (the train's first tile cut by it)
+    image, boxes = draw_train(3, [3, 5], width=BIG)
+    image = np.ascontiguousarray(image[:, 2 * BIG + BIG // 2:])
+    boxes = [b - np.float32([2 * BIG + BIG // 2, 0]) for b in boxes]
+    tilted = cv2.getRotationMatrix2D((image.shape[1] / 2, image.shape[0] / 2), 17, 1.0)
+    turned = cv2.warpAffine(image, tilted, image.shape[::-1], borderValue=70)
+    turned_boxes = [cv2.transform(b[None], tilted)[0] for b in boxes]
+    around = [(image, b) for b in boxes] + [(turned, b) for b in turned_boxes]
+    got = [divider_profile(gray, b) for gray, b in around]
+    monkeypatch.setattr(divider, "_blurred_around",
+                        lambda gray, matrix, size, sigma: (
+                            cv2.GaussianBlur(gray, (0, 0), sigma), (0, 0)))
+    for (gray, b), (offsets, scores) in zip(around, got, strict=True):
+        want_offsets, want_scores = divider_profile(gray, b)
+        assert np.array_equal(offsets, want_offsets)
+        assert np.array_equal(scores, want_scores)
