@@ -1232,18 +1232,19 @@ def _settle_sandwiched(chains: list[_Chain], e: int, w: float,
     1-7 between a 2 and an 8). A tile really laid wrong still matches whatever
     is laid on it afterwards (the next player plays on the end they see), so a
     mismatch on both sides at once is a misreading: the tile is taken as the
-    end before it and the near end after it. A tile matching one neighbour only
-    is taken so too when the same tile is read elsewhere on the table (a set has
-    one of each: a 9-7 read 9-5 beside the real 9-5), or when it was read as a
-    double lying along the train (doubles lie across it: a 6-7 read 6-6) that
-    matches the end it lies on. Otherwise a tile read as a double is taken so
-    only when both ends are one count (a double stays a double). Never a tile
-    already on the table elsewhere. A train's first tile lies on the engine's
-    count. Reported (``matched-read``).
-
-    A tile from a second set laid wrong, the same as one on the table, is so
-    taken as its neighbours say once a tile is laid on it: a tracker reported
-    it when it was laid (``duplicate-tile``), while it was the train's end.
+    end before it and the near end after it. A tile matching the end it lies on
+    but not the tile laid on it is taken so too when the same tile is read
+    elsewhere on the table (a set has one of each: a 9-7 read 9-5 beside the
+    real 9-5), or when it was read as a double lying along the train (doubles
+    lie across it: a 6-7 read 6-6). A single matching only the tile laid on it
+    stays, even when read elsewhere too: the next player laid on what they saw,
+    so it may be a tile laid wrong, a second set's among them (the rules' and a
+    tracker's ``duplicate-tile``); so does a double, unless it is read twice and
+    lies along the train (a second set's double laid wrong would lie across).
+    Otherwise a tile read as a double is taken so only when both ends are one
+    count (a double stays a double). Never a tile already on the table
+    elsewhere. A train's first tile lies on the engine's count. Reported
+    (``matched-read``).
     """
     on_table = Counter((min(near, far), max(near, far)) for chain in chains
                        for _, near, far in chain.tiles)
@@ -1256,8 +1257,8 @@ def _settle_sandwiched(chains: list[_Chain], e: int, w: float,
             twin = on_table[(min(near, far), max(near, far))] >= 2
             # a double lies across its train: one read lying along it is a single misread
             along = near == far and _lies_along(chain, k, w)
-            if far == after and not twin:
-                continue
+            if far == after and not (twin and along):
+                continue  # laid wrong (maybe a second set's tile): for the rules
             if near == end and not ((twin or along) and far != after):
                 continue
             pair = (min(end, after), max(end, after))
@@ -1279,8 +1280,9 @@ def _settle_sandwiched(chains: list[_Chain], e: int, w: float,
 
 
 def _lies_along(chain: _Chain, k: int, w: float) -> bool:
-    """Whether the train's ``k``-th tile lies along the train: its end moved about two
-    tile widths across it (to its far half), not one (to a crosswise double's centre)."""
+    """Whether the train's ``k``-th tile lies along the train: laying it moved the
+    train's end on about two tile widths (to its far half), not one (to the centre
+    of a double lying across)."""
     before = chain.links[k][0]
     after = chain.links[k + 1][0] if k + 1 < len(chain.links) else chain.end_ref
     return float(np.linalg.norm(after - before)) > 1.5 * w

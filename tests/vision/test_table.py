@@ -957,16 +957,18 @@ def test_a_tile_read_as_one_also_on_the_table_is_settled_by_its_neighbours() -> 
     assert reading.table.train(0).tiles == ((9, 1), (1, 2), (2, 3))  # type: ignore[union-attr]
     assert _kinds(reading) == ["matched-read"]
     assert "also read elsewhere" in reading.uncertainties[0].message
-    # its near half misread instead: a 3-2 read 1-2 under a 2-6, a 1-2 on seat 0's train
-    mexican[1:] = [_lengthwise((120, 0), (144, 0), (1, 2)),
-                   _lengthwise((168, 0), (192, 0), (2, 6))]
+    # read once on the table, a tile that matches one side only stays, for the rules
     reading = reconstruct([ENGINE, *SEAT0_DOWN[:2], *mexican], None, 3)
     assert reading.table is not None
     assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
-        (9, 3), (3, 2), (2, 6))
-    assert _kinds(reading) == ["matched-read"]
-    # read once on the table, a tile that matches one side only stays, for the rules
-    reading = reconstruct([ENGINE, SEAT0_DOWN[0], *mexican], None, 3)
+        (9, 3), (3, 2), (5, 6))
+    assert reading.uncertainties == []
+    # a 1-2 under a 2-6 on a 3, a 1-2 on seat 0's train too: the tile the next player
+    # laid on matches, so it is a second set's 1-2 laid wrong as much as a misread 3-2;
+    # it stays, for the rules (a tracker saw it laid: a duplicate and a mismatch)
+    mexican[1:] = [_lengthwise((120, 0), (144, 0), (1, 2)),
+                   _lengthwise((168, 0), (192, 0), (2, 6))]
+    reading = reconstruct([ENGINE, *SEAT0_DOWN[:2], *mexican], None, 3)
     assert reading.table is not None
     assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
         (9, 3), (1, 2), (2, 6))
