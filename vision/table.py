@@ -284,7 +284,7 @@ def _attach(end_ref: np.ndarray, direction: np.ndarray, end_value: int, t: _Tile
     """
     options: list[_Attach] = []
     # Lengthwise: the nearer half one width away, the tile pointing away from the end.
-    k = 0 if np.linalg.norm(t.halves[0] - end_ref) <= np.linalg.norm(t.halves[1] - end_ref) else 1
+    k = _nearer_half(t, end_ref)
     near_c, far_c = t.halves[k], t.halves[1 - k]
     d = near_c - end_ref
     r = float(np.linalg.norm(d)) / w
@@ -314,6 +314,11 @@ def _attach(end_ref: np.ndarray, direction: np.ndarray, end_value: int, t: _Tile
             score = abs(r - 1) + across + penalty
             options.append(_Attach(score, t, value, value, t.centre, _unit(d)))
     return min(options, key=lambda o: o.score) if options else None
+
+
+def _nearer_half(t: _Tile, point: np.ndarray) -> int:
+    """Which half of ``t`` (0 or 1) lies nearer ``point``; the first on a tie."""
+    return 0 if np.linalg.norm(t.halves[0] - point) <= np.linalg.norm(t.halves[1] - point) else 1
 
 
 def _angle_deg(v: np.ndarray) -> float:
@@ -512,8 +517,7 @@ def _starts(centre: np.ndarray, value: int, read: list[_Tile], w: float,
     for t in read:
         if t is skip or value not in t.values:
             continue
-        k = 0 if np.linalg.norm(t.halves[0] - centre) <= np.linalg.norm(
-            t.halves[1] - centre) else 1
+        k = _nearer_half(t, centre)
         if t.values[k] != value:
             continue
         out = t.halves[k] - centre
@@ -636,7 +640,7 @@ def _start_trains(pool: dict[int, _Tile], hub: np.ndarray, e: int, w: float, pla
     slots = players + 1
     radial: list[tuple[float, _Tile, int]] = []
     for t in pool.values():
-        k = 0 if np.linalg.norm(t.halves[0] - hub) <= np.linalg.norm(t.halves[1] - hub) else 1
+        k = _nearer_half(t, hub)
         out = t.halves[k] - hub
         if _cos(out, t.halves[1 - k] - t.halves[k]) >= math.cos(math.radians(30)):
             radial.append((float(np.linalg.norm(out)), t, k))
@@ -884,8 +888,7 @@ def _bridge_gap(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
         _, near_v, end_v = chain.tiles[-1]
         best: tuple[float, _Tile, int, tuple[int, int], np.ndarray] | None = None
         for t in pool.values():
-            k = 0 if np.linalg.norm(t.halves[0] - chain.end_ref) <= np.linalg.norm(
-                t.halves[1] - chain.end_ref) else 1
+            k = _nearer_half(t, chain.end_ref)
             d = t.halves[k] - chain.end_ref
             r = float(np.linalg.norm(d)) / w
             straight = math.cos(math.radians(BRIDGE_BEND_DEG))
@@ -1080,8 +1083,7 @@ def _over_other_half(outline: _Tile, sure: list[_Tile], w: float, end_ref: np.nd
     for t in sure:
         if float(np.linalg.norm(t.centre - outline.centre)) <= LOOK_NEAR_WIDTHS * w:
             continue
-        k = 0 if np.linalg.norm(t.halves[0] - end_ref) <= np.linalg.norm(
-            t.halves[1] - end_ref) else 1
+        k = _nearer_half(t, end_ref)
         if t.values[k] == end_value and any(
                 float(np.linalg.norm(p - t.halves[k])) < OVER_HALF_WIDTHS * w
                 for p in outline.halves):
@@ -1254,7 +1256,8 @@ def _settle_sandwiched(chains: list[_Chain], e: int, w: float,
             idx, near, far = chain.tiles[k]
             end = chain.tiles[k - 1][2] if k else e
             after = chain.tiles[k + 1][1]
-            twin = on_table[(min(near, far), max(near, far))] >= 2
+            read_as = (min(near, far), max(near, far))
+            twin = on_table[read_as] >= 2
             # a double lies across its train: one read lying along it is a single misread
             along = near == far and _lies_along(chain, k, w)
             if far == after and not (twin and along):
@@ -1265,7 +1268,7 @@ def _settle_sandwiched(chains: list[_Chain], e: int, w: float,
             if (near == far and end != after and not (twin or along)) or on_table[pair]:
                 continue
             chain.tiles[k] = (idx, end, after)
-            on_table[(min(near, far), max(near, far))] -= 1
+            on_table[read_as] -= 1
             on_table[pair] += 1
             if near != end and far != after:
                 why = f"matching neither the {end} it lies on nor the {after} laid on it"
@@ -1460,8 +1463,7 @@ def _report_leftovers(chains: list[_Chain], pool: dict[int, _Tile], w: float,
     for t in sorted(pool.values(), key=lambda t: t.index):
         gap_of: Owner | None = None
         for chain in chains:
-            k = 0 if np.linalg.norm(t.halves[0] - chain.end_ref) <= np.linalg.norm(
-                t.halves[1] - chain.end_ref) else 1
+            k = _nearer_half(t, chain.end_ref)
             d = t.halves[k] - chain.end_ref
             r = float(np.linalg.norm(d)) / w
             if TOUCH_HIGH < r <= GAP_WIDTHS and _cos(d, chain.direction) >= math.cos(
