@@ -1,6 +1,6 @@
-"""ONNX Runtime sessions for the two YOLO models, and decoding of their raw output.
+"""ONNX Runtime sessions for the YOLO models, and decoding of their raw output.
 
-Both models are ultralytics exports. Pre- and post-processing repeat what
+All models are ultralytics exports. Pre- and post-processing repeat what
 ultralytics does at prediction time, in NumPy and OpenCV only, so that a frame
 gives the same boxes here as in ``YOLO(...).predict`` (the tests check it):
 
@@ -9,7 +9,8 @@ gives the same boxes here as in ``YOLO(...).predict`` (the tests check it):
 - detect output ``(B, 4 + nc, A)``: centre, size, class scores per anchor;
   best class per anchor, confidence filter, greedy NMS per class;
 - OBB output ``(B, 4 + nc + 1, A)``: the same plus an angle in radians;
-  NMS with probabilistic IoU (``probiou``) in ultralytics' "fast NMS" form.
+  NMS with probabilistic IoU (``probiou``) in ultralytics' "fast NMS" form;
+- classify output ``(B, nc)``: class probabilities (the export ends in a softmax).
 
 ``models/models.json`` names the files, input sizes, class names and tasks.
 """
@@ -47,7 +48,7 @@ class ModelSpec:
     file: Path
     imgsz: int
     names: tuple[str, ...]
-    task: str  # "obb" or "detect"
+    task: str  # "obb", "detect" or "classify"
 
     @classmethod
     def from_json(cls, folder: Path, obj: dict[str, Any]) -> ModelSpec:
@@ -93,8 +94,9 @@ def load_specs(models_dir: str | os.PathLike[str] | None = None) -> dict[str, Mo
     for key in ("tiles", "pips"):
         if key not in specs:
             raise BadInputError(str(index), f"no {key!r} model listed")
-        if not specs[key].file.is_file():
-            raise BadInputError(str(specs[key].file), "no such model file")
+    for spec in specs.values():
+        if not spec.file.is_file():
+            raise BadInputError(str(spec.file), "no such model file")
     return specs
 
 
@@ -498,3 +500,26 @@ class BoxDetector(_Detector):
         return decode_detect_batch(outputs, boxes, conf_threshold=self.conf_threshold,
                                    iou_threshold=self.iou_threshold, max_det=self.max_det,
                                    nc=len(self.names))
+
+
+class Classifier:
+    """Whole-crop classifier run on a batch of crops (the ``halves`` model): each
+    crop's class probabilities. Crops of another size are resized to the model's
+    (a classify export takes its trained size, as ultralytics resizes and centre-crops)."""
+
+    def __init__(self, spec: ModelSpec, threads: int | None = None) -> None:
+        self.model = OnnxModel(spec, threads)
+        self.names = spec.names
+
+    def __call__(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        """Probabilities ``(len(crops), nc)``, rows summing to 1."""
+        if not crops:
+            return np.zeros((0, len(self.names)), np.float32)
+        h, w = self.model.size
+        sized = [c if c.shape[:2] == (h, w) else
+                 cv2.resize(c, (w, h), interpolation=cv2.INTER_LINEAR) for c in crops]
+        probs = np.asarray(self.model.run(to_blob(sized)), np.float32)
+        if probs.ndim != 2 or probs.shape[1] != len(self.names):
+            raise ValueError(f"unexpected classifier output shape {probs.shape} "
+                             f"for {len(self.names)} classes")
+        return probs

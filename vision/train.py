@@ -80,6 +80,34 @@ head:
   - [[16, 19, 22], 1, Detect, [nc]]
 """
 
+#: The half classifier (``halves``): YOLO11's classification layers at the nano scale
+#: (depth 0.5, width 0.25; about 1.5 M parameters, most in the last layers, which run
+#: at 3x3 on a 96 px crop). One class per count, 0 to ``HALF_CLASSES - 1``.
+HALVES_YAML = """\
+nc: {nc}
+depth_multiple: 0.5
+width_multiple: 0.25
+max_channels: 1024
+backbone:
+  - [-1, 1, Conv, [64, 3, 2]]
+  - [-1, 1, Conv, [128, 3, 2]]
+  - [-1, 2, C3k2, [256, False, 0.25]]
+  - [-1, 1, Conv, [256, 3, 2]]
+  - [-1, 2, C3k2, [512, False, 0.25]]
+  - [-1, 1, Conv, [512, 3, 2]]
+  - [-1, 2, C3k2, [512, True]]
+  - [-1, 1, Conv, [1024, 3, 2]]
+  - [-1, 2, C3k2, [1024, True]]
+  - [-1, 2, C2PSA, [1024]]
+head:
+  - [-1, 1, Classify, [nc]]
+"""
+#: Counts the half classifier knows: 0 to 18 (a double-18 set's halves).
+HALF_CLASSES = 19
+#: One in this many training crops of a count the validation crops lack goes to
+#: validation instead (ultralytics wants every class in both).
+BORROW_EVERY = 50
+
 TILE_NAMES = ["tile", "marker"]
 PIP_NAMES = ["pip"]
 
@@ -185,6 +213,55 @@ def pip_dataset(data: Path, plan: Plan) -> Path:
     """Generate half-tile crops and the detect dataset; returns its ``data.yaml``."""
     from datasets.yolo_export import export_pips
 
+    out = data / "yolo-pips"
+    folders = crop_folders(data, plan)
+    if out.exists():
+        shutil.rmtree(out)
+    return export_pips(folders, out)
+
+
+def halves_dataset(data: Path, plan: Plan) -> Path:
+    """The pip model's crops (generated if missing) as a classification dataset
+    (:func:`class_folders`); returns its folder."""
+    return class_folders(crop_folders(data, plan), data / "halves-cls")
+
+
+def class_folders(folders: dict[str, list[Path]], out: Path) -> Path:
+    """Half crops (``{"train": [folder, ...], "val": [...]}``) as a classification
+    dataset: ``out/train/NN/`` and ``out/val/NN/`` hold links to the crops whose
+    label ``value`` is ``NN``. A count the validation crops lack borrows one in
+    ``BORROW_EVERY`` of its training crops; one never trained on is not validated."""
+    if out.exists():
+        shutil.rmtree(out)
+    split: dict[str, dict[int, list[Path]]] = {"train": {}, "val": {}}
+    for name, group in folders.items():
+        for folder in group:
+            for label in sorted(folder.glob("*.json")):
+                value = int(json.loads(label.read_text())["value"])
+                split[name].setdefault(value, []).append(label.with_suffix(".png"))
+    train, val = split["train"], split["val"]
+    for value in list(val):
+        if value not in train:
+            del val[value]  # a count never trained on cannot be validated
+    for value, crops in train.items():
+        if value not in val:
+            val[value] = crops[::BORROW_EVERY]
+            train[value] = [c for k, c in enumerate(crops) if k % BORROW_EVERY] or crops
+    for name, by_value in split.items():
+        for value, crops in by_value.items():
+            folder = out / name / f"{value:02d}"
+            folder.mkdir(parents=True)
+            for crop in crops:
+                link = folder / f"{crop.parent.name}_{crop.name}"
+                try:
+                    link.symlink_to(crop.resolve())
+                except OSError:  # no symbolic links here: copy
+                    shutil.copyfile(crop, link)
+    return out
+
+
+def crop_folders(data: Path, plan: Plan) -> dict[str, list[Path]]:
+    """Half-tile crop folders for training and validation, generated where missing."""
     crops = data / "crops"
     n, n_val = plan.pip_count, max(16, plan.pip_count // 12)
 
@@ -193,7 +270,7 @@ def pip_dataset(data: Path, plan: Plan) -> Path:
         return [_synth_once(crops / (stem if k == 0 else f"{stem}-{k + 1}"), kind, n,
                             SEEDS[f"{kind}-train"] + k, plan.jobs) for k in range(count)]
 
-    folders = {
+    return {
         "train": [
             _synth_once(crops / "train", "crops", n, SEEDS["crops-train"], plan.jobs),
             *sets("crops-table", "table-train", plan.table_crop_sets),
@@ -206,10 +283,6 @@ def pip_dataset(data: Path, plan: Plan) -> Path:
             ),
         ],
     }
-    out = data / "yolo-pips"
-    if out.exists():
-        shutil.rmtree(out)
-    return export_pips(folders, out)
 
 
 def _ultralytics(threads: int) -> Any:
@@ -258,6 +331,21 @@ def train_model(
             "flipud": 0.5,
             "lr0": 0.01,
         }
+    elif which == "halves":
+        runs.mkdir(parents=True, exist_ok=True)
+        cfg = runs / "yolo11-halves-cls.yaml"
+        cfg.write_text(HALVES_YAML.format(nc=HALF_CLASSES))
+        model = yolo(str(init) if init else str(cfg), task="classify")
+        extra = {
+            "batch": 128,
+            "scale": 0.05,  # crops of 95-100 % of the half: a pip cut off changes the count
+            "erasing": 0.0,  # so would erasing a patch
+            "auto_augment": None,
+            "fliplr": 0.5,
+            "flipud": 0.5,
+            "hsv_h": 0.03,
+            "lr0": 0.01,
+        }
     else:
         runs.mkdir(parents=True, exist_ok=True)
         cfg = runs / "yolo11-pips.yaml"
@@ -286,7 +374,7 @@ def train_model(
         workers=workers if gpu else 0,
         patience=0,
         cos_lr=True,
-        val=False,
+        val=which == "halves",  # a classifier's validation is a few seconds: record it
         plots=False,
         cache=True,
         seed=0,
@@ -318,7 +406,7 @@ def export_onnx(weights: Path, imgsz: int, dynamic: bool, threads: int = 2) -> P
 
 def install(
     which: str, weights: Path, onnx: Path, models: Path, imgsz: int, info: dict[str, Any],
-    calibration: Path | None = None,
+    calibration: Path | None = None, names: list[str] | None = None,
 ) -> None:
     """Copy weights and ONNX into ``models/`` and merge the entry into ``models.json``.
 
@@ -336,11 +424,14 @@ def install(
         file = quantize_installed(models, calibration)
     if which == "tiles" and calibration is not None:
         file = quantize_installed_tiles(models, calibration)
+    if names is None:
+        names = {"tiles": TILE_NAMES, "pips": PIP_NAMES,
+                 "halves": [f"{v:02d}" for v in range(HALF_CLASSES)]}[which]
     entry = {
         "file": file,
         "imgsz": imgsz,
-        "names": TILE_NAMES if which == "tiles" else PIP_NAMES,
-        "task": "obb" if which == "tiles" else "detect",
+        "names": names,
+        "task": {"tiles": "obb", "pips": "detect", "halves": "classify"}[which],
     }
     _merge_json(models / "models.json", {which: entry})
     _merge_json(models / "training.json", {which: info})
@@ -381,9 +472,11 @@ def _merge_json(path: Path, update: dict[str, Any]) -> None:
 
 
 def run_training(which: str, plan: Plan, data: Path, runs: Path, models: Path) -> dict[str, Any]:
-    """Generate, train, export and install ``which`` (``tiles`` or ``pips``)."""
+    """Generate, train, export and install ``which`` (``tiles``, ``pips`` or ``halves``)."""
     if which == "tiles":
         yaml, imgsz, epochs = tile_dataset(data, plan), plan.imgsz, plan.tile_epochs
+    elif which == "halves":
+        yaml, imgsz, epochs = halves_dataset(data, plan), 96, plan.pip_epochs
     else:
         yaml, imgsz, epochs = pip_dataset(data, plan), 96, plan.pip_epochs
     init = Path(plan.init) if plan.init else None
@@ -401,15 +494,17 @@ def run_training(which: str, plan: Plan, data: Path, runs: Path, models: Path) -
         "count": plan.tile_count if which == "tiles" else plan.pip_count,
         **(
             {"table_crop_sets": plan.table_crop_sets, "high_crop_sets": plan.high_crop_sets}
-            if which == "pips"
+            if which in ("pips", "halves")
             else {}
         ),
         "init": plan.init,
         "device": plan.device,
         "val_metrics": {k: round(v, 4) for k, v in metrics.items()},
     }
-    install(which, best, onnx, models, imgsz, info,
-            calibration=data / ("crops" if which == "pips" else "scenes"))
+    calibration = {"tiles": data / "scenes", "pips": data / "crops"}.get(which)
+    # a classifier's classes are its dataset's folders, in order (a small run may lack some)
+    names = sorted(p.name for p in (yaml / "train").iterdir()) if which == "halves" else None
+    install(which, best, onnx, models, imgsz, info, calibration=calibration, names=names)
     return info
 
 
@@ -421,7 +516,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "training from yaml, ONNX export, models/models.json.",
     )
     defaults = Plan()
-    p.add_argument("--which", choices=("tiles", "pips", "both"), default="both")
+    p.add_argument("--which", choices=("tiles", "pips", "halves", "both", "all"), default="all",
+                   help="the model to train: the tile detector, the pip detector, the half "
+                   "classifier, both detectors or all three (default all)")
     p.add_argument(
         "--epochs",
         type=int,
@@ -499,8 +596,9 @@ def run(args: argparse.Namespace) -> int:
             "--device", f"must be 'cpu' or a CUDA device index, got {args.device!r}"
         )
     if args.init is not None:
-        if args.which == "both":
-            raise BadInputError("--init", "continues one model: give --which tiles or pips")
+        if args.which in ("both", "all"):
+            raise BadInputError("--init", "continues one model: give --which tiles, pips "
+                                "or halves")
         if not Path(args.init).is_file():
             raise BadInputError(args.init, "no such weights file")
     import importlib.util
@@ -532,7 +630,8 @@ def run(args: argparse.Namespace) -> int:
         (out / "eval.json").write_text(json.dumps(report, indent=2) + "\n")
         print(json.dumps(report, indent=2))
         return 0
-    which = ("tiles", "pips") if args.which == "both" else (args.which,)
+    which = {"both": ("tiles", "pips"), "all": ("tiles", "pips", "halves")}.get(
+        args.which, (args.which,))
     for name in which:
         info = run_training(name, plan, Path(args.data), Path(args.runs), Path(args.out))
         print(f"{name}: {json.dumps(info)}")

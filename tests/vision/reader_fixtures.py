@@ -57,7 +57,8 @@ def _offline_env() -> None:
 
 def build_untrained_models(folder: Path) -> Path:
     """Write ``tiles.onnx``, ``pips.onnx`` (dynamic batch), ``pips_fixed.onnx``
-    (the same weights, batch 1) and ``models.json`` into ``folder``."""
+    (the same weights, batch 1), ``halves.onnx`` (a count classifier on 96 px,
+    classes ``00``-``18``; not listed) and ``models.json`` into ``folder``."""
     if (folder / "models.json").exists():
         return folder
     with warnings.catch_warnings():
@@ -72,7 +73,7 @@ def _build(folder: Path) -> Path:
     _offline_env()
     import torch
     from ultralytics import YOLO
-    from ultralytics.nn.tasks import DetectionModel, OBBModel
+    from ultralytics.nn.tasks import ClassificationModel, DetectionModel, OBBModel
 
     folder.mkdir(parents=True, exist_ok=True)
     work = folder / "work"
@@ -120,12 +121,35 @@ def _build(folder: Path) -> Path:
     pips = build("yolo11n.yaml", ["pip"], "detect", 96)
     export(pips, 96, True, "pips.onnx")
     export(pips, 96, False, "pips_fixed.onnx")
+    halves: Any = YOLO("yolo11n-cls.yaml", task="classify")
+    cfg = dict(halves.model.yaml)
+    cfg["nc"] = len(HALF_NAMES)
+    halves.model = ClassificationModel(cfg, nc=len(HALF_NAMES), verbose=False)
+    halves.model.names = dict(enumerate(HALF_NAMES))
+    halves.model.args = {"task": "classify", "imgsz": 96, "data": ""}
+    halves.model.task = "classify"
+    halves.model.eval()
+    linear = halves.model.model[-1].linear
+    seen: list[Any] = []
+    hook = linear.register_forward_hook(lambda m, i, o: seen.append(i[0]))
+    with torch.no_grad():  # untrained: scale the last layer up to what tells crops apart
+        halves.model(torch.rand(8, 3, 96, 96) * torch.rand(8, 1, 1, 1))
+        hook.remove()
+        features = seen[0]
+        linear.weight.copy_(torch.randn_like(linear.weight) * 1.5
+                            / (features.std(dim=0) * linear.weight.shape[1] ** 0.5 + 1e-12))
+        linear.bias.copy_(-linear.weight @ features.mean(dim=0))
+    export(halves, 96, True, "halves.onnx")
     shutil.rmtree(work, ignore_errors=True)
     index = {"tiles": {"file": "tiles.onnx", "imgsz": 384, "names": ["tile", "marker"],
                        "task": "obb"},
              "pips": {"file": "pips.onnx", "imgsz": 96, "names": ["pip"], "task": "detect"}}
     (folder / "models.json").write_text(json.dumps(index, indent=1))
     return folder
+
+
+#: Class names of the untrained half classifier: counts 0-18, as ``mtrain train`` names them.
+HALF_NAMES = [f"{v:02d}" for v in range(19)]
 
 
 def untrained_dir(factory: pytest.TempPathFactory) -> Path:

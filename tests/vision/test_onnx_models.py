@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 import pytest
 from reader_fixtures import (
+    HALF_NAMES,
     fixed_batch_dir,
     quiet_predict,
     restore_pil_open,
@@ -22,7 +23,9 @@ from engine.errors import BadInputError
 from vision.detections import Detections
 from vision.onnx_models import (
     BoxDetector,
+    Classifier,
     Letterbox,
+    ModelSpec,
     ObbDetector,
     OnnxModel,
     decode_detect,
@@ -211,6 +214,30 @@ class TestDecodersAgainstUltralytics:
             assert np.allclose(mine.confidence, theirs.confidence, atol=1e-5)
             total += len(mine)
         assert total > 5
+
+    def test_classifier_on_a_batch_of_crops(self, untrained_models: Path) -> None:
+        spec = ModelSpec(untrained_models / "halves.onnx", 96, tuple(HALF_NAMES), "classify")
+        rng = np.random.default_rng(8)
+        crops = [_blurred_noise(rng, (96, 96)) for _ in range(3)]
+        crops += [np.full((96, 96, 3), 230, np.uint8), np.full((96, 96, 3), 20, np.uint8)]
+        ours = Classifier(spec)(crops)
+        assert ours.shape == (5, len(HALF_NAMES))
+        assert np.allclose(ours.sum(axis=1), 1.0, atol=1e-5)
+        model = ultralytics_yolo(spec.file, "classify")
+        for crop, mine in zip(crops, ours, strict=True):
+            theirs = quiet_predict(model, crop, imgsz=96).probs.data.numpy()
+            assert np.allclose(mine, theirs, atol=1e-5)
+        assert np.ptp(ours, axis=1).min() > 0.05  # the stand-in's classes are not all alike
+        assert not np.allclose(ours[-2], ours[-1], atol=1e-2)  # and it looks at the crop
+
+    def test_classifier_resizes_other_crops_and_takes_none(self, untrained_models: Path
+                                                           ) -> None:
+        spec = ModelSpec(untrained_models / "halves.onnx", 96, tuple(HALF_NAMES), "classify")
+        classify = Classifier(spec)
+        crop = _blurred_noise(np.random.default_rng(9), (96, 96))
+        small = cv2.resize(crop, (48, 48), interpolation=cv2.INTER_AREA)
+        assert classify([small]).shape == (1, len(HALF_NAMES))
+        assert classify([]).shape == (0, len(HALF_NAMES))
 
     def test_fixed_and_dynamic_batch_agree(self, untrained_models: Path,
                                            untrained_fixed_batch: Path) -> None:

@@ -89,6 +89,17 @@ class StubPips:
         return out
 
 
+class StubClassifier:
+    """The ``halves`` classifier's probabilities: all on one count per crop, in order."""
+
+    def __init__(self, counts: Sequence[int], classes: int = 19) -> None:
+        self.counts = counts
+        self.names = tuple(f"{v:02d}" for v in range(classes))
+
+    def __call__(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        return np.eye(len(self.names), dtype=np.float32)[list(self.counts[:len(crops)])]
+
+
 @pytest.fixture
 def reader(untrained_models: Path) -> TileReader:
     return TileReader(untrained_models, max_value=12)
@@ -182,6 +193,48 @@ class TestReadingLogic:
         vars(reader)["pip_detector"] = StubPips([[0.9] * 13, [0.9] * 2])
         t = reader.read(two_colour_tile_image()).tiles[0]
         assert t.values == (13, 2) and t.uncertain
+
+    def test_the_half_classifier_makes_up_missed_pips(self, reader: TileReader) -> None:
+        assert reader.half_classifier is None  # the stand-in models list none
+        vars(reader)["detector"] = StubDetector(Detections(
+            TILE[None], np.array([0.95]), np.array([0])))
+        vars(reader)["pip_detector"] = StubPips([[0.9] * 7, [0.9] * 2])
+        assert reader.read(two_colour_tile_image()).tiles[0].values == (7, 2)
+        vars(reader)["half_classifier"] = StubClassifier([10, 2])
+        t = reader.read(two_colour_tile_image()).tiles[0]
+        assert t.values == (10, 2) and not t.uncertain
+        assert t.ranges == ((7, 10), (2, 2))  # what the pips said stays possible
+
+    def test_the_half_classifier_is_not_believed_far_from_the_pips(self, reader: TileReader
+                                                                  ) -> None:
+        vars(reader)["detector"] = StubDetector(Detections(
+            TILE[None], np.array([0.95]), np.array([0])))
+        vars(reader)["pip_detector"] = StubPips([[], [0.9] * 3])
+        vars(reader)["half_classifier"] = StubClassifier([12, 2])  # a blank is no blurred 12
+        assert reader.read(two_colour_tile_image()).tiles[0].values == (0, 3)
+
+    def test_counts_beyond_a_double_12_keep_the_pips_count(self, untrained_models: Path
+                                                          ) -> None:
+        reader = TileReader(untrained_models, max_value=18)
+        vars(reader)["detector"] = StubDetector(Detections(
+            TILE[None], np.array([0.95]), np.array([0])))
+        vars(reader)["pip_detector"] = StubPips([[0.9] * 13, [0.9] * 11])
+        vars(reader)["half_classifier"] = StubClassifier([15, 14])
+        assert reader.read(two_colour_tile_image()).tiles[0].values == (13, 11)
+        vars(reader)["half_classifier"] = StubClassifier([15, 12])
+        assert reader.read(two_colour_tile_image()).tiles[0].values == (13, 12)
+
+    def test_a_failing_classifier_fails_the_reading(self, reader: TileReader) -> None:
+        class Broken(StubClassifier):
+            def __call__(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+                raise RuntimeError("classifier gone")
+
+        vars(reader)["detector"] = StubDetector(Detections(
+            TILE[None], np.array([0.95]), np.array([0])))
+        vars(reader)["pip_detector"] = StubPips([[0.9] * 7, [0.9] * 2])
+        vars(reader)["half_classifier"] = Broken([0, 0])
+        with pytest.raises(RuntimeError, match="classifier gone"):
+            reader.read(two_colour_tile_image())
 
     def test_weak_detection_is_uncertain(self, reader: TileReader) -> None:
         vars(reader)["detector"] = StubDetector(Detections(
@@ -348,6 +401,43 @@ def test_trained_models_honour_exif_rotation(tmp_path: Path) -> None:
     again = reader.read(turned)
     assert sorted(sorted(t.values) for t in again.tiles) == sorted(
         sorted(t.values) for t in upright.tiles)
+
+
+def _with_halves(untrained_models: Path, folder: Path, names: list[str],
+                 file: str = "halves.onnx") -> Path:
+    """A copy of the stand-in models' index that also lists a ``halves`` classifier."""
+    folder.mkdir()
+    index = json.loads((untrained_models / "models.json").read_text())
+    for entry in index.values():
+        entry["file"] = str(untrained_models / entry["file"])
+    index["halves"] = {"file": str(untrained_models / file), "imgsz": 96, "names": names,
+                       "task": "classify"}
+    (folder / "models.json").write_text(json.dumps(index))
+    return folder
+
+
+def test_a_listed_half_classifier_is_loaded_and_can_be_left_out(untrained_models: Path,
+                                                                tmp_path: Path) -> None:
+    folder = _with_halves(untrained_models, tmp_path / "m", [f"{v:02d}" for v in range(19)])
+    assert TileReader(folder).half_classifier is not None
+    assert TileReader(folder, classify_halves=False).half_classifier is None
+    rng = np.random.default_rng(3)
+    image = cv2.GaussianBlur((rng.random((480, 640, 3)) * 255).astype(np.uint8), (0, 0), 3)
+    for t in TileReader(folder).read(image).tiles:  # runs end to end, side by side
+        assert all(0 <= v for v in t.values) and 0.0 <= t.confidence <= 1.0
+
+
+@pytest.mark.parametrize("names,file", [
+    (["zero", "one"] + [f"{v:02d}" for v in range(2, 19)], "halves.onnx"),
+    ([f"{v:02d}" for v in range(19)], "no-such-halves.onnx"),
+])
+def test_a_bad_half_classifier_is_a_clear_error(untrained_models: Path, tmp_path: Path,
+                                                names: list[str], file: str) -> None:
+    from engine.errors import BadInputError
+
+    folder = _with_halves(untrained_models, tmp_path / "m", names, file)
+    with pytest.raises(BadInputError, match="halves|no such model file"):
+        TileReader(folder)
 
 
 def test_degenerate_boxes_are_not_read(untrained_models: Path) -> None:

@@ -69,7 +69,8 @@ def test_setup_offline_puts_a_font_in_place(
 
 @pytest.mark.filterwarnings("ignore")
 def test_tiny_training_run_exports_onnx_and_models_json(tmp_path: Path) -> None:
-    """Both models, a handful of images, one epoch, 64 px: the whole pipeline runs offline."""
+    """All three models, a handful of images, one epoch, 64 px: the whole pipeline runs
+    offline."""
     pytest.importorskip("ultralytics")
     env = {
         **os.environ,
@@ -84,7 +85,7 @@ def test_tiny_training_run_exports_onnx_and_models_json(tmp_path: Path) -> None:
         "companion_app",
         "train",
         "--which",
-        "both",
+        "all",
         "--epochs",
         "1",
         "--count",
@@ -115,6 +116,12 @@ def test_tiny_training_run_exports_onnx_and_models_json(tmp_path: Path) -> None:
         "file": "pips.int8.onnx", "imgsz": 96, "names": ["pip"], "task": "detect"}
     # the crops-high set was made and trained on
     assert len(list((tmp_path / "data" / "crops" / "high-train").glob("*.png"))) == 8
+    # the half classifier: one class per count found in the crops, named by the count
+    halves = spec["halves"]
+    assert (halves["file"], halves["imgsz"], halves["task"]) == ("halves.onnx", 96, "classify")
+    classes = sorted((tmp_path / "data" / "halves-cls" / "train").iterdir())
+    assert halves["names"] == [c.name for c in classes] and len(classes) >= 2
+    assert all(0 <= int(name) <= 18 and len(name) == 2 for name in halves["names"])
 
     import numpy as np
     import onnxruntime as ort
@@ -123,6 +130,11 @@ def test_tiny_training_run_exports_onnx_and_models_json(tmp_path: Path) -> None:
         pips = ort.InferenceSession(str(tmp_path / "models" / name))
         out = pips.run(None, {pips.get_inputs()[0].name: np.zeros((3, 3, 96, 96), np.float32)})[0]
         assert out.shape[:2] == (3, 5)  # dynamic batch: 3 crops at once; 4 box values + 1 class
+    classify = ort.InferenceSession(str(tmp_path / "models" / "halves.onnx"))
+    out = classify.run(None, {classify.get_inputs()[0].name: np.zeros((3, 3, 96, 96),
+                                                                        np.float32)})[0]
+    assert out.shape == (3, len(halves["names"]))  # a probability per count, per crop
+    assert np.allclose(out.sum(axis=1), 1.0, atol=1e-4)
     for name in ("tiles.onnx", "tiles.int8.onnx"):
         tiles = ort.InferenceSession(str(tmp_path / "models" / name))
         assert tiles.get_inputs()[0].shape[1] == 3
@@ -142,6 +154,8 @@ def test_shipped_models_match_models_json() -> None:
     spec = json.loads(spec_path.read_text())
     assert spec["tiles"]["names"] == ["tile", "marker"] and spec["tiles"]["task"] == "obb"
     assert spec["pips"]["names"] == ["pip"] and spec["pips"]["task"] == "detect"
+    counts = [int(name) for name in spec["halves"]["names"]]
+    assert spec["halves"]["task"] == "classify" and counts == list(range(19))
     for entry in spec.values():
         session = ort.InferenceSession(str(ROOT / "models" / entry["file"]))
         shape = session.get_inputs()[0].shape
@@ -189,6 +203,36 @@ def test_the_8_bit_pip_model_counts_like_the_float_one(tmp_path: Path) -> None:
     assert max(float_counts) >= 4  # the crops do show pips to count
 
 
+def test_the_8_bit_half_classifier_counts_like_the_float_one(tmp_path: Path) -> None:
+    """Quantizing the shipped float half classifier keeps its counts on the eval set's tiles."""
+    pytest.importorskip("onnx")
+    import numpy as np
+
+    from datasets.labels import iter_scenes
+    from vision.crops import half_crops
+    from vision.images import load_image
+    from vision.onnx_models import Classifier, load_specs
+    from vision.quantize import quantize_halves
+
+    spec = load_specs(ROOT / "models")["halves"]
+    crops, counts = [], []
+    for image, labels in list(iter_scenes(ROOT / "datasets" / "eval"))[-6:]:  # tables
+        frame = load_image(image)
+        for tile in labels["tiles"][:15]:
+            crops += half_crops(frame, np.array(tile["corners"], np.float32))
+            counts += tile["values"]
+    assert len(crops) >= 60
+    quantize_halves(ROOT / "models" / "halves.onnx", tmp_path / "q.onnx", crops[::3])
+    float_spec = type(spec)(ROOT / "models" / "halves.onnx", spec.imgsz, spec.names, spec.task)
+    int8_spec = type(spec)(tmp_path / "q.onnx", spec.imgsz, spec.names, spec.task)
+    values = np.array([int(n) for n in spec.names])
+    by_float = values[Classifier(float_spec, threads=1)(crops).argmax(axis=1)]
+    by_int8 = values[Classifier(int8_spec, threads=1)(crops).argmax(axis=1)]
+    assert np.mean(by_float == by_int8) >= 0.9
+    assert np.mean(by_float == np.array(counts)) >= 0.8  # and it counts, at the true corners
+    assert len(set(counts)) >= 8
+
+
 def test_the_8_bit_tile_detector_finds_what_the_float_one_finds(tmp_path: Path) -> None:
     """Quantizing the shipped float detector keeps its tiles on eval scenes."""
     pytest.importorskip("onnx")
@@ -233,3 +277,32 @@ def test_reader_rates_match_readings_to_the_labelled_tiles() -> None:
              for path, lab in scenes]
     again = reader_rates(ROOT / "models", wrong, threads=1)
     assert again["found"] == rates["found"] and again["read_right"] == 0.0
+
+
+def test_half_crops_become_one_folder_per_count(tmp_path: Path) -> None:
+    from vision.train import BORROW_EVERY, class_folders
+
+    def crops(folder: str, values: list[int]) -> Path:
+        path = tmp_path / folder
+        path.mkdir()
+        for k, value in enumerate(values):
+            (path / f"c_{k:03d}.png").write_bytes(b"png")
+            (path / f"c_{k:03d}.json").write_text(json.dumps({"value": value, "pips": []}))
+        return path
+
+    train = crops("train", [0] * 3 + [5] * 2 * BORROW_EVERY + [12])
+    val = crops("val", [0, 12, 17])  # no 5, and a 17 never trained on
+    out = class_folders({"train": [train], "val": [val]}, tmp_path / "cls")
+    listed = {split: {d.name: sorted(f.name for f in d.iterdir())
+                      for d in (out / split).iterdir()} for split in ("train", "val")}
+    assert sorted(listed["train"]) == sorted(listed["val"]) == ["00", "05", "12"]
+    assert len(listed["train"]["00"]) == 3 and len(listed["val"]["00"]) == 1
+    # the 5s the validation crops lack: two of them moved there, none left in both
+    assert len(listed["val"]["05"]) == 2 and len(listed["train"]["05"]) == 2 * BORROW_EVERY - 2
+    assert not set(listed["val"]["05"]) & set(listed["train"]["05"])
+    last = f"c_{3 + 2 * BORROW_EVERY:03d}.png"  # the 12
+    assert (out / "train" / "12" / f"train_{last}").resolve() == (train / last).resolve()
+    # made again from scratch: nothing of an earlier run stays
+    (out / "train" / "00" / "stale.png").write_bytes(b"x")
+    class_folders({"train": [train], "val": [val]}, tmp_path / "cls")
+    assert not (out / "train" / "00" / "stale.png").exists()
