@@ -333,8 +333,12 @@ def main(argv: list[str] | None = None) -> int:
         from engine import RuleSet
         from vision.reader import TileReader
 
-        # as ``mtrain watch`` builds it (``Tracker``): values up to the rules' set
-        reader = TileReader(ROOT / "models", max_value=RuleSet.preset("standard").set)
+        # as ``mtrain watch`` builds it (``Tracker``): values up to the rules' set, and
+        # the half classifier only if the tracker lets it vote
+        from vision.tracker import TRACKER_CLASSIFIES_HALVES
+
+        reader = TileReader(ROOT / "models", max_value=RuleSet.preset("standard").set,
+                            classify_halves=TRACKER_CLASSIFIES_HALVES)
         runs += [("trained", reader, False, 24), ("trained", reader, True, 24)]
     else:
         print("[table] models/ has no trained reader: games followed with the oracle only")

@@ -57,6 +57,13 @@ COVER_RESET = 4
 REREAD_PIXELS = 3
 #: Even an unchanged view is read again this often (seconds), in case a change slipped by.
 RECHECK_S = 2.0
+#: Whether the live tracker's reader lets the ``halves`` classifier vote on pip counts
+#: (``vision.half_votes``). Not yet: on the benchmark's game followed on the mat
+#: (``benchmarks/table.py``, round 1), it read a box on the mat beside seat 1's slot
+#: as a tile with a count it was sure of (a 9-0), and the tracker raised 23 false
+#: alerts in 24 tables; without it, none. Stills (``mtrain read``, tables rebuilt
+#: from a photo) use it.
+TRACKER_CLASSIFIES_HALVES = False
 
 
 @dataclass(frozen=True)
@@ -526,7 +533,8 @@ class Tracker:
         if self._reader is None:
             from vision.reader import TileReader
 
-            self._reader = TileReader(self.models_dir, max_value=self.rules.set)
+            self._reader = TileReader(self.models_dir, max_value=self.rules.set,
+                                      classify_halves=TRACKER_CLASSIFIES_HALVES)
         return self._reader
 
     # -- reading one still frame ---------------------------------------------------

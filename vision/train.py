@@ -44,6 +44,7 @@ EVAL_SEEDS = {"hands": 9001, "table": 9002}
 #: ``tiles.onnx`` are their sources.
 PIPS_INT8 = "pips.int8.onnx"
 TILES_INT8 = "tiles.int8.onnx"
+HALVES_INT8 = "halves.int8.onnx"
 
 #: The pip network: YOLO11's layers at a quarter of the nano width ... [depth 0.33, width
 #: 0.125]; about 0.8 M parameters, 3-4x faster than yolo11n on 96 px crops. Pips are
@@ -81,7 +82,7 @@ head:
 """
 
 #: The half classifier (``halves``): YOLO11's classification layers at the nano scale
-#: (depth 0.5, width 0.25; about 1.5 M parameters, most in the last layers, which run
+#: (depth 0.5, width 0.25; about 1.6 M parameters, most in the last layers, which run
 #: at 3x3 on a 96 px crop). One class per count, 0 to ``HALF_CLASSES - 1``.
 HALVES_YAML = """\
 nc: {nc}
@@ -408,10 +409,12 @@ def install(
     which: str, weights: Path, onnx: Path, models: Path, imgsz: int, info: dict[str, Any],
     calibration: Path | None = None, names: list[str] | None = None,
 ) -> None:
-    """Copy weights and ONNX into ``models/`` and merge the entry into ``models.json``.
+    """Copy weights and ONNX into ``models/`` and merge the entry into ``models.json``
+    (``names``: the classes, when not the usual ones of ``which``).
 
-    With ``calibration`` (for the pip model a folder of crops folders, for the
-    tile detector a folder of scene folders), the model is also quantized to 8
+    With ``calibration`` (for the pip model and the half classifier a folder of
+    crops folders, for the tile detector a folder of scene folders), the model is
+    also quantized to 8
     bits (:mod:`vision.quantize`) and that is the file the reader loads; the
     float export stays beside it.
     """
@@ -424,6 +427,8 @@ def install(
         file = quantize_installed(models, calibration)
     if which == "tiles" and calibration is not None:
         file = quantize_installed_tiles(models, calibration)
+    if which == "halves" and calibration is not None:
+        file = quantize_installed_halves(models, calibration)
     if names is None:
         names = {"tiles": TILE_NAMES, "pips": PIP_NAMES,
                  "halves": [f"{v:02d}" for v in range(HALF_CLASSES)]}[which]
@@ -446,6 +451,17 @@ def quantize_installed(models: Path, calibration: Path) -> str:
     crops = calibration_crops([f for f in folders if f.is_dir()])
     quantize_pips(models / "pips.onnx", models / PIPS_INT8, crops)
     return PIPS_INT8
+
+
+def quantize_installed_halves(models: Path, calibration: Path) -> str:
+    """Quantize ``models/halves.onnx`` to ``models/halves.int8.onnx``, calibrated like the
+    pip model (:func:`quantize_installed`); returns the file name."""
+    from vision.quantize import calibration_crops, quantize_halves
+
+    folders = [calibration / "val", calibration / "table-val"]
+    crops = calibration_crops([f for f in folders if f.is_dir()])
+    quantize_halves(models / "halves.onnx", models / HALVES_INT8, crops)
+    return HALVES_INT8
 
 
 def quantize_installed_tiles(models: Path, calibration: Path) -> str:
@@ -501,7 +517,7 @@ def run_training(which: str, plan: Plan, data: Path, runs: Path, models: Path) -
         "device": plan.device,
         "val_metrics": {k: round(v, 4) for k, v in metrics.items()},
     }
-    calibration = {"tiles": data / "scenes", "pips": data / "crops"}.get(which)
+    calibration = data / ("scenes" if which == "tiles" else "crops")
     # a classifier's classes are its dataset's folders, in order (a small run may lack some)
     names = sorted(p.name for p in (yaml / "train").iterdir()) if which == "halves" else None
     install(which, best, onnx, models, imgsz, info, calibration=calibration, names=names)

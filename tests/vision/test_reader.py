@@ -421,10 +421,24 @@ def test_a_listed_half_classifier_is_loaded_and_can_be_left_out(untrained_models
     folder = _with_halves(untrained_models, tmp_path / "m", [f"{v:02d}" for v in range(19)])
     assert TileReader(folder).half_classifier is not None
     assert TileReader(folder, classify_halves=False).half_classifier is None
+    reader = TileReader(folder)
+    assert reader.half_classifier is not None
+    real, seen = reader.half_classifier, []
+
+    class Counting:  # the real ONNX classifier, counting the crops it is given
+        names = real.names
+
+        def __call__(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+            seen.append(len(crops))
+            return real(crops)
+
+    vars(reader)["half_classifier"] = Counting()
     rng = np.random.default_rng(3)
-    image = cv2.GaussianBlur((rng.random((480, 640, 3)) * 255).astype(np.uint8), (0, 0), 3)
-    for t in TileReader(folder).read(image).tiles:  # runs end to end, side by side
-        assert all(0 <= v for v in t.values) and 0.0 <= t.confidence <= 1.0
+    image = cv2.GaussianBlur((rng.random((720, 1280, 3)) * 255).astype(np.uint8), (0, 0), 3)
+    frame = reader.read(image)  # runs end to end, the two crop models side by side
+    assert frame.tiles and seen and seen[0] % 2 == 0 and seen[0] >= 2 * len(frame.tiles)
+    for t in frame.tiles:
+        assert all(v >= 0 for v in t.values) and 0.0 <= t.confidence <= 1.0
 
 
 @pytest.mark.parametrize("names,file", [

@@ -118,7 +118,8 @@ def test_tiny_training_run_exports_onnx_and_models_json(tmp_path: Path) -> None:
     assert len(list((tmp_path / "data" / "crops" / "high-train").glob("*.png"))) == 8
     # the half classifier: one class per count found in the crops, named by the count
     halves = spec["halves"]
-    assert (halves["file"], halves["imgsz"], halves["task"]) == ("halves.onnx", 96, "classify")
+    assert halves["file"] == "halves.int8.onnx"  # quantized like the pip model
+    assert (halves["imgsz"], halves["task"]) == (96, "classify")
     classes = sorted((tmp_path / "data" / "halves-cls" / "train").iterdir())
     assert halves["names"] == [c.name for c in classes] and len(classes) >= 2
     assert all(0 <= int(name) <= 18 and len(name) == 2 for name in halves["names"])
@@ -130,11 +131,12 @@ def test_tiny_training_run_exports_onnx_and_models_json(tmp_path: Path) -> None:
         pips = ort.InferenceSession(str(tmp_path / "models" / name))
         out = pips.run(None, {pips.get_inputs()[0].name: np.zeros((3, 3, 96, 96), np.float32)})[0]
         assert out.shape[:2] == (3, 5)  # dynamic batch: 3 crops at once; 4 box values + 1 class
-    classify = ort.InferenceSession(str(tmp_path / "models" / "halves.onnx"))
-    out = classify.run(None, {classify.get_inputs()[0].name: np.zeros((3, 3, 96, 96),
-                                                                        np.float32)})[0]
-    assert out.shape == (3, len(halves["names"]))  # a probability per count, per crop
-    assert np.allclose(out.sum(axis=1), 1.0, atol=1e-4)
+    for name in ("halves.onnx", "halves.int8.onnx"):
+        classify = ort.InferenceSession(str(tmp_path / "models" / name))
+        blob = np.zeros((3, 3, 96, 96), np.float32)
+        out = classify.run(None, {classify.get_inputs()[0].name: blob})[0]
+        assert out.shape == (3, len(halves["names"]))  # a probability per count, per crop
+        assert np.allclose(out.sum(axis=1), 1.0, atol=1e-4)
     for name in ("tiles.onnx", "tiles.int8.onnx"):
         tiles = ort.InferenceSession(str(tmp_path / "models" / name))
         assert tiles.get_inputs()[0].shape[1] == 3
