@@ -36,7 +36,10 @@ passed, and a tile on one's own open train with the marker left on
 (``marker-stale``) is the next player's legal play on that open train. Such
 a breach counts as legal while it stays explained and is reported once later
 observations rule the innocent explanation out (the next player's own turn
-usually does); a round that ends first leaves it unreported.
+usually does); a round that ends first leaves it unreported. A marker that
+comes off a train with no tile laid on it (a train closes only with its
+owner's own tile) is ``marker-stale`` too, whoever played: the marker stayed
+after the owner's play or came off without one; told once per stale marker.
 """
 
 from __future__ import annotations
@@ -187,6 +190,7 @@ class Observer:
         self._cf: dict[Owner, list[int]] = {}  # chicken foot: owner -> [value, answers left]
         self._turn: _Turn | None = None  # carried over between observations of one turn
         self.started: set[int] = set()
+        self._stale: set[int] = set()  # seats told marker-stale whose train is still open
         self.alerts: list[Alert] = []
         #: set at the first announced pass: from then on no pass goes unseen
         self.passes_announced = False
@@ -391,6 +395,30 @@ class Observer:
             if owner != seat
         )
 
+    def _closed_late(self, trains: dict[Owner, tuple[Pair, ...]], markers: dict[Owner, bool],
+                     grown: set[Owner]) -> list[Alert]:
+        """marker-stale for a personal train that closes with no new tile on it (``grown``:
+        the trains that have new tiles, or whose closing another alert covers).
+
+        A train closes only as its owner plays on it, so a marker that comes off
+        (under the usual convention) later than that stayed after the owner's own
+        play (or was taken off without one). Told once: not again for a seat
+        already told its marker stayed.
+        """
+        alerts = []
+        for owner in range(self.players):
+            if owner not in trains or owner not in self._markers:
+                continue
+            if not self._is_open(owner, self._markers) or self._is_open(owner, markers):
+                continue
+            if owner in self._stale:
+                self._stale.discard(owner)
+            elif owner not in grown:
+                message = (f"the marker on train {owner} came off with no tile laid on it: "
+                           f"it stayed after seat {owner}'s own play")
+                alerts.append(self._alert("marker-stale", owner, message, owner))
+        return alerts
+
     def _close_turn(self, seat: int) -> list[Alert]:
         """End ``seat``'s unfinished turn with a pass nobody saw: notices for its open doubles."""
         notices = []
@@ -407,12 +435,13 @@ class Observer:
             self._trains, self._feet, self._markers, list(self._open), dict(self._rank),
             {o: list(v) for o, v in self._cf.items()},
             None if self._turn is None else self._turn.copy(),
-            set(self.started), self.to_move, self.ended,
+            set(self.started), self.to_move, self.ended, set(self._stale),
         )
 
     def _restore(self, state: _State) -> None:
         (self._trains, self._feet, self._markers, opened, rank, cf, turn, started,
-         self.to_move, self.ended) = state
+         self.to_move, self.ended, stale) = state
+        self._stale = set(stale)
         self._open, self._rank = list(opened), dict(rank)
         self._cf = {o: list(v) for o, v in cf.items()}
         self._turn = None if turn is None else turn.copy()
@@ -485,6 +514,9 @@ class Observer:
         if ends_turn and not passed and turn.played_own and own_open_now and event != "out":
             message = f"seat {mover} played on their own train and the marker stayed"
             alerts.append(self._alert("marker-stale", mover, message))
+            self._stale.add(mover)
+        told = {mover} if event == "pass" else set()  # marker-missing covers a pass's marker
+        alerts += self._closed_late(trains, markers, {o for o, _, _ in sequences} | told)
         self._trains, self._feet, self._markers = trains, feet, markers
         self._open, self._rank, self._cf = turn.open, turn.rank, turn.cf
         if event == "out":

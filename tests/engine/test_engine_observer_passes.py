@@ -24,7 +24,8 @@ from engine import (
 )
 
 # marker-missing needs an announced pass; marker-stale is the next player's legal play on an
-# open train until later tables tell (TestHandMade.test_marker_stale_is_reported_late).
+# open train until later tables tell (TestHandMade.test_marker_stale_is_reported_late, or the
+# marker coming off late: test_a_marker_taken_off_later_tells_it_stayed).
 CAMERA_CODES = sorted(set(ALERT_CODES) - NOTICE_CODES - {"marker-missing", "marker-stale"})
 
 
@@ -106,6 +107,38 @@ class TestHandMade:
         # Announced passes: seen at once.
         events: list[str | None] = [None, "pass", None, None, None]
         assert run(texts[:-1], events=events)[1] == [(4, "marker-stale", 0)]
+
+    def test_a_marker_taken_off_later_tells_it_stayed(self) -> None:
+        # Seat 0 plays on its own open train and leaves the marker (or passed unseen and seat 1
+        # played there); the marker comes off as a tile goes on the Mexican train: either way
+        # it did not come off with seat 0's own tile.
+        texts = OPENING + ["12 | 0: 12-3 * | 1: 12-5 | 2: 12-4 | mexican:",
+                           "12 | 0: 12-3 | 1: 12-5 | 2: 12-4 | mexican: 12-1"]
+        # (Told at the play itself: that account has fewer unseen passes.)
+        assert run(texts)[1] == [(4, "marker-stale", 0)]
+        # Seat 1 then plays its own train: the stale marker is certain, and told once.
+        texts[-1] = "12 | 0: 12-3 | 1: 12-5 5-1 | 2: 12-4 | mexican:"
+        assert run(texts)[1] == [(4, "marker-stale", 0)]
+        # Taken off with the owner's next tile on its train: nothing to tell.
+        texts[-1] = "12 | 0: 12-3 3-1 | 1: 12-5 | 2: 12-4 | mexican:"
+        assert run(texts)[1] == []
+
+    def test_a_stale_marker_is_told_once(self) -> None:
+        # Announced passes: the stale marker is told at once, its late removal not again.
+        texts = OPENING + ["12 | 0: 12-3 * | 1: 12-5 | 2: 12-4 | mexican:",
+                           "12 | 0: 12-3 | 1: 12-5 5-1 | 2: 12-4 | mexican:"]
+        events: list[str | None] = [None, "pass", None, None, None, None]
+        assert run(texts, events=events)[1] == [(4, "marker-stale", 0)]
+        # Seat 0 takes its marker off as it plays on the Mexican train: its train closes with
+        # no own tile on it.
+        texts = OPENING + ["12 | 0: | 1: 12-5 | 2: 12-4 | mexican: 12-1"]
+        observer, errors = run(texts, events=[None, "pass", None, None, None])
+        assert errors == [(4, "marker-stale", 0)]
+        assert "came off with no tile" in observer.errors[0].message
+        # A pass that takes the marker off is marker-missing alone.
+        texts = OPENING + ["12 | 0: | 1: 12-5 | 2: 12-4 | mexican:"]
+        events = [None, "pass", None, None, "pass"]
+        assert run(texts, events=events)[1] == [(4, "marker-missing", 0)]
 
     def test_open_double_duty_passed_unseen(self) -> None:
         texts = [START3, "12 | 0: 12-5 | 1: | 2: | mexican:",
