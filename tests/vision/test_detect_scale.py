@@ -135,6 +135,42 @@ def test_a_table_with_only_tiny_tiles_is_looked_at_closer_when_nothing_shows(
     assert empty.calls == [None, -1, ZOOM_IN_SIDE]
 
 
+class FarBlobDetector(TinyOnlyDetector):
+    """Tiny tiles only closer; from further away one box ``far_length`` image pixels long
+    (a blob over the tiny tiles, or a close-up's tile)."""
+
+    def __init__(self, width: float, far_length: float) -> None:
+        super().__init__(width)
+        self.far_length = far_length
+
+    def __call__(self, image: np.ndarray, zoom_out: float = 1.0,
+                 long_side: int | None = None) -> Detections:
+        found = super().__call__(image, zoom_out, long_side)
+        if zoom_out == 1.0:
+            return found
+        n = self.far_length
+        box = np.array([[0, n / 2], [0, 0], [n, 0], [n, n / 2]], np.float32) + 50
+        return Detections(box[None], np.array([0.3]), np.array([0]))
+
+
+def test_a_small_box_from_further_away_is_no_close_up(untrained_models: Path) -> None:
+    # a whole table with its engine and a tile: a box 0.14 of the frame long from further
+    # away, the two tiles when looked at closer: the closer look wins
+    det = FarBlobDetector(SMALL_TILE_PX * 1280 / 416 * 0.7, far_length=0.14 * 1280)
+    found = _reader(untrained_models, det).detect(FRAME)
+    assert det.calls == [None, -1, ZOOM_IN_SIDE]
+    assert found.metadata["side"] == ZOOM_IN_SIDE
+    # a close-up's tile, a third of the frame long: taken, no closer look
+    det = FarBlobDetector(SMALL_TILE_PX * 1280 / 416 * 0.7, far_length=0.34 * 1280)
+    found = _reader(untrained_models, det).detect(FRAME)
+    assert det.calls == [None, -1] and "side" not in found.metadata
+    # nothing closer: the small box is all there is
+    det = FarBlobDetector(SMALL_TILE_PX * 1280 / 416 * 0.7, far_length=0.14 * 1280)
+    det.found = False
+    assert len(_reader(untrained_models, det).detect(FRAME)) == 1
+    assert det.calls == [None, -1, ZOOM_IN_SIDE]
+
+
 def test_big_tiles_and_fixed_exports_are_looked_at_once(untrained_models: Path) -> None:
     det = FakeDetector(SMALL_TILE_PX * 1280 / 416 * 2)
     _reader(untrained_models, det).detect(FRAME)
