@@ -6,8 +6,9 @@ tested on laid-out tables without drawing anything.
 How a table is read:
 
 1. **The engine** is the double in the hub: with the mat, the double on the
-   mat's centre; without it, a double that touches no other tile and from
-   which the most tiles carrying its number lead away, radially.
+   mat's centre (any other box there is a piece of it); without it, a double
+   that touches no other tile and from which the most tiles carrying its
+   number lead away, radially.
 2. **Trains** start with a tile lying radially near the hub, its near half
    towards the engine, and grow tile by tile: the next tile's near half lies
    one tile width from the previous tile's far half (straight on, or turned a
@@ -432,6 +433,10 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
             (hub_tile.index,)))
     hub = np.zeros(2) if mat is not None else hub_tile.centre
     pool = {t.index: t for t in live if t is not hub_tile}
+    if mat is not None:
+        # on the mat only the engine lies on the hub: another box there is a piece of it
+        pool = {i: t for i, t in pool.items()
+                if float(np.linalg.norm(t.centre)) > ENGINE_REACH_WIDTHS * w}
 
     chains = _start_trains(pool, hub, e, w, players, mat is not None, uncertain)
     for chain in chains:

@@ -58,12 +58,12 @@ REREAD_PIXELS = 3
 #: Even an unchanged view is read again this often (seconds), in case a change slipped by.
 RECHECK_S = 2.0
 #: Whether the live tracker's reader lets the ``halves`` classifier vote on pip counts
-#: (``vision.half_votes``). Not yet: on the benchmark's game followed on the mat
-#: (``benchmarks/table.py``, round 1), it read a box on the mat beside seat 1's slot
-#: as a tile with a count it was sure of (a 9-0), and the tracker raised 23 false
-#: alerts in 24 tables; without it, none. Stills (``mtrain read``, tables rebuilt
-#: from a photo) use it.
-TRACKER_CLASSIFIES_HALVES = False
+#: (``vision.half_votes``), as stills do. Off in session 11: on the benchmark's game
+#: followed on the mat (``benchmarks/table.py``, round 1) it read a box lying on the
+#: engine as a sure 9-0 that started train 1, and the tracker raised 23 false alerts
+#: in 24 tables. On since the table drops other boxes on the mat's hub (pieces of the
+#: engine, ``vision.table``): both game settings 10/10 breaches, no false alert.
+TRACKER_CLASSIFIES_HALVES = True
 
 
 @dataclass(frozen=True)

@@ -289,6 +289,22 @@ def test_with_the_mat_its_printed_markers_are_not_tiles() -> None:
     assert reading.assignment[:4] == [None] * 4
 
 
+def test_with_the_mat_a_box_on_the_engine_is_a_piece_of_it() -> None:
+    # a short box over a third of the engine, askew, read 9-0 (the games benchmark's video
+    # frames): only the engine lies on the hub, so it is no tile
+    good, tiles, markers, view, mat_to_image = _mat_scene(103)
+    for centre, values in (((6.0, -9.0), (9, 0)), ((-4.0, 5.0), (12, 5))):
+        a = np.array([math.cos(1.2), math.sin(1.2)])
+        p = np.array([-a[1], a[0]])
+        rect = np.array(centre) + np.array([-14 * a - 8 * p, -14 * a + 8 * p,
+                                            14 * a + 8 * p, 14 * a - 8 * p])
+        piece = SeenTile(values, apply_homography(mat_to_image, rect))
+        reading = reconstruct([*tiles, piece], markers, 3, view)
+        assert reading.table == good.table
+        assert reading.assignment[-1] is None
+        assert _kinds(reading) == _kinds(good)
+
+
 def _mat_with_fakes(seed: int, fake_radius: float) -> tuple[TableReading, TableReading]:
     """A mat table read as laid, and read again with a tile-sized box lying radially
     ``fake_radius`` mm out in every slot (read 0-1, the 0 towards the hub)."""
