@@ -415,7 +415,7 @@ class Observer:
                 self._stale.discard(owner)
             elif owner not in grown:
                 message = (f"the marker on train {owner} came off with no tile laid on it: "
-                           f"it stayed after seat {owner}'s own play")
+                           f"it stayed after seat {owner}'s own play, or came off without one")
                 alerts.append(self._alert("marker-stale", owner, message, owner))
         return alerts
 
