@@ -845,6 +845,44 @@ def test_on_the_mat_a_first_tile_slid_over_the_print_is_read_again_at_its_slot()
     assert blind.table.train(owner) != good.table.train(owner)
 
 
+def test_on_the_mat_a_box_astride_a_trains_first_two_tiles_is_read_again_at_its_slot(
+        ) -> None:
+    good, tiles, markers, view, mat_to_image = _mat_scene(103)
+    assert good.table is not None
+    to_mat = np.linalg.inv(mat_to_image)
+    # a train's first tile found as one box astride its far half and the next tile's
+    # near half, the two touching halves read as a double: the train starts with a tile
+    # not showing the engine's count and goes on from nothing
+    owner, (first, second) = next((t.owner, t.tiles[:2]) for t in good.table.trains
+                                  if len(t.tiles) >= 2 and t.tiles[1][0] != t.tiles[1][1])
+    k = next(i for i, t in enumerate(tiles) if sorted(t.values) == sorted(first))
+    in_mat = apply_homography(to_mat, np.asarray(tiles[k].corners, float))
+    outward = in_mat.mean(axis=0) / np.linalg.norm(in_mat.mean(axis=0))
+    astride = list(tiles)
+    astride[k] = SeenTile((first[1], first[1]),
+                          apply_homography(mat_to_image, in_mat + 24 * outward))
+    truth_mm = [SeenTile(t.values, apply_homography(to_mat, np.asarray(t.corners)))
+                for t in tiles]
+    oracle = _looker(truth_mm)
+
+    def look(corners: np.ndarray) -> _Looked:  # the oracle works in mat millimetres
+        return oracle(apply_homography(to_mat, corners))
+
+    blind = reconstruct(astride, markers, 3, view)
+    assert blind.table is not None
+    assert blind.table.train(owner) != good.table.train(owner)
+    reading = reconstruct(astride, markers, 3, view, look=look)
+    assert reading.table == good.table
+    assert any(u.kind == "reread-tile" and u.owners == (owner,) and "at its slot" in u.message
+               for u in reading.uncertainties)
+    # a train of one tile read so, the engine's count at neither end, is not read again
+    # when nothing shows a tile at its slot: it stays as read
+    blank = reconstruct(astride, markers, 3, view,
+                        look=lambda corners: _Looked((0, 5), uncertain=True))
+    assert blank.table is not None
+    assert blank.table.train(owner) == blind.table.train(owner)
+
+
 def test_a_trains_last_tile_is_read_again_before_the_train_goes_on() -> None:
     # seat 0: 9-1 1-2 2-3, the 2-3 read 5-8 without doubt (a box slid along it); then a
     # 3-3 unseen where the train turns, and 3-4 on: the train goes on from the 3 only
