@@ -1186,6 +1186,9 @@ def _reread_mismatches(chains: list[_Chain], read: list[_Tile], w: float, look: 
     again instead (:func:`_reread_before`). A tile that really does not match
     reads the same again, and stays for the rules to judge. With ``ends_only``, only
     each train's last tile is looked at (its far count is where the train goes on).
+    A train's last tile taken so moves the train's end to where the outline puts it:
+    the box lay off its tile (turned, a box slid), and the next tile, turned a right
+    angle beside its far half, would not fit on the box's far half.
     True when a tile was taken otherwise.
     """
     changed = False
@@ -1198,12 +1201,17 @@ def _reread_mismatches(chains: list[_Chain], read: list[_Tile], w: float, look: 
             end_ref, direction = chain.links[k]
             double = abs(_cos(read[idx].axis, direction)) < 0.5  # lying across
             centre = end_ref + (1.0 if double else 1.5) * w * direction
-            again = _read_again(look, to_image,
-                                _outline(centre, _perp(direction) if double else direction, w))
+            corners = _outline(centre, _perp(direction) if double else direction, w)
+            again = _read_again(look, to_image, corners)
             if again is not None:
                 _, values, ranges = again
                 if all(low <= end <= high for low, high in (ranges if double else ranges[:1])):
                     chain.tiles[k] = (idx, end, end if double else values[1])
+                    if k == len(chain.tiles) - 1:
+                        # the train goes on from where it puts the tile, not from the box
+                        tile = _make_tile(idx, (end, chain.tiles[k][2]), corners)
+                        chain.end_ref = centre if double else tile.halves[1]
+                        chain.direction, chain.last = direction, tile
                     was = read[idx].values
                     uncertain.append(Uncertainty(
                         "reread-tile", f"tile {idx} was read {was[0]}-{was[1]}, not matching "

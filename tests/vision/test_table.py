@@ -902,6 +902,26 @@ def test_a_trains_last_tile_is_read_again_before_the_train_goes_on() -> None:
     assert reading.table.train(0).tiles == ((9, 1), (1, 2), (5, 8))  # type: ignore[union-attr]
 
 
+def test_a_trains_last_tile_read_again_moves_its_end_to_where_the_train_puts_it() -> None:
+    # seat 0: 9-1 1-2 2-3, then the train turns towards +x: 3-4 beside the 3 half. The
+    # 2-3 was found as a box turned 25 degrees about its near half (its far half 10 mm
+    # aside) and read 6-3: read again where the train puts it, it is the 2-3, and the
+    # train goes on from its far half there, not from the box's
+    c = np.asarray(SEAT0_DOWN[2].corners, float)
+    a = math.radians(25)
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    askew = SeenTile((6, 3), (c - [0, 168]) @ rot.T + [0, 168])
+    turned = _lengthwise((24, 192), (48, 192), (3, 4))
+    truth = [ENGINE, *SEAT0_DOWN[:3], turned]
+    tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], askew, turned]
+    reading = reconstruct(tiles, None, 3, look=_looker(truth))
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == (  # type: ignore[union-attr]
+        (9, 1), (1, 2), (2, 3), (3, 4))
+    assert reading.assignment[4] == 0
+    assert "reread-tile" in _kinds(reading) and "loose-tile" not in _kinds(reading)
+
+
 def test_looking_again_takes_no_outline_over_a_half_of_a_sure_box() -> None:
     # the 2-2 turned beside the 1-2 again: read lengthwise where the train turns, the
     # 2-2's half and the 2-5's near half show as a sure 2-6
