@@ -979,6 +979,12 @@ def _read_again(look: Look, to_image: np.ndarray, corners: np.ndarray
 LOOK_AROUND_WIDTHS = 1.1
 #: ... and read again centred on each box this close to one of them.
 LOOK_NEAR_WIDTHS = 0.75
+#: A half read at least this surely (``half_certainty``) as another count than the
+#: end's, in an outline where the end's double would lie across, says no double lies
+#: there: a single lying along the train, read across its near half, showed its other
+#: count (a 7-9 on a 7 end taken for 7-7, the 9-11 laid on it left loose: rendered table
+#: seeds 1100036 and 1400028, no-mat; no table read worse over 320).
+SURE_HALF = 0.9
 
 
 def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], w: float,
@@ -995,7 +1001,8 @@ def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
     angle against either side of its far half; each outline is read where the
     train puts it and centred on each box lying about there. The surest
     reading the reader does not doubt whose near half could be the train's end
-    count (a double's both halves) is the next tile. A double read lengthwise
+    count (a double's both halves, neither read surely as another count:
+    ``SURE_HALF``) is the next tile. A double read lengthwise
     is never taken: it is two tiles' halves (a double lies across); nor is an
     outline with a half on the near half of a box read without doubt, lying off
     it, that shows the end's count (``_over_other_half``). The boxes
@@ -1039,6 +1046,10 @@ def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
                 if not all(low <= end_v <= high for low, high in spans) or (
                         not double and values[0] == values[1]):
                     continue
+                sure_halves = getattr(seen, "half_certainty", (0.0, 0.0))
+                if double and any(v != end_v and float(c) >= SURE_HALF
+                                  for v, c in zip(values, sure_halves, strict=True)):
+                    continue  # a half surely not the end's count: no double of it
                 # the surest; on a tie, one read exactly as the end (a double: both halves)
                 exact = all(v == end_v for v in (values if double else values[:1]))
                 sure = float(getattr(seen, "confidence", 1.0)) + (0.01 if exact else 0.0)

@@ -578,6 +578,50 @@ def test_a_train_stopping_at_an_askew_box_is_read_again_where_it_goes_on() -> No
     assert reading.table.train(0).tiles == ((9, 1), (1, 2), (2, 3))  # type: ignore[union-attr]
 
 
+class _SureLooked(_Looked):
+    """A reading sure of each half's count, within wide ranges (a blurred tile)."""
+
+    def __init__(self, values: tuple[int, int]) -> None:
+        super().__init__(values)
+        self.ranges = ((max(values[0] - 3, 0), values[0] + 3), (max(values[1] - 8, 0), 12))
+        self.half_certainty = (1.0, 0.95)
+
+
+def test_a_half_read_surely_as_another_count_is_no_double_across_a_trains_end() -> None:
+    # seat 0: 9-1 1-2 2-3, the 2-3 found as an askew box; then 3-4 turned beside its 3
+    # half. Read again where a 2-2 would lie across the end, the 2-3's near half and
+    # what lies beside it show a sure 2 and a sure 3 (the 3's range, blurred, reaches
+    # 2); where it lies, the reading is doubted. A half sure of another count is no half
+    # of the end's double: the 2-3 is inferred between the 1-2 and the 3-4
+    askew = SeenTile((6, 0), _turned(SEAT0_DOWN[2], 45).corners)
+    turned = _lengthwise((24, 192), (48, 192), (3, 4))
+    tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], askew, turned]
+    truth_look = _looker([ENGINE, *SEAT0_DOWN[:3], turned])
+
+    def looker(across_reads: _Looked) -> Any:
+        def look(corners: np.ndarray) -> _Looked:
+            c = np.asarray(corners, float)
+            axis = c[2] + c[3] - c[0] - c[1]
+            if abs(axis[0]) > abs(axis[1]) and np.linalg.norm(c.mean(axis=0) - [0, 168]) < 6:
+                return across_reads  # where a double would lie across the 1-2's end
+            if np.linalg.norm(c.mean(axis=0) - [0, 180]) < 6:  # where the 2-3 lies
+                return _Looked((2, 3), uncertain=True)
+            return truth_look(c)
+        return look
+
+    reading = reconstruct(tiles, None, 3, look=looker(_SureLooked((2, 3))))
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == (  # type: ignore[union-attr]
+        (9, 1), (1, 2), (2, 3), (3, 4))
+    assert reading.assignment[4] == 0
+    # a reading unsure of the half that is not the end's count may still be its double
+    unsure = _SureLooked((2, 3))
+    unsure.half_certainty = (1.0, 0.5)
+    doubted = reconstruct(tiles, None, 3, look=looker(unsure))
+    assert doubted.table is not None
+    assert doubted.table.train(0).tiles[2] == (2, 2)  # type: ignore[union-attr]
+
+
 def _turned_double() -> tuple[SeenTile, SeenTile, list[SeenTile]]:
     """Seat 0: 9-1 1-2, then a 2-2 laid beside the far half of the 1-2 (the train turns
     towards +x), then 2-5 on along x; the 2-2 was found as a squarish box off its
