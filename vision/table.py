@@ -445,7 +445,7 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
     _grow(chains, pool, w, uncertain)
     looked: set[tuple[Owner, int]] = set()
     if look is not None and mat is not None and _look_at_slots(
-            chains, pool, printed, tiles, e, w, players, look, to_image, uncertain):
+            chains, pool, printed, read, tiles, e, w, players, look, to_image, uncertain):
         _grow(chains, pool, w, uncertain)
     # a train's last tile misread where it lies on goes on from a count that is not there
     if look is not None and _reread_mismatches(chains, read, w, look, to_image, uncertain,
@@ -1108,7 +1108,7 @@ def _over_other_half(outline: _Tile, sure: list[_Tile], w: float, end_ref: np.nd
 
 
 def _look_at_slots(chains: list[_Chain], pool: dict[int, _Tile], printed: list[_Tile],
-                   tiles: list[Any], e: int, w: float, players: int, look: Look,
+                   read: list[_Tile], tiles: list[Any], e: int, w: float, players: int, look: Look,
                    to_image: np.ndarray, uncertain: list[Uncertainty]) -> bool:
     """On the mat, read again where an empty slot's first tile would lie; True when a
     train was found so.
@@ -1120,18 +1120,19 @@ def _look_at_slots(chains: list[_Chain], pool: dict[int, _Tile], printed: list[_
     ``SLOT_RADIUS_MM``), the image is read again there, also moved across to
     the box and centred on it; the surest reading the reader does not doubt
     whose near half could be the engine's count starts that slot's train
-    (``reread-tile``). A slot whose train is one tile not showing the engine's
-    count at the hub is read again so too: a box astride a train's first two
-    tiles reads their touching halves as a double (a 6-4 4-8 on a 6 engine boxed
-    as a 4-4), starts the train with it, and the train goes on from nothing
-    (fresh rendered mat tables, seeds 1400000+: 68 -> 70 of 80 read whole). The
-    tile it was read as stays unless it lies in the tile read again.
+    (``reread-tile``). A slot whose train starts with a tile not showing the
+    engine's count at the hub is read again so too: a box astride a train's first
+    two tiles reads their touching halves as a double (a 6-4 4-8 on a 6 engine
+    boxed as a 4-4) and the train goes on from nothing, or the first tile's own
+    box is read as the double of its far count (a 12-4 read 4-4) and the train
+    goes on from it. When a tile is read there, the train is laid again from it,
+    its boxes back among the loose ones (rendered mat tables: fresh seeds
+    1400000+ 68 -> 70 of 80 read whole, benchmark seeds 34 -> 35 of 40).
     """
     slots = players + 1
-    # a train of one tile that does not show the engine's count at the hub: a box astride
-    # its first two tiles (their touching halves read as a double); read again there too
+    # a train that does not start with the engine's count: read again there too
     astride = {_slot(c.slot_angle, slots)[0]: c for c in chains
-               if len(c.tiles) == 1 and c.tiles[0][1] != e}
+               if c.tiles[0][1] != e and all(i < len(read) for i, _, _ in c.tiles)}
     taken = {_slot(c.slot_angle, slots)[0] for c in chains} - set(astride)
     boxes = [*pool.values(), *printed, *(c.head for c in astride.values())]
     found = False
@@ -1165,10 +1166,9 @@ def _look_at_slots(chains: list[_Chain], pool: dict[int, _Tile], printed: list[_
         tiles.append(seen)
         tile = _make_tile(index, (e, values[1]), corners)
         was = astride.get(slot)
-        if was is not None:
+        if was is not None:  # its tiles are laid again from the tile read
             chains.remove(was)
-            if tile.distance_to_point(was.head.centre) >= 0.4 * w:
-                pool[was.head.index] = was.head
+            pool.update((i, read[i]) for i, _, _ in was.tiles)
         for o in [o for o in pool.values() if tile.distance_to_point(o.centre) < 0.4 * w]:
             pool.pop(o.index)
         owner: Owner = MEXICAN if slot == players else slot

@@ -925,6 +925,16 @@ def test_on_the_mat_a_box_astride_a_trains_first_two_tiles_is_read_again_at_its_
                         look=lambda corners: _Looked((0, 5), uncertain=True))
     assert blank.table is not None
     assert blank.table.train(owner) == blind.table.train(owner)
+    # the first tile's own box read as the double of its far count (12-4 read 4-4): the
+    # train goes on from it, the engine's count at neither end; it is read again too
+    misread = list(tiles)
+    misread[k] = SeenTile((first[1], first[1]), tiles[k].corners)
+    blind = reconstruct(misread, markers, 3, view)
+    assert blind.table is not None
+    blind_train = blind.table.train(owner)
+    assert blind_train is not None and len(blind_train.tiles) >= 2
+    assert blind_train != good.table.train(owner)
+    assert reconstruct(misread, markers, 3, view, look=look).table == good.table
 
 
 def test_a_trains_last_tile_is_read_again_before_the_train_goes_on() -> None:
