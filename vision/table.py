@@ -682,7 +682,10 @@ def _claim(chain: _Chain, pool: dict[int, _Tile], w: float) -> list[tuple[_Attac
     """Grow ``chain`` as if it were alone: ``(attach, clean, tied)`` per tile it would take.
 
     ``clean`` says every value matched up to and including this tile; ``tied``
-    that another tile continued the train about as well.
+    that another tile continued the train about as well (``TIE_MARGIN``): of
+    those, the one the train goes on from by the most matching tiles is taken
+    (``_run_length``; a spurious box read 3-5 on a 5 end, beside the 5-5 the
+    rest of a 15-tile train goes on from), on a tie the one fitting best.
     """
     end_ref, direction, end_value = chain.end_ref, chain.direction, chain.tiles[-1][2]
     after_double = chain.tiles[-1][1] == end_value
@@ -690,19 +693,46 @@ def _claim(chain: _Chain, pool: dict[int, _Tile], w: float) -> list[tuple[_Attac
     taken: set[int] = set()
     out: list[tuple[_Attach, bool, bool]] = []
     while True:
-        options = sorted((a for t in pool.values() if t.index not in taken
-                          and (a := _attach(end_ref, direction, end_value, t, w,
-                                            after_double))),
-                         key=lambda a: a.score)
+        options = _options(end_ref, direction, end_value, after_double, pool, taken, w)
         if not options:
             return out
         best = options[0]
         tied = len(options) > 1 and options[1].score - best.score < TIE_MARGIN
+        if tied:
+            # of tiles continuing the train about as well, the one it goes on furthest from
+            close = [a for a in options if a.score - best.score < TIE_MARGIN]
+            best = max(close, key=lambda a: _run_length(a, end_value, pool, taken, w))
         clean = clean and best.near == end_value
         out.append((best, clean, tied))
         taken.add(best.tile.index)
         end_ref, direction, end_value = best.end_ref, best.direction, best.far
         after_double = best.near == best.far
+
+
+def _options(end_ref: np.ndarray, direction: np.ndarray, end_value: int, after_double: bool,
+             pool: dict[int, _Tile], taken: set[int], w: float) -> list[_Attach]:
+    """The loose tiles that could continue a train's end, best first."""
+    return sorted((a for t in pool.values() if t.index not in taken
+                   and (a := _attach(end_ref, direction, end_value, t, w, after_double))),
+                  key=lambda a: a.score)
+
+
+def _run_length(first: _Attach, end_value: int, pool: dict[int, _Tile], taken: set[int],
+                w: float) -> int:
+    """How many tiles a train ending in ``end_value`` goes on by, each matching, once
+    ``first`` is laid on it (it included; 0 when it does not match): each the best that
+    continues it."""
+    if first.near != end_value:
+        return 0
+    used = set(taken) | {first.tile.index}
+    n, a = 1, first
+    while True:
+        options = _options(a.end_ref, a.direction, a.far, a.near == a.far, pool, used, w)
+        if not options or options[0].near != a.far:
+            return n
+        a = options[0]
+        used.add(a.tile.index)
+        n += 1
 
 
 def _grow(chains: list[_Chain], pool: dict[int, _Tile], w: float,

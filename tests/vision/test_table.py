@@ -554,6 +554,28 @@ def _turned(tile: SeenTile, degrees: float) -> SeenTile:
     return SeenTile(tile.values, (c - m) @ rot.T + m)
 
 
+def test_of_two_tiles_continuing_a_train_as_well_the_one_it_goes_on_from_is_taken() -> None:
+    # seat 0: 9-1 1-2 2-3 3-4, the 2-3 found 4 mm further on; a spurious box read 2-5
+    # (a shadow's) lies on the 1-2's end, turned 20 degrees: it fits the end a little
+    # better, but nothing goes on from its 5, while the 3-4 goes on from the 2-3
+    true_23 = _lengthwise((0, 172), (0, 196), (2, 3))
+    on = _lengthwise((0, 216), (0, 240), (3, 4))
+    a = math.radians(20)
+    spurious = _lengthwise((24 * math.sin(a), 144 + 24 * math.cos(a)),
+                           (48 * math.sin(a), 144 + 48 * math.cos(a)), (2, 5))
+    tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], spurious, true_23, on]
+    reading = reconstruct(tiles, None, 3)
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == (  # type: ignore[union-attr]
+        (9, 1), (1, 2), (2, 3), (3, 4))
+    assert reading.assignment[3] is None
+    assert "branch" in _kinds(reading)  # still told: two tiles could continue it
+    # with nothing beyond either, the one fitting the end better is taken
+    alone = reconstruct(tiles[:-1], None, 3)
+    assert alone.table is not None
+    assert alone.table.train(0).tiles[-1] == (2, 5)  # type: ignore[union-attr]
+
+
 def test_a_train_stopping_at_an_askew_box_is_read_again_where_it_goes_on() -> None:
     # seat 0: 9-1 1-2 2-3 3-4, the 2-3 found as a box turned 45 degrees (read 6-0)
     askew = SeenTile((6, 0), _turned(SEAT0_DOWN[2], 45).corners)
