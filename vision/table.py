@@ -1015,6 +1015,12 @@ LOOK_NEAR_WIDTHS = 0.75
 #: count (a 7-9 on a 7 end taken for 7-7, the 9-11 laid on it left loose: rendered table
 #: seeds 1100036 and 1400028, no-mat; no table read worse over 320).
 SURE_HALF = 0.9
+#: An outline read again with no loose box centred in it (within 0.4 widths) is a
+#: tile only when read at least this confidently: the detector saw nothing there,
+#: and a half-sure reading of bare table beyond a train's end laid a tile no one
+#: played (a 6-4 read at 0.53 past a 10-4 end, rendered no-mat seed 1400073; no
+#: table read worse over 320).
+EMPTY_OUTLINE_SURE = 0.8
 
 
 def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], w: float,
@@ -1032,7 +1038,8 @@ def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
     train puts it and centred on each box lying about there. The surest
     reading the reader does not doubt whose near half could be the train's end
     count (a double's both halves, neither read surely as another count:
-    ``SURE_HALF``) is the next tile. A double read lengthwise
+    ``SURE_HALF``) is the next tile; where no box lies in the outline, only a
+    sure one (``EMPTY_OUTLINE_SURE``). A double read lengthwise
     is never taken: it is two tiles' halves (a double lies across); nor is an
     outline with a half on the near half of a box read without doubt, lying off
     it, that shows the end's count (``_over_other_half``). The boxes
@@ -1083,6 +1090,10 @@ def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
                 # the surest; on a tie, one read exactly as the end (a double: both halves)
                 exact = all(v == end_v for v in (values if double else values[:1]))
                 sure = float(getattr(seen, "confidence", 1.0)) + (0.01 if exact else 0.0)
+                outline = _make_tile(-1, (0, 0), corners)
+                if sure < EMPTY_OUTLINE_SURE and not any(
+                        outline.distance_to_point(t.centre) < 0.4 * w for t in pool.values()):
+                    continue  # no box in it: only a sure reading shows a tile there
                 if best is None or sure > best[0]:
                     best = (sure, double, centre, corners, way, seen)
         if best is None:

@@ -644,6 +644,35 @@ def test_a_half_read_surely_as_another_count_is_no_double_across_a_trains_end() 
     assert doubted.table.train(0).tiles[2] == (2, 2)  # type: ignore[union-attr]
 
 
+def test_an_outline_with_no_box_in_it_is_taken_only_when_read_surely() -> None:
+    # seat 0: 9-1 1-2 2-3 and nothing beyond; a loose 5-6 lies off to the side, near
+    # enough to where a next tile could lie that the train's end is read again. Read
+    # there, the bare table shows a 3-6 the reader is half sure of: no box lies in that
+    # outline, so it is no tile; read surely, it is (the box may have been missed)
+    aside = _lengthwise((12, 236), (36, 236), (5, 6))
+    tiles = [ENGINE, *SEAT0_DOWN[:3], aside]
+
+    def looker(confidence: float) -> Any:
+        def look(corners: np.ndarray) -> _Looked:
+            c = np.asarray(corners, float)
+            axis = c[2] + c[3] - c[0] - c[1]
+            if abs(axis[1]) > abs(axis[0]) and np.linalg.norm(c.mean(axis=0) - [0, 228]) < 6:
+                seen = _Looked((3, 6) if axis[1] > 0 else (6, 3))
+                seen.confidence = confidence
+                return seen
+            return _Looked((0, 5), uncertain=True)
+        return look
+
+    half_sure = reconstruct(tiles, None, 3, look=looker(0.5))
+    assert half_sure.table is not None
+    assert half_sure.table.train(0).tiles == (  # type: ignore[union-attr]
+        (9, 1), (1, 2), (2, 3))
+    sure = reconstruct(tiles, None, 3, look=looker(0.9))
+    assert sure.table is not None
+    assert sure.table.train(0).tiles == (  # type: ignore[union-attr]
+        (9, 1), (1, 2), (2, 3), (3, 6))
+
+
 def _turned_double() -> tuple[SeenTile, SeenTile, list[SeenTile]]:
     """Seat 0: 9-1 1-2, then a 2-2 laid beside the far half of the 1-2 (the train turns
     towards +x), then 2-5 on along x; the 2-2 was found as a squarish box off its
