@@ -545,10 +545,12 @@ def _looker(truth: list[SeenTile], calls: list[np.ndarray] | None = None) -> Any
     return look
 
 
-def _turned(tile: SeenTile, degrees: float) -> SeenTile:
-    """``tile``'s box turned about its centre: a box the detector laid askew."""
+def _turned(tile: SeenTile, degrees: float,
+            about: tuple[float, float] | None = None) -> SeenTile:
+    """``tile``'s box turned about its centre (or ``about``): a box the detector laid
+    askew."""
     c = np.asarray(tile.corners, float)
-    m = c.mean(axis=0)
+    m = c.mean(axis=0) if about is None else np.array(about, float)
     a = math.radians(degrees)
     rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
     return SeenTile(tile.values, (c - m) @ rot.T + m)
@@ -1012,10 +1014,7 @@ def test_a_trains_last_tile_read_again_moves_its_end_to_where_the_train_puts_it(
     # 2-3 was found as a box turned 25 degrees about its near half (its far half 10 mm
     # aside) and read 6-3: read again where the train puts it, it is the 2-3, and the
     # train goes on from its far half there, not from the box's
-    c = np.asarray(SEAT0_DOWN[2].corners, float)
-    a = math.radians(25)
-    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-    askew = SeenTile((6, 3), (c - [0, 168]) @ rot.T + [0, 168])
+    askew = SeenTile((6, 3), _turned(SEAT0_DOWN[2], 25, about=(0, 168)).corners)
     turned = _lengthwise((24, 192), (48, 192), (3, 4))
     truth = [ENGINE, *SEAT0_DOWN[:3], turned]
     tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], askew, turned]
