@@ -129,7 +129,7 @@ def synthetic(reader: TileReader, folder: Path, limit: int | None) -> dict[str, 
     n_truth = n_read = n_match = halves_ok = exact = 0
     hands = hands_ok = 0
     flagged_wrong = wrong = flagged_right = right = 0
-    marker_truth = marker_found = 0
+    marker_truth = marker_found = marker_read = 0
     by_kind: dict[str, list[int]] = {}  # kind -> [labelled, found, exact]
     misses: list[str] = []
     rules = RuleSet()
@@ -176,6 +176,7 @@ def synthetic(reader: TileReader, folder: Path, limit: int | None) -> dict[str, 
             got_points = hand_points([Tile(*t.values) for t in frame.tiles], rules)
             hands_ok += want_points == got_points
         marker_truth += len(obj.get("markers", []))
+        marker_read += len(frame.markers)
         if obj.get("markers"):
             mt = np.array([m["corners"] for m in obj["markers"]], np.float32).reshape(-1, 4, 2)
             marker_found += len(match(mt, frame.markers.corners, 0.3))
@@ -187,6 +188,7 @@ def synthetic(reader: TileReader, folder: Path, limit: int | None) -> dict[str, 
         "tile_exact_of_found": rate(exact, n_match),
         "hand_total_exact": rate(hands_ok, hands), "hands": hands,
         "marker_recall": rate(marker_found, marker_truth),
+        "marker_precision": rate(marker_found, marker_read),
         "uncertain_flags_wrong": rate(flagged_wrong, wrong),
         "uncertain_flags_right": rate(flagged_right, right),
         "by_kind": {k: {"tiles": v[0], "recall": rate(v[1], v[0]), "tile_exact": rate(v[2], v[0]),

@@ -15,6 +15,7 @@ _EXPORTS = {
     "Detections": "vision.detections",
     "polygon_iou": "vision.detections",
     "join_fragments": "vision.fragments",
+    "drop_hollow": "vision.hollow_markers",
     "load_image": "vision.images",
     "rectify_tile": "vision.crops",
     "tile_halves": "vision.crops",
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from vision.crops import half_crops, order_corners, rectify_tile, tile_halves  # noqa: F401
     from vision.detections import Detections, polygon_iou  # noqa: F401
     from vision.fragments import join_fragments  # noqa: F401
+    from vision.hollow_markers import drop_hollow  # noqa: F401
     from vision.images import load_image  # noqa: F401
     from vision.mat import MatView, detect_mat, rectify, write_mat  # noqa: F401
     from vision.reader import FrameReading, TileReader, TileReading  # noqa: F401

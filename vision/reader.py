@@ -39,6 +39,7 @@ from vision.detections import Detections, polygon_iou
 from vision.divider import even_about_divider, snap_to_divider
 from vision.fragments import join_fragments
 from vision.half_votes import vote
+from vision.hollow_markers import drop_hollow
 from vision.images import load_image
 from vision.onnx_models import BoxDetector, Classifier, ObbDetector, load_specs
 
@@ -229,6 +230,7 @@ class TileReader:
                  reshape_small: bool = True,
                  even_halves: bool = True,
                  classify_halves: bool = True,
+                 drop_hollow_markers: bool = True,
                  threads: int | None = None) -> None:
         specs = load_specs(models_dir)
         self.detector = ObbDetector(specs["tiles"], conf_threshold=tile_threshold,
@@ -263,6 +265,9 @@ class TileReader:
         #: A larger tile's box is also read evened out about its divider, and the more
         #: confident reading kept (``vision.divider.even_about_divider``).
         self.even_halves = even_halves
+        #: A marker box whose middle is the table around it (a loop or line of the
+        #: background's thread) is dropped (``vision.hollow_markers``).
+        self.drop_hollow_markers = drop_hollow_markers
         #: Input side of the closer look the last frame needed: video frames start with it.
         self._close_side: int | None = None
 
@@ -278,6 +283,8 @@ class TileReader:
         found = self.detect(image)
         tiles = self.read_tiles(image, found[found.class_id == self.tile_class])
         markers = self._more_markers(image, found)
+        if self.drop_hollow_markers:
+            markers = drop_hollow(markers, image)
         return FrameReading(tiles, markers, (int(image.shape[0]), int(image.shape[1])))
 
     def _more_markers(self, image: np.ndarray, found: Detections) -> Detections:

@@ -203,6 +203,8 @@ def test_markers_too_small_for_the_closer_look_are_looked_for_once_more(
     untrained_models: Path,
 ) -> None:
     big = np.zeros((1080, 1920, 3), np.uint8)  # the closer look shrinks it 2.5 times
+    for x, y in ((600, 600), (900, 300)):  # solid markers (a hollow box is no marker)
+        big[y:y + 20, x:x + 20] = 200
     det = MarkerDetector(SMALL_TILE_PX * 0.7 * 1920 / 416)
     reader = _reader(untrained_models, det)
     markers = reader.read(big).markers
@@ -211,5 +213,7 @@ def test_markers_too_small_for_the_closer_look_are_looked_for_once_more(
     assert sorted(markers.corners.mean(axis=1)[:, 0].round().tolist()) == [610.0, 910.0]
     # a 1280x720 frame's closer look shrinks it less than twice: no more looks
     small = MarkerDetector(SMALL_TILE_PX * 0.7 * 1280 / 416)
-    assert len(_reader(untrained_models, small).read(FRAME).markers) == 1
+    frame = FRAME.copy()
+    frame[600:620, 600:620] = 200
+    assert len(_reader(untrained_models, small).read(frame).markers) == 1
     assert small.calls == [None, ZOOM_IN_SIDE]
