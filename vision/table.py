@@ -255,10 +255,14 @@ class _Chain:
     head: _Tile  # its first tile
     #: ``(end_ref, direction)`` of the train before each of its tiles was laid
     links: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
+    #: Boxes the last tile read again took in as pieces of it (``_look_again``): they
+    #: may reach on over the next tile, which no box of its own may show
+    ghosts: list[_Tile] = field(default_factory=list)
 
     def lay(self, entry: tuple[int, int, int], end_ref: np.ndarray, direction: np.ndarray,
             last: _Tile) -> None:
         """Add ``entry`` (input index, near, far); the train's end moves to ``end_ref``."""
+        self.ghosts = []
         self.links.append((self.end_ref, self.direction))
         self.tiles.append(entry)
         self.end_ref, self.direction, self.last = end_ref, direction, last
@@ -1044,7 +1048,10 @@ def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
     outline with a half on the near half of a box read without doubt, lying off
     it, that shows the end's count (``_over_other_half``). The boxes
     centred in the tile (nearer its outline than a touching tile's centre can
-    be) were no tiles of their own. Reported (``reread-tile``); its index in
+    be) were no tiles of their own; the next look at that train still counts
+    them as boxes lying about (``_Chain.ghosts``): a box askew over the tile
+    read again may reach over the next one, a double turned beside it that no
+    box of its own shows. Reported (``reread-tile``); its index in
     ``positions`` is beyond the input tiles.
     """
     for chain in chains:
@@ -1059,8 +1066,9 @@ def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
         outlines = [(False, chain.end_ref + 1.5 * w * u, u, u) for u in ways]
         if single:
             outlines += [(True, chain.end_ref + w * u, _perp(u), u) for u in ways]
+        around = [*pool.values(), *chain.ghosts]
         if not any(float(np.linalg.norm(t.centre - o[1])) <= LOOK_AROUND_WIDTHS * w
-                   for t in pool.values() for o in outlines):
+                   for t in around for o in outlines):
             continue
         best: tuple[float, bool, np.ndarray, np.ndarray, np.ndarray, Any] | None = None
         # boxes read without doubt, except those over the train's last tile (a box
@@ -1068,7 +1076,7 @@ def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
         read_sure = [t for t in pool.values() if not t.unsure
                      and not _halves_meet(t, chain.last, w)]
         for double, expected, axis, way in outlines:
-            near = [t.centre for t in pool.values()
+            near = [t.centre for t in around
                     if float(np.linalg.norm(t.centre - expected)) <= LOOK_NEAR_WIDTHS * w]
             for centre in [expected, *near]:
                 corners = _outline(centre, axis, w)
@@ -1092,7 +1100,7 @@ def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
                 sure = float(getattr(seen, "confidence", 1.0)) + (0.01 if exact else 0.0)
                 outline = _make_tile(-1, (0, 0), corners)
                 if sure < EMPTY_OUTLINE_SURE and not any(
-                        outline.distance_to_point(t.centre) < 0.4 * w for t in pool.values()):
+                        outline.distance_to_point(t.centre) < 0.4 * w for t in around):
                     continue  # no box in it: only a sure reading shows a tile there
                 if best is None or sure > best[0]:
                     best = (sure, double, centre, corners, way, seen)
@@ -1108,6 +1116,7 @@ def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
         for o in inside:
             pool.pop(o.index)
         chain.lay((index, near_v, far_v), centre if double else tile.halves[1], way, tile)
+        chain.ghosts = inside
         gone = ", ".join(f"{o.index} {list(o.values)}" for o in inside) or "none"
         uncertain.append(Uncertainty(
             "reread-tile", f"train {chain.owner} goes on where no box lay right: read again "

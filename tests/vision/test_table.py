@@ -1171,3 +1171,23 @@ def test_a_double_read_lying_along_its_train_is_taken_as_the_single_its_neighbou
     assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
         (9, 3), (3, 3), (5, 6))
     assert "matched-read" not in _kinds(reading)
+
+
+def test_a_box_the_last_tile_read_again_took_in_still_leads_to_the_double_beside_it() -> None:
+    # seat 0: 9-1 1-2 2-3, then a 3-3 laid beside the 2-3's far half (the train turns
+    # towards +x) and nothing beyond. The 2-3 was found only as two boxes askew, one of
+    # them reaching over the 3-3, and the 3-3 as no box of its own. Read again where
+    # the train goes on, the 2-3 takes both boxes in; the one reaching over the 3-3
+    # still says something lies there: the 3-3 is read again beside the end
+    double = _crosswise((24, 192), (0, 1), 3)
+    askew = SeenTile((5, 6), _turned(SEAT0_DOWN[2], 40, about=(4, 172)).corners,
+                     confidence=0.2, uncertain=True)
+    over = SeenTile((6, 6), _turned(double, 50, about=(12, 192)).corners,
+                    confidence=0.2, uncertain=True)
+    truth = [ENGINE, *SEAT0_DOWN[:3], double]
+    reading = reconstruct([ENGINE, *SEAT0_DOWN[:2], askew, over], None, 3,
+                          look=_looker(truth))
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == (  # type: ignore[union-attr]
+        (9, 1), (1, 2), (2, 3), (3, 3))
+    assert _kinds(reading).count("reread-tile") == 2
