@@ -447,7 +447,7 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
         first = chain.tiles[0][0]
         pool.pop(first)
     _grow(chains, pool, w, uncertain)
-    looked: set[tuple[Owner, int]] = set()
+    looked: set[tuple[Any, ...]] = set()
     if look is not None and mat is not None and _look_at_slots(
             chains, pool, printed, read, tiles, e, w, players, look, to_image, uncertain):
         _grow(chains, pool, w, uncertain)
@@ -455,8 +455,12 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
     if look is not None and _reread_mismatches(chains, read, w, look, to_image, uncertain,
                                                ends_only=True):
         _grow(chains, pool, w, uncertain)
+    # (a tile laid meanwhile that does not match its end is read again, and the train
+    # looked at again from where it then ends)
     while ((look is not None
-            and _look_again(chains, pool, tiles, w, look, to_image, looked, uncertain))
+            and (_look_again(chains, pool, tiles, w, look, to_image, looked, uncertain)
+                 or _reread_mismatches(chains, read, w, look, to_image, uncertain,
+                                       ends_only=True)))
            or (infer_gaps and _bridge_gap(chains, pool, tiles, e, w, uncertain))):
         _grow(chains, pool, w, uncertain)
     _engine_twins(chains, tiles, e, uncertain)
@@ -1028,7 +1032,7 @@ EMPTY_OUTLINE_SURE = 0.8
 
 
 def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], w: float,
-                look: Look, to_image: np.ndarray, looked: set[tuple[Owner, int]],
+                look: Look, to_image: np.ndarray, looked: set[tuple[Any, ...]],
                 uncertain: list[Uncertainty]) -> bool:
     """Read one train's next tile again where it must lie; True when one was found.
 
@@ -1055,9 +1059,14 @@ def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
     ``positions`` is beyond the input tiles.
     """
     for chain in chains:
-        if not chain.tiles or (chain.owner, len(chain.tiles)) in looked:
+        if not chain.tiles:
             continue
-        looked.add((chain.owner, len(chain.tiles)))
+        # each end once; an end read again (``_reread_mismatches``) is a new one
+        end = (chain.owner, len(chain.tiles), chain.tiles[-1][2],
+               *np.round(chain.end_ref, 3).tolist())
+        if end in looked:
+            continue
+        looked.add(end)
         end_v = chain.tiles[-1][2]
         # (double, centre, axis from the near end, way on)
         single = chain.tiles[-1][1] != end_v

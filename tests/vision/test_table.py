@@ -1191,3 +1191,23 @@ def test_a_box_the_last_tile_read_again_took_in_still_leads_to_the_double_beside
     assert reading.table.train(0).tiles == (  # type: ignore[union-attr]
         (9, 1), (1, 2), (2, 3), (3, 3))
     assert _kinds(reading).count("reread-tile") == 2
+
+
+def test_a_trains_end_read_again_is_looked_beyond_anew() -> None:
+    # seat 0: 9-1 1-2 2-3 3-4, then a 4-4 laid beside the 3-4's far half (the train
+    # turns towards +x). The 2-3 was found only as a box askew, so the train goes on
+    # past the 1-2 by reading it again; the 3-4 was read a sure 5-6 and then laid on
+    # the 2-3; the 4-4 was found as a box askew, read as junk. The train's end is the
+    # 6 of a 5-6 until the 3-4 is read again where the train puts it: from the 4
+    # there, the 4-4 beside it is read again too
+    double = _crosswise((24, 240), (0, 1), 4)
+    askew = SeenTile((5, 6), _turned(SEAT0_DOWN[2], 40, about=(4, 172)).corners,
+                     confidence=0.2, uncertain=True)
+    misread = SeenTile((5, 6), SEAT0_DOWN[3].corners)
+    junk = SeenTile((0, 5), _turned(double, 45).corners, confidence=0.2, uncertain=True)
+    truth = [ENGINE, *SEAT0_DOWN, double]
+    reading = reconstruct([ENGINE, *SEAT0_DOWN[:2], askew, misread, junk], None, 3,
+                          look=_looker(truth))
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == (  # type: ignore[union-attr]
+        (9, 1), (1, 2), (2, 3), (3, 4), (4, 4))
