@@ -460,9 +460,13 @@ class ObbDetector(_Detector):
 
     def __init__(self, spec: ModelSpec, *, conf_threshold: float = 0.25,
                  iou_threshold: float = 0.7, max_det: int = 300,
-                 threads: int | None = None) -> None:
+                 threads: int | None = None,
+                 class_thresholds: dict[int, float] | None = None) -> None:
         super().__init__(spec, conf_threshold=conf_threshold, iou_threshold=iou_threshold,
                          max_det=max_det, threads=threads)
+        #: Score floors of classes that keep boxes below ``conf_threshold`` (class id ->
+        #: floor); every other class keeps ``conf_threshold``.
+        self.class_thresholds = dict(class_thresholds or {})
 
     def __call__(self, image: np.ndarray, zoom_out: float = 1.0,
                  long_side: int | None = None) -> Detections:
@@ -474,9 +478,14 @@ class ObbDetector(_Detector):
         size = self.input_for(image.shape[:2], long_side if zoom_out == 1.0 else None)
         padded, box = letterbox(image, size, zoom_out)
         output = self.model.run(to_blob([padded]))[0]
-        detections = decode_obb(output, box, conf_threshold=self.conf_threshold,
+        floor = min([self.conf_threshold, *self.class_thresholds.values()])
+        detections = decode_obb(output, box, conf_threshold=floor,
                                 iou_threshold=self.iou_threshold, max_det=self.max_det,
                                 nc=len(self.names))
+        if floor < self.conf_threshold and len(detections):
+            need = np.array([self.class_thresholds.get(int(c), self.conf_threshold)
+                             for c in detections.class_id], np.float32)
+            detections = detections[detections.confidence > need]
         detections.metadata.update(names=self.names, shape=image.shape[:2],
                                    gain=float(min(box.gain_x, box.gain_y)))
         return detections

@@ -126,6 +126,14 @@ ZOOM_IN_SIDE = 768
 #: found a pawn 1024 missed, but cost 50 ms more and found an arrow too.
 MARKER_SIDE = 1024
 MARKER_LOOK_BELOW_GAIN = 0.5
+#: A marker scored from this up to the tile threshold is too faint to take alone, but
+#: is a marker when the other look (``MARKER_SIDE``) finds one there too, at any score
+#: from this: a toy train on the mat scored 0.23 at 768 and 0.24 at 1024 (rendered
+#: 1920x1080 table seed 1100013). Over 320 rendered tables (the benchmark's and fresh
+#: seeds), one more table read whole and none worse, from 0.15 to 0.2; the same floor
+#: taken alone, without the second look's word, read three tables worse (false markers
+#: on threads and tile corners).
+FAINT_MARKER = 0.2
 #: Readings whose boxes overlap at least this much (IoU) are the same tile;
 #: the less confident one is dropped.
 DUPLICATE_IOU = 0.5
@@ -208,6 +216,17 @@ def count_certainty(scores: np.ndarray, threshold: float, band: float = PIP_BAND
     return float(np.prod(1.0 - closeness**2))
 
 
+def _found_near(corners: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """Which of the boxes ``corners`` (N, 4, 2) has a box of ``other`` centred within
+    half its long side of its centre (a boolean mask)."""
+    if not len(corners) or not len(other):
+        return np.zeros(len(corners), bool)
+    centres, others = corners.mean(axis=1), other.mean(axis=1)
+    reach = 0.5 * np.maximum(*box_sizes(corners))
+    gaps = np.linalg.norm(centres[:, None, :] - others[None, :, :], axis=2)
+    return np.asarray(gaps.min(axis=1) < reach)
+
+
 class TileReader:
     """Reads tiles and markers with the ONNX models in ``models_dir``.
 
@@ -233,8 +252,12 @@ class TileReader:
                  drop_hollow_markers: bool = True,
                  threads: int | None = None) -> None:
         specs = load_specs(models_dir)
+        names = specs["tiles"].names
+        self.tile_class = names.index("tile") if "tile" in names else 0
+        self.marker_class = names.index("marker") if "marker" in names else -1
+        faint = {self.marker_class: FAINT_MARKER} if self.marker_class >= 0 else {}
         self.detector = ObbDetector(specs["tiles"], conf_threshold=tile_threshold,
-                                    threads=threads)
+                                    threads=threads, class_thresholds=faint)
         floor = max(0.01, pip_threshold - pip_band)
         classify = classify_halves and "halves" in specs
         # with the classifier, it and the pip model run side by side on half the cores each
@@ -246,9 +269,9 @@ class TileReader:
                                 if classify else None)
         if classify:
             _class_counts(specs["halves"].names, str(specs["halves"].file))  # fail early
-        names = specs["tiles"].names
-        self.tile_class = names.index("tile") if "tile" in names else 0
-        self.marker_class = names.index("marker") if "marker" in names else -1
+        #: Markers scored above this are taken from one look; those from
+        #: ``FAINT_MARKER`` up only where the other look finds one too.
+        self.marker_threshold = tile_threshold
         self.max_value = max_value
         self.pip_threshold = pip_threshold
         self.pip_band = pip_band
@@ -290,8 +313,10 @@ class TileReader:
     def _more_markers(self, image: np.ndarray, found: Detections) -> Detections:
         """The markers in ``found``, and when it came from a closer look that shrank a big
         frame a lot, those a look at ``MARKER_SIDE`` finds that it missed: one whose
-        centre lies on no marker found and inside no tile found."""
-        markers = found[found.class_id == self.marker_class]
+        centre lies on no marker found and inside no tile found. A faint marker
+        (``FAINT_MARKER``) is taken only where both looks find one."""
+        every = found[found.class_id == self.marker_class]
+        markers = every[every.confidence > self.marker_threshold]
         if self.marker_class < 0 or not _dynamic(self.detector) or not len(found):
             return markers
         gain = float(found.metadata.get("gain", 1.0))
@@ -302,14 +327,21 @@ class TileReader:
         if side <= gain * long_side + 32:
             return markers
         again = self.detector(image, long_side=side)
-        more = again[again.class_id == self.marker_class]
+        further = again[again.class_id == self.marker_class]
+        sure = further.confidence > self.marker_threshold
+        # faint markers of either look that the other look finds too
+        faint = [f[_found_near(f.corners, other.corners)] for f, other in
+                 ((every[every.confidence <= self.marker_threshold], further),
+                  (further[~sure], every))]
+        more = Detections.merge([further[sure], *faint])
         if not len(more):
             return markers
         tiles = found[found.class_id == self.tile_class].corners.astype(np.float32)
-        known = markers.corners.mean(axis=1)
         reach = 0.5 * np.maximum(*box_sizes(more.corners))
-        keep = []
+        keep: list[int] = []
         for j, centre in enumerate(more.corners.mean(axis=1)):
+            known = np.concatenate([markers.corners.mean(axis=1),
+                                    more.corners[keep].mean(axis=1).reshape(-1, 2)])
             if len(known) and np.min(np.linalg.norm(known - centre, axis=1)) < reach[j]:
                 continue  # a marker found already
             point = (float(centre[0]), float(centre[1]))

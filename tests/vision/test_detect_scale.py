@@ -217,3 +217,39 @@ def test_markers_too_small_for_the_closer_look_are_looked_for_once_more(
     frame[600:620, 600:620] = 200
     assert len(_reader(untrained_models, small).read(frame).markers) == 1
     assert small.calls == [None, ZOOM_IN_SIDE]
+
+
+class FaintMarkerDetector(FakeDetector):
+    """Tiny tiles; two faint markers (scored under the tile threshold) at the closer
+    look, at 300 and 1500; the look at ``MARKER_SIDE`` finds a faint one again at 300
+    only, and a faint one of its own at 900 that the closer look missed."""
+
+    def __call__(self, image: np.ndarray, zoom_out: float = 1.0,
+                 long_side: int | None = None) -> Detections:
+        found = super().__call__(image, zoom_out, long_side)
+        square = np.array([[0, 0], [0, 20], [20, 20], [20, 0]], np.float32)
+        spots = ([(302, 301), (900, 700)] if (long_side or 0) >= MARKER_SIDE
+                 else [(300, 300), (1500, 800)])
+        markers = Detections(np.array([square + s for s in spots]), np.full(len(spots), 0.22),
+                             np.ones(len(spots), np.int64))
+        both = Detections.merge([found, markers])
+        both.metadata.update(found.metadata)
+        return both
+
+
+def test_a_faint_marker_is_taken_only_where_both_looks_find_one(
+    untrained_models: Path,
+) -> None:
+    big = np.zeros((1080, 1920, 3), np.uint8)
+    for x, y in ((300, 300), (1500, 800), (900, 700)):  # solid markers
+        big[y:y + 20, x:x + 20] = 200
+    det = FaintMarkerDetector(SMALL_TILE_PX * 0.7 * 1920 / 416)
+    markers = _reader(untrained_models, det).read(big).markers
+    assert det.calls == [None, ZOOM_IN_SIDE, MARKER_SIDE]
+    # found twice, once; each of the others by one look only
+    assert markers.corners.mean(axis=1).round().tolist() == [[310.0, 310.0]]
+    # a 1280x720 frame gets one look: a faint marker is not taken from it
+    small = FaintMarkerDetector(SMALL_TILE_PX * 0.7 * 1280 / 416)
+    frame = FRAME.copy()
+    frame[300:320, 300:320] = 200
+    assert len(_reader(untrained_models, small).read(frame).markers) == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import warnings
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import cv2
@@ -199,6 +200,32 @@ class TestDecodersAgainstUltralytics:
         assert np.allclose(ours.corners, theirs.corners, atol=0.05)
         assert np.allclose(ours.confidence, theirs.confidence, atol=1e-5)
         assert np.array_equal(ours.class_id, theirs.class_id)
+
+    def test_a_class_floor_keeps_that_class_lower_and_no_other(self) -> None:
+        # five anchors apart in a 64x64 input: tiles 0.9, 0.3, 0.15; markers 0.3, 0.1
+        raw = np.zeros((1, 7, 5), np.float32)
+        raw[0, 0], raw[0, 1] = [8, 20, 32, 44, 56], [8, 20, 32, 44, 56]
+        raw[0, 2], raw[0, 3] = 6, 3
+        raw[0, 4] = [0.9, 0.3, 0.0, 0.0, 0.15]
+        raw[0, 5] = [0.0, 0.0, 0.3, 0.1, 0.0]
+
+        def detector(**floors: Any) -> ObbDetector:
+            det = ObbDetector.__new__(ObbDetector)
+            det.model = SimpleNamespace(  # type: ignore[assignment]
+                dynamic_size=False, size=(64, 64), run=lambda blob: raw)
+            det.names, det.iou_threshold, det.max_det = ("tile", "marker"), 0.7, 300
+            det.conf_threshold = 0.25
+            det.class_thresholds = floors.get("classes", {})
+            return det
+
+        def found(det: ObbDetector) -> list[tuple[int, int]]:
+            d = det(np.zeros((64, 64, 3), np.uint8))
+            return sorted(zip(d.class_id.tolist(), (10 * d.confidence).round().astype(int).tolist(),
+                              strict=True))
+
+        assert found(detector()) == [(0, 3), (0, 9), (1, 3)]
+        # markers down to 0.05; tiles as before (not the 0.15 one)
+        assert found(detector(classes={1: 0.05})) == [(0, 3), (0, 9), (1, 1), (1, 3)]
 
     def test_detect_on_a_batch_of_crops(self, untrained_models: Path) -> None:
         spec = load_specs(untrained_models)["pips"]
