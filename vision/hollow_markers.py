@@ -23,9 +23,9 @@ from vision.detections import Detections
 #: A marker box whose middle differs from the table around it by less than this (Lab
 #: distance, OpenCV's 8-bit scale) is a hollow ring or a thread, not a marker. Chosen on
 #: rendered tables not in the benchmark (fresh seeds 1300000+ and 1400000+, mat and no
-#: mat, 1920x1080): of 462 markers found on real markers, the least distinct middle
-#: was 5.0 (a blue toy train on blue cloth, a grey coin on grey); 14 of the 30 boxes
-#: found on no marker lay below 4.5 (thread loops and lines: 0.0-3.3).
+#: mat, 1920x1080): of 460 marker boxes found on real markers, the least distinct
+#: middle was 5.0 (a blue toy train on blue cloth, a grey coin on grey); 8 of the 32
+#: boxes found on no marker lay below 4.5 (thread loops and lines: 0.0-3.3).
 HOLLOW_LAB = 4.0
 #: The middle disc's radius, in halves of the box's short side.
 MIDDLE_RADIUS = 0.35
