@@ -188,15 +188,21 @@ class MarkerDetector(FakeDetector):
     def __call__(self, image: np.ndarray, zoom_out: float = 1.0,
                  long_side: int | None = None) -> Detections:
         found = super().__call__(image, zoom_out, long_side)
-        square = np.array([[0, 0], [0, 20], [20, 20], [20, 0]], np.float32)
-        spots = [(600, 600)]
+        spots = [(600.0, 600.0)]
         if (long_side or 0) >= MARKER_SIDE:
             spots += [(603, 598), (900, 300), (100 + self.width - 10, 100 + self.width / 2 - 10)]
-        markers = Detections(np.array([square + s for s in spots]), np.full(len(spots), 0.8),
-                             np.ones(len(spots), np.int64))
-        both = Detections.merge([found, markers])
-        both.metadata.update(found.metadata)
-        return both
+        return _with_markers(found, spots, 0.8)
+
+
+def _with_markers(found: Detections, spots: list[tuple[float, float]],
+                  score: float) -> Detections:
+    """``found`` and a 20 px square marker scored ``score`` at each of ``spots``."""
+    square = np.array([[0, 0], [0, 20], [20, 20], [20, 0]], np.float32)
+    markers = Detections(np.array([square + s for s in spots]), np.full(len(spots), score),
+                         np.ones(len(spots), np.int64))
+    both = Detections.merge([found, markers])
+    both.metadata.update(found.metadata)
+    return both
 
 
 def test_markers_too_small_for_the_closer_look_are_looked_for_once_more(
@@ -227,14 +233,10 @@ class FaintMarkerDetector(FakeDetector):
     def __call__(self, image: np.ndarray, zoom_out: float = 1.0,
                  long_side: int | None = None) -> Detections:
         found = super().__call__(image, zoom_out, long_side)
-        square = np.array([[0, 0], [0, 20], [20, 20], [20, 0]], np.float32)
-        spots = ([(302, 301), (900, 700)] if (long_side or 0) >= MARKER_SIDE
-                 else [(300, 300), (1500, 800)])
-        markers = Detections(np.array([square + s for s in spots]), np.full(len(spots), 0.22),
-                             np.ones(len(spots), np.int64))
-        both = Detections.merge([found, markers])
-        both.metadata.update(found.metadata)
-        return both
+        spots: list[tuple[float, float]] = (
+            [(302, 301), (900, 700)] if (long_side or 0) >= MARKER_SIDE
+            else [(300, 300), (1500, 800)])
+        return _with_markers(found, spots, 0.22)
 
 
 def test_a_faint_marker_is_taken_only_where_both_looks_find_one(
