@@ -18,6 +18,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.box_shape import box_sizes
 from vision.detections import Detections
 
 #: A marker box whose middle differs from the table around it by less than this (Lab
@@ -41,7 +42,7 @@ def middle_contrast(image: np.ndarray, corners: np.ndarray) -> float | None:
     image's edge, to tell."""
     corners = np.asarray(corners, np.float64)
     centre = corners.mean(axis=0)
-    sides = np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1)
+    sides = np.concatenate(box_sizes(corners))
     short, long = 0.5 * float(sides.min()), 0.5 * float(sides.max())
     reach = int(np.ceil(RING[1] * long)) + 1
     h, w = image.shape[:2]
