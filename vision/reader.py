@@ -120,11 +120,18 @@ ZOOM_IN_SIDE = 768
 #: looked for at this long side, and those the closer look missed are added (see
 #: :meth:`TileReader.read`). The tiles stay those of the closer look: at 1024 they
 #: were read worse (rendered 1920x1080 mat tables, seeds 1100000+: whole tables
-#: 62.5 -> 50 %), while markers were attached 91.7 -> 95.2 %. Added markers only,
-#: on 40 fresh mat tables (seeds 1300000+), 2 more tables were read whole (60 ->
-#: 65 %) once markers on the mat's print were ruled out (``vision.table``); 1280
-#: found a pawn 1024 missed, but cost 50 ms more and found an arrow too.
-MARKER_SIDE = 1024
+#: 62.5 -> 50 %), while markers were attached 91.7 -> 95.2 %. Session 15, over 320
+#: rendered 1920x1080 tables (the benchmark's 1100000+ and fresh 1300000+ and
+#: 1400000+, mat and no mat), markers missed / added: 1024 12 / 5, 1280 4 / 7, 1536
+#: 6 / 11, 1920 5 / 13: the further looks find the coins and pawns 1024 misses (no
+#: box at any score there), and more loops and dots of the cloth's thread too; with
+#: ``CONFIRM_MARKER_SIDE`` 5 / 5 (tables read whole 282 -> 288).
+MARKER_SIDE = 1280
+#: A marker the look at ``MARKER_SIDE`` finds that the closer look found at no score
+#: at all is taken only when a look at this long side (or the frame's own size, if
+#: smaller) finds one there too: a dot of thread the detector takes for a coin at one
+#: scale is less often one at two (see ``MARKER_SIDE``).
+CONFIRM_MARKER_SIDE = 1920
 MARKER_LOOK_BELOW_GAIN = 0.5
 #: A marker scored from this up to the tile threshold is too faint to take alone, but
 #: is a marker when the other look (``MARKER_SIDE``) finds one there too, at any score
@@ -314,7 +321,8 @@ class TileReader:
         """The markers in ``found``, and when it came from a closer look that shrank a big
         frame a lot, those a look at ``MARKER_SIDE`` finds that it missed: one whose
         centre lies on no marker found and inside no tile found. A faint marker
-        (``FAINT_MARKER``) is taken only where both looks find one."""
+        (``FAINT_MARKER``) is taken only where both looks find one; one the closer look
+        found at no score, only where a third look finds it too (``CONFIRM_MARKER_SIDE``)."""
         every = found[found.class_id == self.marker_class]
         markers = every[every.confidence > self.marker_threshold]
         if self.marker_class < 0 or not _dynamic(self.detector) or not len(found):
@@ -333,7 +341,7 @@ class TileReader:
         faint = [f[_found_near(f.corners, other.corners)] for f, other in
                  ((every[every.confidence <= self.marker_threshold], further),
                   (further[~sure], every))]
-        more = Detections.merge([further[sure], *faint])
+        more = Detections.merge([self._confirmed(image, further[sure], every), *faint])
         if not len(more):
             return markers
         tiles = found[found.class_id == self.tile_class].corners.astype(np.float32)
@@ -349,6 +357,19 @@ class TileReader:
                 continue  # inside a tile
             keep.append(j)
         return Detections.merge([markers, more[np.array(keep)]]) if keep else markers
+
+    def _confirmed(self, image: np.ndarray, found: Detections,
+                   seen: Detections) -> Detections:
+        """The markers ``found`` at ``MARKER_SIDE`` that the closer look ``seen`` found
+        too (at any score), or else a look at ``CONFIRM_MARKER_SIDE`` finds again."""
+        unseen = ~_found_near(found.corners, seen.corners)
+        if not unseen.any():
+            return found
+        finer = self.detector(image, long_side=min(CONFIRM_MARKER_SIDE,
+                                                   _ceil32(max(image.shape[:2]))))
+        finer = finer[finer.class_id == self.marker_class]
+        unseen[unseen] = ~_found_near(found.corners[unseen], finer.corners)
+        return found[~unseen]
 
     def detect(self, image: np.ndarray) -> Detections:
         """Tiles and markers in ``image``, looked at from the distance that suits them.

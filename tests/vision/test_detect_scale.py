@@ -12,7 +12,13 @@ from reader_fixtures import untrained_dir
 
 from vision.detections import Detections
 from vision.onnx_models import ObbDetector
-from vision.reader import MARKER_SIDE, SMALL_TILE_PX, ZOOM_IN_SIDE, TileReader
+from vision.reader import (
+    CONFIRM_MARKER_SIDE,
+    MARKER_SIDE,
+    SMALL_TILE_PX,
+    ZOOM_IN_SIDE,
+    TileReader,
+)
 
 
 @pytest.fixture(scope="module")
@@ -197,6 +203,8 @@ class MarkerDetector(FakeDetector):
 def _with_markers(found: Detections, spots: list[tuple[float, float]],
                   score: float) -> Detections:
     """``found`` and a 20 px square marker scored ``score`` at each of ``spots``."""
+    if not spots:
+        return found
     square = np.array([[0, 0], [0, 20], [20, 20], [20, 0]], np.float32)
     markers = Detections(np.array([square + s for s in spots]), np.full(len(spots), score),
                          np.ones(len(spots), np.int64))
@@ -214,7 +222,8 @@ def test_markers_too_small_for_the_closer_look_are_looked_for_once_more(
     det = MarkerDetector(SMALL_TILE_PX * 0.7 * 1920 / 416)
     reader = _reader(untrained_models, det)
     markers = reader.read(big).markers
-    assert det.calls == [None, ZOOM_IN_SIDE, MARKER_SIDE]
+    # the pawn, missed by the closer look, is looked for once more to be sure of it
+    assert det.calls == [None, ZOOM_IN_SIDE, MARKER_SIDE, CONFIRM_MARKER_SIDE]
     # the pawn is added; the closer look's marker is not found twice, nor is the tile a marker
     assert sorted(markers.corners.mean(axis=1)[:, 0].round().tolist()) == [610.0, 910.0]
     # a 1280x720 frame's closer look shrinks it less than twice: no more looks
@@ -223,6 +232,34 @@ def test_markers_too_small_for_the_closer_look_are_looked_for_once_more(
     frame[600:620, 600:620] = 200
     assert len(_reader(untrained_models, small).read(frame).markers) == 1
     assert small.calls == [None, ZOOM_IN_SIDE]
+
+
+class DotDetector(FakeDetector):
+    """Tiny tiles; no marker at the closer look; at ``MARKER_SIDE`` a sure marker at
+    (600, 600) and one at (900, 300); the finest look (``CONFIRM_MARKER_SIDE``) finds
+    the one at (600, 600) again only, as a dot of the cloth it took for a coin at one
+    scale shows as none at the other."""
+
+    def __call__(self, image: np.ndarray, zoom_out: float = 1.0,
+                 long_side: int | None = None) -> Detections:
+        found = super().__call__(image, zoom_out, long_side)
+        side = long_side or 0
+        spots: list[tuple[float, float]] = (
+            [(601, 602)] if side >= CONFIRM_MARKER_SIDE
+            else [(600, 600), (900, 300)] if side >= MARKER_SIDE else [])
+        return _with_markers(found, spots, 0.8)
+
+
+def test_a_marker_only_the_further_look_finds_needs_a_third_look_to_find_it_too(
+    untrained_models: Path,
+) -> None:
+    big = np.zeros((1080, 1920, 3), np.uint8)
+    for x, y in ((600, 600), (900, 300)):  # solid markers (a hollow box is no marker)
+        big[y:y + 20, x:x + 20] = 200
+    det = DotDetector(SMALL_TILE_PX * 0.7 * 1920 / 416)
+    markers = _reader(untrained_models, det).read(big).markers
+    assert det.calls == [None, ZOOM_IN_SIDE, MARKER_SIDE, CONFIRM_MARKER_SIDE]
+    assert markers.corners.mean(axis=1).round().tolist() == [[610.0, 610.0]]
 
 
 class FaintMarkerDetector(FakeDetector):
