@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import cv2
 import numpy as np
@@ -21,7 +23,7 @@ from vision.divider import (
     fit_divider,
     snap_to_divider,
 )
-from vision.reader import TileReader, distinct
+from vision.reader import TileReader, TileReading, distinct
 
 EVAL = Path(__file__).resolve().parents[2] / "datasets" / "eval"
 W = 20  # tile width in pixels: a table tile seen by a webcam at 1280x720
@@ -226,6 +228,57 @@ class TestReaderSnaps:
         reader.even_halves = False
         (t,) = reader.read(colour).tiles
         assert np.allclose(t.corners.mean(0), short.mean(0), atol=0.5)
+
+
+class _SeamReads:
+    """Reads a box on a tile of ``draw_train(3, [3, 5, 5, 2, 2, 6])`` as that tile, and a
+    box centred on the seam between two tiles as their touching halves' double, read as
+    surely; a tile read with ``doubt`` is uncertain."""
+
+    def __init__(self, boxes: list[np.ndarray], doubt: bool = False) -> None:
+        self.centres = [b.mean(axis=0) for b in boxes]
+        self.doubt = doubt
+
+    def __call__(self, image: np.ndarray, corners: np.ndarray,
+                 detector_confidence: np.ndarray | None = None) -> list[TileReading]:
+        values = [(3, 5), (5, 2), (2, 6)]
+        out = []
+        for box in corners:
+            gaps = [float(np.linalg.norm(box.mean(axis=0) - c)) for c in self.centres]
+            k = int(np.argmin(gaps))
+            if gaps[k] < 0.25 * W:
+                sure = 0.4 if self.doubt else 0.9
+                out.append(TileReading(values[k], box, sure, self.doubt))
+            else:  # on a seam: both touching halves
+                seam = values[k][1] if box.mean(axis=0)[0] > self.centres[k][0] else values[k][0]
+                out.append(TileReading((seam, seam), box, 0.9, False))
+        return out
+
+
+def test_a_box_snapped_onto_a_seam_does_not_replace_a_sure_single(
+    untrained_models: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    image, boxes = draw_train(3, [3, 5, 5, 2, 2, 6])
+    colour = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    middle = boxes[1]
+
+    def onto_the_seam(gray: np.ndarray, box: np.ndarray) -> tuple[np.ndarray, Any]:
+        if np.allclose(order_corners(box).mean(axis=0), middle.mean(axis=0)):
+            # slid a half on, over the 2-6's first half: the 5-2's and 2-6's 2s
+            return box + W * along(box), SimpleNamespace(found=True, shift=float(W))
+        return box, SimpleNamespace(found=False, shift=0.0)
+
+    monkeypatch.setattr("vision.reader.snap_to_divider", onto_the_seam)
+    reader = TileReader(untrained_models)
+    vars(reader)["detector"] = _Detector(np.stack(boxes), [0.9, 0.9, 0.9], 64)
+    vars(reader)["reshape_small"] = False
+    vars(reader)["read_at"] = _SeamReads(boxes)
+    got = sorted(t.values for t in reader.read(colour).tiles)
+    assert got == [(2, 6), (3, 5), (5, 2)]
+    # a doubted single gives way to the snapped box's reading, as before
+    vars(reader)["read_at"] = _SeamReads(boxes, doubt=True)
+    got = sorted(t.values for t in reader.read(colour).tiles)
+    assert (2, 2) in got and (5, 2) not in got
 
 
 def test_distinct_keeps_the_first_of_overlapping_boxes() -> None:
