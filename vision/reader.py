@@ -153,6 +153,17 @@ DUPLICATE_IOU = 0.5
 #: rendered 1920x1080 tables (where the table settles a double lying along its train
 #: by its neighbours anyway), no table read differently but one (still wrong).
 SEAM_IOU = 0.1
+#: A box read as a double lying along two tiles read, over the far half of one and the
+#: near half of the other, each showing the double's count, is the detector's box on
+#: the seam between them, not a tile: it overlaps each by about a third (IoU), where a
+#: double laid across a train only touches its neighbours. Boxes overlapping a tile
+#: read from this IoU (up to ``DUPLICATE_IOU``, the same tile) count. On the eval set's
+#: 20 table images, 6 of 13 extra tiles were such doubles (each overlapping its two
+#: neighbours 0.18-0.49), and precision rose 97.4 -> 98.3 % with no tile lost; 320
+#: rendered 1920x1080 tables read exactly as before.
+SEAM_OVERLAP = 0.15
+#: Two boxes lie along each other when their axes' cosine is at least this (25 degrees).
+ALONG_COS = 0.9
 
 
 @dataclass(frozen=True, eq=False)
@@ -516,7 +527,8 @@ class TileReader:
                     continue
                 best[owner[k]] = reading
         readings = sorted(best.values(), key=lambda t: -t.confidence)
-        return [readings[i] for i in distinct(readings)]
+        readings = [readings[i] for i in distinct(readings)]
+        return [t for j, t in enumerate(readings) if not _over_a_seam(j, readings)]
 
     def read_at(self, image: np.ndarray, corners: np.ndarray,
                 detector_confidence: np.ndarray | None = None) -> list[TileReading]:
@@ -623,6 +635,42 @@ def _on_a_seam(moved: TileReading, held: TileReading, boxes: list[np.ndarray], i
     before = float(polygon_iou(np.asarray(boxes[i], np.float64)[None], others).max())
     after = float(polygon_iou(np.asarray(boxes[k], np.float64)[None], others).max())
     return after > before + SEAM_IOU
+
+
+def _ends(tile: TileReading) -> tuple[np.ndarray, np.ndarray]:
+    """The middles of the short edges at ``values[0]`` and at ``values[1]``."""
+    c = np.asarray(tile.corners, np.float64)
+    return (c[0] + c[1]) / 2, (c[2] + c[3]) / 2
+
+
+def _over_a_seam(j: int, readings: Sequence[TileReading]) -> bool:
+    """Whether reading ``j`` is a double boxed over the seam between two tiles read:
+    lying along both (``ALONG_COS``), overlapping each (``SEAM_OVERLAP``), one before
+    its middle and one beyond, and the half of each nearer it showing its count."""
+    tile = readings[j]
+    if tile.values[0] != tile.values[1] or len(readings) < 3:
+        return False
+    first, second = _ends(tile)
+    length = float(np.linalg.norm(second - first))
+    if length == 0.0:
+        return False
+    axis, middle = (second - first) / length, (first + second) / 2
+    others = [k for k in range(len(readings)) if k != j]
+    overlaps = polygon_iou(np.asarray(tile.corners, np.float64)[None],
+                           np.array([readings[k].corners for k in others], np.float64))[0]
+    sides: set[bool] = set()
+    for k, overlap in zip(others, overlaps, strict=True):
+        if not SEAM_OVERLAP <= overlap < DUPLICATE_IOU:
+            continue
+        ends = _ends(readings[k])
+        way = ends[1] - ends[0]
+        if abs(float(way @ axis)) < ALONG_COS * float(np.linalg.norm(way)):
+            continue
+        gaps = [float(np.linalg.norm(end - middle)) for end in ends]
+        if readings[k].values[int(np.argmin(gaps))] != tile.values[0]:
+            continue  # its half under this box shows another count
+        sides.add(float((ends[0] + ends[1]) @ axis / 2 - middle @ axis) > 0)
+    return len(sides) == 2
 
 
 def _within_set(value: int, low: int, high: int, top: int) -> tuple[int, int, int]:

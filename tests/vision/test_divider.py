@@ -23,7 +23,7 @@ from vision.divider import (
     fit_divider,
     snap_to_divider,
 )
-from vision.reader import TileReader, TileReading, distinct
+from vision.reader import TileReader, TileReading, _over_a_seam, distinct
 
 EVAL = Path(__file__).resolve().parents[2] / "datasets" / "eval"
 W = 20  # tile width in pixels: a table tile seen by a webcam at 1280x720
@@ -279,6 +279,29 @@ def test_a_box_snapped_onto_a_seam_does_not_replace_a_sure_single(
     vars(reader)["read_at"] = _SeamReads(boxes, doubt=True)
     got = sorted(t.values for t in reader.read(colour).tiles)
     assert (2, 2) in got and (5, 2) not in got
+
+
+def _lying(values: tuple[int, int], x0: float, x1: float, y: float = 0.0,
+           width: float = 20.0) -> TileReading:
+    """A reading lying along x from ``x0`` (``values[0]``'s end) to ``x1``."""
+    corners = np.array([[x0, y], [x0, y + width], [x1, y + width], [x1, y]], np.float32)
+    return TileReading(values, corners, 0.9, False)
+
+
+def test_a_double_boxed_over_the_seam_of_two_tiles_is_no_tile() -> None:
+    three, five = _lying((3, 5), 0, 40), _lying((5, 2), 40, 80)
+    seam = _lying((5, 5), 20, 60)
+    assert _over_a_seam(2, [three, five, seam])
+    # either way round
+    assert _over_a_seam(2, [_lying((5, 3), 40, 0), _lying((2, 5), 80, 40), seam])
+    # the halves under it show other counts: a double of its own, misplaced
+    assert not _over_a_seam(2, [three, _lying((2, 5), 40, 80), seam])
+    # a double laid across the train only touches its neighbours
+    across = TileReading((5, 5), np.array([[40, -10], [60, -10], [60, 30], [40, 30]],
+                                           np.float32), 0.9, False)
+    assert not _over_a_seam(2, [three, _lying((5, 2), 60, 100), across])
+    # over one tile only (the end of a train): kept for the table to judge
+    assert not _over_a_seam(1, [three, _lying((5, 5), 20, 60), _lying((7, 1), 0, 40, y=200)])
 
 
 def test_distinct_keeps_the_first_of_overlapping_boxes() -> None:
