@@ -632,9 +632,8 @@ def _on_a_seam(moved: TileReading, held: TileReading, boxes: list[np.ndarray], i
             or held.uncertain or boxes_found < 2:
         return False
     others = np.array([b for j, b in enumerate(boxes[:boxes_found]) if j != i], np.float64)
-    before = float(polygon_iou(np.asarray(boxes[i], np.float64)[None], others).max())
-    after = float(polygon_iou(np.asarray(boxes[k], np.float64)[None], others).max())
-    return after > before + SEAM_IOU
+    before, after = polygon_iou(np.array([boxes[i], boxes[k]], np.float64), others).max(axis=1)
+    return float(after) > float(before) + SEAM_IOU
 
 
 def _ends(tile: TileReading) -> tuple[np.ndarray, np.ndarray]:
