@@ -275,6 +275,7 @@ def rendered(n: int, mat: bool, reader: Any, seed_base: int = RENDERED_SEED_BASE
         "tile_width_px_median": round(statistics.median(widths), 1) if widths else None,
         "reader": "oracle (the drawn tiles)" if isinstance(reader, OracleReader)
                   else type(reader).__name__,
+        "models": getattr(reader, "model_files", None),
         **tally.rates(),
         "tiles_read_right": round(tiles_right / max(tiles_total, 1), 4),
         "mat_found": round(mats_found / max(n, 1), 4),

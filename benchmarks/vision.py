@@ -518,6 +518,7 @@ def main(argv: list[str] | None = None) -> int:
         results["tune"] = tune(reader, args.tune)
     results["latency"] = latency(reader, args.runs)
     results["latency"]["ort_threads"] = args.threads or "default"
+    results["latency"]["models"] = reader.model_files
     results["latency"]["load_average"] = [round(x, 2) for x in os.getloadavg()]
     results["met"] = targets_met(results)
 

@@ -21,6 +21,7 @@ _EXPORTS = {
     "tile_halves": "vision.crops",
     "half_crops": "vision.crops",
     "order_corners": "vision.crops",
+    "chosen_precision": "vision.precision",
     "TileReader": "vision.reader",
     "TileReading": "vision.reader",
     "FrameReading": "vision.reader",
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
     from vision.hollow_markers import drop_hollow  # noqa: F401
     from vision.images import load_image  # noqa: F401
     from vision.mat import MatView, detect_mat, rectify, write_mat  # noqa: F401
+    from vision.precision import chosen_precision  # noqa: F401
     from vision.reader import FrameReading, TileReader, TileReading  # noqa: F401
     from vision.scoring import HandReading, score_photos  # noqa: F401
     from vision.table import TableReading, Uncertainty, reconstruct  # noqa: F401

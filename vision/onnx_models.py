@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ import numpy as np
 
 from engine.errors import BadInputError
 from vision.detections import Detections, xywhr_to_corners
+from vision.precision import chosen_precision, model_file
 
 #: Offset that keeps boxes of different classes apart in class-aware NMS.
 MAX_WH = 7680.0
@@ -77,8 +78,16 @@ def resolve_models_dir(models_dir: str | os.PathLike[str] | None) -> Path:
     return path
 
 
-def load_specs(models_dir: str | os.PathLike[str] | None = None) -> dict[str, ModelSpec]:
-    """Read ``models.json``; raise ``BadInputError`` naming what is missing."""
+def load_specs(models_dir: str | os.PathLike[str] | None = None,
+               precision: str | None = None) -> dict[str, ModelSpec]:
+    """Read ``models.json``; raise ``BadInputError`` naming what is missing.
+
+    Each model's file is the export to run at ``precision`` (``"int8"`` or
+    ``"float"``; by default ``vision.precision.chosen_precision()``: float on a
+    CPU without exact 8-bit sums, where the float export lies beside the 8-bit one).
+    """
+    if precision is None:
+        precision = chosen_precision()
     folder = resolve_models_dir(models_dir)
     index = folder / "models.json"
     try:
@@ -89,6 +98,8 @@ def load_specs(models_dir: str | os.PathLike[str] | None = None) -> dict[str, Mo
         raise BadInputError(str(index), f"unreadable model index ({exc})") from None
     try:
         specs = {key: ModelSpec.from_json(folder, obj) for key, obj in raw.items()}
+        specs = {key: replace(spec, file=model_file(spec.file, precision))
+                 for key, spec in specs.items()}
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise BadInputError(str(index), f"malformed model entry ({exc})") from None
     for key in ("tiles", "pips"):

@@ -261,6 +261,9 @@ class TileReader:
     >>> frame = reader.read("photo.jpg")         # doctest: +SKIP
     >>> [t.values for t in frame.tiles]          # doctest: +SKIP
     [(5, 7), (0, 12)]
+
+    ``precision`` (``"int8"`` or ``"float"``) picks each model's export; by
+    default ``vision.precision`` picks by what the CPU sums exactly.
     """
 
     def __init__(self, models_dir: str | os.PathLike[str] | None = "models", *,
@@ -277,8 +280,11 @@ class TileReader:
                  even_halves: bool = True,
                  classify_halves: bool = True,
                  drop_hollow_markers: bool = True,
-                 threads: int | None = None) -> None:
-        specs = load_specs(models_dir)
+                 threads: int | None = None,
+                 precision: str | None = None) -> None:
+        specs = load_specs(models_dir, precision)
+        #: The export each model runs (``vision.precision``: 8-bit or float), by name.
+        self.model_files = {key: spec.file.name for key, spec in specs.items()}
         names = specs["tiles"].names
         self.tile_class = names.index("tile") if "tile" in names else 0
         self.marker_class = names.index("marker") if "marker" in names else -1

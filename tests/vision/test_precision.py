@@ -1,0 +1,141 @@
+"""Which export runs: 8-bit only where the CPU sums 8-bit products exactly."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from reader_fixtures import untrained_dir
+
+from companion_app.cli import main
+from engine.errors import BadInputError
+from vision.onnx_models import load_specs
+from vision.precision import (
+    PRECISION_ENV,
+    chosen_precision,
+    cpu_flags,
+    int8_is_exact,
+    model_file,
+)
+
+X86_AVX2 = """processor\t: 0
+vendor_id\t: AuthenticAMD
+model name\t: AMD EPYC
+flags\t\t: fpu vme sse sse2 ssse3 fma avx avx2 bmi2
+bugs\t\t: sysret_ss_attrs
+
+processor\t: 1
+flags\t\t: fpu vme sse sse2 ssse3 fma avx avx2 bmi2
+"""
+X86_VNNI = X86_AVX2.replace("avx2 bmi2", "avx2 bmi2 avx512f avx512_vnni", 1)
+ARM_DOTPROD = """processor\t: 0
+BogoMIPS\t: 243.75
+Features\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp asimddp
+CPU implementer\t: 0x41
+"""
+
+
+class TestCpuFlags:
+    def test_x86_flags_line(self) -> None:
+        flags = cpu_flags(X86_AVX2)
+        assert flags is not None and "avx2" in flags and "sysret_ss_attrs" not in flags
+
+    def test_arm_features_line(self) -> None:
+        flags = cpu_flags(ARM_DOTPROD)
+        assert flags is not None and "asimddp" in flags and "0x41" not in flags
+
+    def test_no_flags_line(self) -> None:
+        assert cpu_flags("processor\t: 0\nmodel name\t: something\n") is None
+        assert cpu_flags("") is None
+
+    @pytest.mark.parametrize(("text", "exact"), [
+        (X86_AVX2, False), (X86_VNNI, True), (ARM_DOTPROD, True),
+        (ARM_DOTPROD.replace(" asimddp", ""), False), ("", None),
+    ])
+    def test_exact_int8(self, text: str, exact: bool | None) -> None:
+        assert int8_is_exact(cpu_flags(text)) is exact
+
+
+class TestChoice:
+    def test_float_on_avx2_without_vnni(self) -> None:
+        assert chosen_precision("", cpu_flags(X86_AVX2)) == "float"
+        assert chosen_precision("auto", cpu_flags(X86_AVX2)) == "float"
+
+    def test_int8_with_vnni_or_dot_products(self) -> None:
+        assert chosen_precision("", cpu_flags(X86_VNNI)) == "int8"
+        assert chosen_precision("", cpu_flags(ARM_DOTPROD)) == "int8"
+
+    def test_unknown_cpu_keeps_the_shipped_int8(self) -> None:
+        assert chosen_precision("", None, read_cpu=False) == "int8"
+
+    def test_environment_overrides_the_cpu(self) -> None:
+        assert chosen_precision(" INT8 ", cpu_flags(X86_AVX2)) == "int8"
+        assert chosen_precision("float", cpu_flags(X86_VNNI)) == "float"
+
+    def test_environment_variable_is_read(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setenv(PRECISION_ENV, "float")
+        assert chosen_precision(flags=cpu_flags(X86_VNNI)) == "float"
+        monkeypatch.setenv(PRECISION_ENV, "int8")
+        assert chosen_precision(flags=cpu_flags(X86_AVX2)) == "int8"
+
+    def test_bad_value_is_a_clear_error(self) -> None:
+        with pytest.raises(BadInputError, match="int8") as err:
+            chosen_precision("fp16", cpu_flags(X86_AVX2))
+        assert err.value.source == PRECISION_ENV
+
+
+@pytest.fixture(scope="module")
+def two_exports(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A models folder whose index names ``*.int8.onnx`` files, with a float
+    sibling for the tile model but none for the pip model."""
+    untrained = untrained_dir(tmp_path_factory)
+    folder = tmp_path_factory.mktemp("two_exports")
+    index = json.loads((untrained / "models.json").read_text())
+    for key, entry in index.items():
+        src = untrained / entry["file"]
+        stem = src.name.removesuffix(".onnx")
+        shutil.copy(src, folder / f"{stem}.int8.onnx")
+        if key != "pips":
+            shutil.copy(src, folder / f"{stem}.onnx")
+        entry["file"] = f"{stem}.int8.onnx"
+    (folder / "models.json").write_text(json.dumps(index))
+    return folder
+
+
+class TestLoadSpecs:
+    def test_float_takes_the_float_sibling(self, two_exports: Path) -> None:
+        specs = load_specs(two_exports, "float")
+        assert specs["tiles"].file.name.endswith(".onnx")
+        assert not specs["tiles"].file.name.endswith(".int8.onnx")
+        assert specs["tiles"].file.is_file()
+
+    def test_float_keeps_the_int8_file_without_a_sibling(self, two_exports: Path) -> None:
+        assert load_specs(two_exports, "float")["pips"].file.name.endswith(".int8.onnx")
+        assert model_file(two_exports / "none.int8.onnx", "float").name == "none.int8.onnx"
+        assert model_file(two_exports / "plain.onnx", "float").name == "plain.onnx"
+
+    def test_int8_keeps_the_listed_files(self, two_exports: Path) -> None:
+        specs = load_specs(two_exports, "int8")
+        assert all(s.file.name.endswith(".int8.onnx") for s in specs.values())
+
+    def test_default_follows_the_environment(self, two_exports: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setenv(PRECISION_ENV, "float")
+        assert not load_specs(two_exports)["tiles"].file.name.endswith(".int8.onnx")
+        monkeypatch.setenv(PRECISION_ENV, "int8")
+        assert load_specs(two_exports)["tiles"].file.name.endswith(".int8.onnx")
+
+    def test_cli_reports_a_bad_setting_in_one_line(
+            self, two_exports: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+            capsys: pytest.CaptureFixture[str]) -> None:
+        photo = tmp_path / "photo.png"
+        cv2.imwrite(str(photo), np.full((64, 64, 3), 200, np.uint8))
+        monkeypatch.setenv(PRECISION_ENV, "half")
+        code = main(["read", str(photo), "--models", str(two_exports)])
+        err = capsys.readouterr().err
+        assert code == 2 and PRECISION_ENV in err and err.count("\n") == 1
+        assert "Traceback" not in err

@@ -1,0 +1,89 @@
+"""Which export of a model to run: the 8-bit one only where this CPU sums 8-bit products exactly.
+
+``models.json`` names each model's 8-bit export (``*.int8.onnx``, made by
+``vision.quantize``); its float export lies beside it (``*.onnx``). ONNX
+Runtime's 8-bit convolutions multiply uint8 activations by int8 weights.
+With VNNI on x86 (``avx512_vnni``, ``avx_vnni``, AMX) or the dot-product
+instructions on Arm (``asimddp``) the products are summed in 32 bits, exactly.
+On an x86 CPU with AVX2 but no VNNI, pairs of products are summed in 16 bits,
+which saturate (ONNX Runtime's quantization guide: on such CPUs quantize with
+``reduce_range`` or run the float model). Measured on an AVX2-only AMD EPYC
+(session 16): the 8-bit models were no faster there (pips 33 ms against 30 ms
+per 32 crops, tiles 30 ms against 32 ms per frame) and read worse: rendered
+1920x1080 tables read whole with the mat fell from 36/40 (float) to 31/40.
+
+So the float export runs on such a CPU, and wherever ``MTRAIN_PRECISION=float``
+says so; ``MTRAIN_PRECISION=int8`` forces the 8-bit one. Where the CPU's flags
+cannot be read (no ``/proc/cpuinfo``: macOS, Windows) the shipped 8-bit export
+runs, as before.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from engine.errors import BadInputError
+
+#: Environment variable that overrides the choice: ``int8``, ``float`` or ``auto``.
+PRECISION_ENV = "MTRAIN_PRECISION"
+PRECISIONS = ("auto", "int8", "float")
+#: Ending of an 8-bit export's file name; the float export drops the ``.int8``.
+INT8_SUFFIX = ".int8.onnx"
+#: CPU flags (``/proc/cpuinfo``) under which 8-bit products are summed exactly.
+EXACT_INT8_FLAGS = frozenset({
+    "avx512_vnni", "avx512vnni", "avx_vnni", "amx_int8",  # x86
+    "asimddp",  # Arm: SDOT/UDOT
+})
+CPUINFO = Path("/proc/cpuinfo")
+
+
+def cpu_flags(cpuinfo: str | None = None) -> frozenset[str] | None:
+    """The instruction-set flags of the first CPU in ``cpuinfo`` (the text of
+    ``/proc/cpuinfo``; read from there when None): x86's ``flags`` line or
+    Arm's ``Features`` line. None where there is no such file or line."""
+    if cpuinfo is None:
+        try:
+            cpuinfo = CPUINFO.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+    for line in cpuinfo.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.strip().lower() in ("flags", "features"):
+            return frozenset(value.split())
+    return None
+
+
+def int8_is_exact(flags: frozenset[str] | None) -> bool | None:
+    """Whether a CPU with these ``flags`` sums 8-bit products exactly; None if unknown."""
+    if flags is None:
+        return None
+    return not flags.isdisjoint(EXACT_INT8_FLAGS)
+
+
+def chosen_precision(env: str | None = None, flags: frozenset[str] | None = None,
+                     *, read_cpu: bool = True) -> str:
+    """``"int8"`` or ``"float"``: what ``MTRAIN_PRECISION`` (``env``) asks for, else
+    what the CPU (``flags``, read from ``/proc/cpuinfo`` when None and ``read_cpu``)
+    sums exactly. Raises ``BadInputError`` for a value other than ``PRECISIONS``."""
+    if env is None:
+        env = os.environ.get(PRECISION_ENV, "")
+    wanted = env.strip().lower() or "auto"
+    if wanted not in PRECISIONS:
+        raise BadInputError(PRECISION_ENV, f"is {env!r}; use one of {', '.join(PRECISIONS)}")
+    if wanted != "auto":
+        return wanted
+    if flags is None and read_cpu:
+        flags = cpu_flags()
+    return "float" if int8_is_exact(flags) is False else "int8"
+
+
+def model_file(path: Path, precision: str) -> Path:
+    """The export of the model at ``path`` to run at ``precision``: the float
+    sibling of an 8-bit file when ``"float"`` is asked for and it exists, else
+    ``path`` itself."""
+    if precision == "float" and path.name.endswith(INT8_SUFFIX):
+        sibling = path.with_name(path.name[: -len(INT8_SUFFIX)] + ".onnx")
+        if sibling.is_file():
+            return sibling
+    return path
