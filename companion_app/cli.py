@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from engine.errors import BadInputError
+from vision.precision import check_setting
 
 #: Modules that contribute sub-commands, in the order they appear in ``--help``.
 COMMAND_MODULES = (
@@ -51,6 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
+        check_setting()  # MTRAIN_PRECISION, before a model loads or a server starts
         return int(func(args) or 0)
     except BadInputError as exc:
         print(f"mtrain: {exc.source}: {exc.problem}", file=sys.stderr)

@@ -72,7 +72,7 @@ def models_status(models_dir: str | os.PathLike[str]) -> str | None:
         from vision.onnx_models import load_specs
     except ImportError as exc:
         return f"The tile reader cannot be loaded ({exc}): enter each hand's tiles by hand."
-    try:  # the files models.json names (the pip model is its 8-bit version)
+    try:  # the files models.json names (each as the export vision.precision picks)
         load_specs(Path(models_dir))
     except BadInputError as exc:
         return (f"The tile-reading models are missing ({exc}): photos are kept, "

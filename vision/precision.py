@@ -55,10 +55,19 @@ def cpu_flags(cpuinfo: str | None = None) -> frozenset[str] | None:
 
 
 def int8_is_exact(flags: frozenset[str] | None) -> bool | None:
-    """Whether a CPU with these ``flags`` sums 8-bit products exactly; None if unknown."""
+    """Whether a CPU with these ``flags`` is known to sum 8-bit products exactly
+    (one of ``EXACT_INT8_FLAGS``); None where the flags are unknown. An Arm CPU
+    without dot products (a Cortex-A72, say) counts as not known: float runs there."""
     if flags is None:
         return None
     return not flags.isdisjoint(EXACT_INT8_FLAGS)
+
+
+def check_setting(env: str | None = None) -> None:
+    """Raise ``BadInputError`` when ``MTRAIN_PRECISION`` (``env``) is set to
+    something other than ``PRECISIONS``: the command line checks it at start,
+    before a server starts or a model loads."""
+    chosen_precision(env, frozenset(), read_cpu=False)
 
 
 def chosen_precision(env: str | None = None, flags: frozenset[str] | None = None,

@@ -16,6 +16,7 @@ from engine.errors import BadInputError
 from vision.onnx_models import load_specs
 from vision.precision import (
     PRECISION_ENV,
+    check_setting,
     chosen_precision,
     cpu_flags,
     int8_is_exact,
@@ -139,3 +140,19 @@ class TestLoadSpecs:
         err = capsys.readouterr().err
         assert code == 2 and PRECISION_ENV in err and err.count("\n") == 1
         assert "Traceback" not in err
+
+
+class TestSetting:
+    @pytest.mark.parametrize("value", ["", "auto", "int8", "Float"])
+    def test_good_values_pass(self, value: str) -> None:
+        check_setting(value)
+
+    def test_any_command_refuses_a_bad_value_before_it_runs(
+            self, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+        monkeypatch.setenv(PRECISION_ENV, "int4")
+        code = main(["camera-plan", "--table-cm", "100"])
+        out, err = capsys.readouterr()
+        assert code == 2 and out == ""
+        assert err.startswith(f"mtrain: {PRECISION_ENV}: ") and "'int4'" in err
+        monkeypatch.setenv(PRECISION_ENV, "float")
+        assert main(["camera-plan", "--table-cm", "100"]) == 0
