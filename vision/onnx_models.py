@@ -82,12 +82,12 @@ def load_specs(models_dir: str | os.PathLike[str] | None = None,
                precision: str | None = None) -> dict[str, ModelSpec]:
     """Read ``models.json``; raise ``BadInputError`` naming what is missing.
 
-    Each model's file is the export to run at ``precision`` (``"int8"`` or
-    ``"float"``; by default ``vision.precision.chosen_precision()``: float on a
-    CPU without exact 8-bit sums, where the float export lies beside the 8-bit one).
+    Each model's file is the export to run at ``precision`` (``"int8"``,
+    ``"float"`` or ``"auto"``; by default ``MTRAIN_PRECISION``, else ``"auto"``:
+    ``vision.precision.chosen_precision``, float on a CPU without exact 8-bit
+    sums, where the float export lies beside the 8-bit one).
     """
-    if precision is None:
-        precision = chosen_precision()
+    precision = chosen_precision(precision)  # None: MTRAIN_PRECISION, else the CPU's
     folder = resolve_models_dir(models_dir)
     index = folder / "models.json"
     try:

@@ -6,11 +6,12 @@ Runtime's 8-bit convolutions multiply uint8 activations by int8 weights.
 With VNNI on x86 (``avx512_vnni``, ``avx_vnni``, AMX) or the dot-product
 instructions on Arm (``asimddp``) the products are summed in 32 bits, exactly.
 On an x86 CPU with AVX2 but no VNNI, pairs of products are summed in 16 bits,
-which saturate (ONNX Runtime's quantization guide: on such CPUs quantize with
-``reduce_range`` or run the float model). Measured on an AVX2-only AMD EPYC
-(session 16): the 8-bit models were no faster there (pips 33 ms against 30 ms
-per 32 crops, tiles 30 ms against 32 ms per frame) and read worse: rendered
-1920x1080 tables read whole with the mat fell from 36/40 (float) to 31/40.
+which can saturate (ONNX Runtime's quantization guide advises 7-bit weights,
+``reduce_range``, or uint8 weights for such CPUs). Measured on an AVX2-only AMD EPYC
+(session 16): the 8-bit models were hardly faster there (a 1280x720 frame of
+27 tiles read in 152 ms against 172 ms in float; run alone, the pip model took
+33 ms against 30 ms per 32 crops) and read worse: of 320 rendered 1920x1080
+tables, 275 read whole against 289 in float.
 
 So the float export runs on such a CPU, and wherever ``MTRAIN_PRECISION=float``
 says so; ``MTRAIN_PRECISION=int8`` forces the 8-bit one. Where the CPU's flags

@@ -119,6 +119,11 @@ class TestLoadSpecs:
         assert model_file(two_exports / "none.int8.onnx", "float").name == "none.int8.onnx"
         assert model_file(two_exports / "plain.onnx", "float").name == "plain.onnx"
 
+    def test_auto_and_bad_values(self, two_exports: Path) -> None:
+        assert load_specs(two_exports, "auto")["tiles"].file.is_file()
+        with pytest.raises(BadInputError):
+            load_specs(two_exports, "fp16")
+
     def test_int8_keeps_the_listed_files(self, two_exports: Path) -> None:
         specs = load_specs(two_exports, "int8")
         assert all(s.file.name.endswith(".int8.onnx") for s in specs.values())
