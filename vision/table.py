@@ -1029,6 +1029,9 @@ SURE_HALF = 0.9
 #: played (a 6-4 read at 0.53 past a 10-4 end, rendered no-mat seed 1400073; no
 #: table read worse over 320).
 EMPTY_OUTLINE_SURE = 0.8
+#: Nor is such an outline ever a 0-0: bare table shows no pips, so it reads as two
+#: blank halves, and surely (0.94-1.0 in five outlines past a 9-0 end, rendered
+#: no-mat seed 1100013, where a 0-0 no one played was laid).
 
 
 def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], w: float,
@@ -1047,7 +1050,7 @@ def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
     reading the reader does not doubt whose near half could be the train's end
     count (a double's both halves, neither read surely as another count:
     ``SURE_HALF``) is the next tile; where no box lies in the outline, only a
-    sure one (``EMPTY_OUTLINE_SURE``). A double read lengthwise
+    sure one (``EMPTY_OUTLINE_SURE``), and never a 0-0. A double read lengthwise
     is never taken: it is two tiles' halves (a double lies across); nor is an
     outline with a half on the near half of a box read without doubt, lying off
     it, that shows the end's count (``_over_other_half``). The boxes
@@ -1108,9 +1111,9 @@ def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
                 exact = all(v == end_v for v in (values if double else values[:1]))
                 sure = float(getattr(seen, "confidence", 1.0)) + (0.01 if exact else 0.0)
                 outline = _make_tile(-1, (0, 0), corners)
-                if sure < EMPTY_OUTLINE_SURE and not any(
+                if (sure < EMPTY_OUTLINE_SURE or not any(values)) and not any(
                         outline.distance_to_point(t.centre) < 0.4 * w for t in around):
-                    continue  # no box in it: only a sure reading shows a tile there
+                    continue  # no box in it: only a sure reading of pips shows a tile there
                 if best is None or sure > best[0]:
                     best = (sure, double, centre, corners, way, seen)
         if best is None:

@@ -675,6 +675,29 @@ def test_an_outline_with_no_box_in_it_is_taken_only_when_read_surely() -> None:
         (9, 1), (1, 2), (2, 3), (3, 6))
 
 
+def test_bare_table_read_as_a_blank_double_is_no_tile() -> None:
+    # seat 0: 9-1 1-2 2-0 and nothing beyond; a loose 5-6 lies off to the side, near
+    # enough that the train's end is read again. Bare table shows no pips, so it reads
+    # as blank halves, surely: a 0-0 read where no box lies is no tile (rendered no-mat
+    # seed 1100013: a 0-0 read at 0.99 past a 9-0 end); with a box in it, it is
+    ends_blank = [ENGINE, *SEAT0_DOWN[:2], _lengthwise((0, 168), (0, 192), (2, 0))]
+    aside = _lengthwise((38, 204), (62, 204), (5, 6))  # beside where a turn would go
+
+    def blank(corners: np.ndarray) -> _Looked:
+        return _Looked((0, 0))
+
+    bare = reconstruct([*ends_blank, aside], None, 3, look=blank)
+    assert bare.table is not None
+    assert bare.table.train(0).tiles == (  # type: ignore[union-attr]
+        (9, 1), (1, 2), (2, 0))
+    assert "reread-tile" not in _kinds(bare)
+    boxed = SeenTile((5, 6), _crosswise((0, 228), (1, 0), 0).corners)
+    seen = reconstruct([*ends_blank, boxed], None, 3, look=blank)
+    assert seen.table is not None
+    assert seen.table.train(0).tiles == (  # type: ignore[union-attr]
+        (9, 1), (1, 2), (2, 0), (0, 0))
+
+
 def _turned_double() -> tuple[SeenTile, SeenTile, list[SeenTile]]:
     """Seat 0: 9-1 1-2, then a 2-2 laid beside the far half of the 1-2 (the train turns
     towards +x), then 2-5 on along x; the 2-2 was found as a squarish box off its
