@@ -13,18 +13,18 @@ which can saturate (ONNX Runtime's quantization guide advises 7-bit weights,
 33 ms against 30 ms per 32 crops) and read worse: of 320 rendered 1920x1080
 tables, 275 read whole against 289 in float.
 
-Not everywhere better, though: on the same CPU the 8-bit models followed the
+So the float export runs on such a CPU, and wherever ``MTRAIN_PRECISION=float``
+says so; ``MTRAIN_PRECISION=int8`` forces the 8-bit one. Where the CPU's flags
+cannot be read (no ``/proc/cpuinfo``: macOS, Windows) the shipped 8-bit export
+runs, as before.
+
+Float is not better everywhere, though: on the same CPU the 8-bit models followed the
 benchmark's six no-mat games as on a VNNI machine (10/10 breaches found, no false
 alert), and the float ones lost round 1 (9/10, 5.8 false alerts per 100 moves);
 the eval set's hands read 95.9 % exact in 8 bits, 94.6 % in float. The pip
 threshold and the reader's constants were tuned on 8 bits with VNNI, which
 neither reproduces. For live play on such a CPU, ``MTRAIN_PRECISION=int8`` is
 the measured better choice until the models are quantized with ``reduce_range``.
-
-So the float export runs on such a CPU, and wherever ``MTRAIN_PRECISION=float``
-says so; ``MTRAIN_PRECISION=int8`` forces the 8-bit one. Where the CPU's flags
-cannot be read (no ``/proc/cpuinfo``: macOS, Windows) the shipped 8-bit export
-runs, as before.
 """
 
 from __future__ import annotations

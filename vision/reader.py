@@ -262,8 +262,9 @@ class TileReader:
     >>> [t.values for t in frame.tiles]          # doctest: +SKIP
     [(5, 7), (0, 12)]
 
-    ``precision`` (``"int8"`` or ``"float"``) picks each model's export; by
-    default ``vision.precision`` picks by what the CPU sums exactly.
+    ``precision`` (``"int8"``, ``"float"`` or ``"auto"``) picks each model's
+    export; by default ``MTRAIN_PRECISION``, else ``vision.precision`` picks by
+    what the CPU sums exactly.
     """
 
     def __init__(self, models_dir: str | os.PathLike[str] | None = "models", *,
