@@ -1032,6 +1032,9 @@ EMPTY_OUTLINE_SURE = 0.8
 #: Nor is such an outline ever a 0-0: bare table shows no pips, so it reads as two
 #: blank halves, and surely (0.94-1.0 in five outlines past a 9-0 end, rendered
 #: no-mat seed 1100013, where a 0-0 no one played was laid).
+#: A double read again across a train's end is taken only when a half reads as the
+#: end's count: within both halves' ranges alone, a 2-2 whose ranges reached 4 was
+#: laid as a 4-4 on a 4 end, where a 4-7 lay (rendered no-mat seed 1400047).
 
 
 def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], w: float,
@@ -1101,8 +1104,9 @@ def _look_again(chains: list[_Chain], pool: dict[int, _Tile], tiles: list[Any], 
                 seen, values, ranges = again
                 spans = ranges if double else ranges[:1]
                 if not all(low <= end_v <= high for low, high in spans) or (
-                        not double and values[0] == values[1]):
-                    continue
+                        not double and values[0] == values[1]) or (
+                        double and end_v not in values):
+                    continue  # a double read as neither half the end's count is no double of it
                 sure_halves = getattr(seen, "half_certainty", (0.0, 0.0))
                 if double and any(v != end_v and float(c) >= SURE_HALF
                                   for v, c in zip(values, sure_halves, strict=True)):

@@ -1234,3 +1234,36 @@ def test_a_trains_end_read_again_is_looked_beyond_anew() -> None:
     assert reading.table is not None
     assert reading.table.train(0).tiles == (  # type: ignore[union-attr]
         (9, 1), (1, 2), (2, 3), (3, 4), (4, 4))
+
+
+class _Ranged:
+    """A reading again whose ranges of counts reach past its values."""
+
+    def __init__(self, values: tuple[int, int], reach: int) -> None:
+        self.values, self.uncertain, self.confidence = values, False, 1.0
+        self.ranges = tuple((min(v, reach), max(v, reach)) for v in values)
+
+
+def test_a_double_read_again_as_another_count_is_not_the_ends_double() -> None:
+    # seat 0: 9-1 1-2 2-4, a loose 5-6 beside where a turn would go. Read again across
+    # the 4 end, a double shows 2-2 with ranges reaching 4: not the end's 4-4 (rendered
+    # no-mat seed 1400047, a 4-7 laid as 4-4); read 4-4 there, it is.
+    ends_four = [ENGINE, *SEAT0_DOWN[:2], _lengthwise((0, 168), (0, 192), (2, 4))]
+    aside = _lengthwise((38, 204), (62, 204), (5, 6))
+
+    def twos(corners: np.ndarray) -> _Ranged:
+        return _Ranged((2, 2), reach=4)
+
+    reading = reconstruct([*ends_four, aside], None, 3, look=twos)
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == (  # type: ignore[union-attr]
+        (9, 1), (1, 2), (2, 4))
+    assert "reread-tile" not in _kinds(reading)
+
+    def fours(corners: np.ndarray) -> _Ranged:
+        return _Ranged((4, 4), reach=2)
+
+    seen = reconstruct([*ends_four, aside], None, 3, look=fours)
+    assert seen.table is not None
+    assert seen.table.train(0).tiles == (  # type: ignore[union-attr]
+        (9, 1), (1, 2), (2, 4), (4, 4))
