@@ -1276,29 +1276,71 @@ def _reread_mismatches(chains: list[_Chain], read: list[_Tile], w: float, look: 
             if near == end or idx >= len(read):
                 continue
             end_ref, direction = chain.links[k]
-            double = abs(_cos(read[idx].axis, direction)) < 0.5  # lying across
-            centre = end_ref + (1.0 if double else 1.5) * w * direction
-            corners = _outline(centre, _perp(direction) if double else direction, w)
-            again = _read_again(look, to_image, corners)
-            if again is not None:
-                _, values, ranges = again
-                if all(low <= end <= high for low, high in (ranges if double else ranges[:1])):
-                    chain.tiles[k] = (idx, end, end if double else values[1])
-                    if k == len(chain.tiles) - 1:
-                        # the train goes on from where it puts the tile, not from the box
-                        tile = _make_tile(idx, (end, chain.tiles[k][2]), corners)
-                        chain.end_ref = centre if double else tile.halves[1]
-                        chain.direction, chain.last = direction, tile
-                    was = read[idx].values
-                    uncertain.append(Uncertainty(
-                        "reread-tile", f"tile {idx} was read {was[0]}-{was[1]}, not matching "
-                        f"the {end} it lies on; read again where train {chain.owner} puts it: "
-                        f"{values[0]}-{values[1]}, taken as {end}-{chain.tiles[k][2]}", (idx,),
-                        (chain.owner,)))
-                    changed = True
-                    continue
+            lying = abs(_cos(read[idx].axis, direction)) < 0.5  # lying across
+            found = _read_in_place(end_ref, direction, lying, end, w, look, to_image)
+            if found is not None:
+                double, centre, corners, values = found
+                chain.tiles[k] = (idx, end, end if double else values[1])
+                if k == len(chain.tiles) - 1:
+                    # the train goes on from where it puts the tile, not from the box
+                    tile = _make_tile(idx, (end, chain.tiles[k][2]), corners)
+                    chain.end_ref = centre if double else tile.halves[1]
+                    chain.direction, chain.last = direction, tile
+                was = read[idx].values
+                uncertain.append(Uncertainty(
+                    "reread-tile", f"tile {idx} was read {was[0]}-{was[1]}, not matching "
+                    f"the {end} it lies on; read again where train {chain.owner} puts it: "
+                    f"{values[0]}-{values[1]}, taken as {end}-{chain.tiles[k][2]}", (idx,),
+                    (chain.owner,)))
+                changed = True
+                continue
             changed = _reread_before(chain, k, read, w, look, to_image, uncertain) or changed
     return changed
+
+
+#: A single read again turned from its box (``_read_in_place``) is taken only when read
+#: at least this surely, and exactly as a single on the end.
+TURNED_REREAD_SURE = 0.8
+
+
+def _read_in_place(end_ref: np.ndarray, direction: np.ndarray, lying: bool, end: int,
+                   w: float, look: Look, to_image: np.ndarray
+                   ) -> tuple[bool, np.ndarray, np.ndarray, tuple[int, ...]] | None:
+    """Read the tile laid on the count ``end`` again where its train puts it: first as
+    its box lies (``lying`` across: a double; else a single on along the train), taken
+    when the reader does not doubt it and the near half's range (a double's both) holds
+    ``end``; then turned the other way, taken only when read exactly so: a single
+    surely (``TURNED_REREAD_SURE``), a double with a half sure (``SURE_HALF``), though
+    the reader doubts the other, and never a 0-0. A double
+    found as two boxes, each a half lying lengthwise and read as another tile, is read
+    whole only across (the Mexican train of the table benchmark's first trained game
+    without the mat: an 11-11 read 1-5 and 5-9, which left the train stopped there
+    and raised 8 false alerts). Returns (double, centre, corners, values) or ``None``."""
+    for double in (lying, not lying):
+        centre = end_ref + (1.0 if double else 1.5) * w * direction
+        corners = _outline(centre, _perp(direction) if double else direction, w)
+        if double == lying:
+            again = _read_again(look, to_image, corners)
+            if again is not None and all(low <= end <= high for low, high
+                                         in (again[2] if double else again[2][:1])):
+                return double, centre, corners, again[1]
+            continue
+        seen = look(apply_homography(to_image, corners))
+        if seen is None:
+            continue
+        values = tuple(int(v) for v in seen.values)
+        if double:
+            # the end's double read exactly, a half of it surely (bare table beside a
+            # single reads as blank halves: never a 0-0)
+            fits = (end != 0 and values == (end, end)
+                    and max(getattr(seen, "half_certainty", (0.0, 0.0))) >= SURE_HALF)
+        else:
+            fits = (not bool(getattr(seen, "uncertain", False))
+                    and float(getattr(seen, "confidence", 1.0)) >= TURNED_REREAD_SURE
+                    and values[0] == end != values[1])
+        if fits:
+            return double, centre, corners, values
+    return None
 
 
 def _reread_before(chain: _Chain, k: int, read: list[_Tile], w: float, look: Look,
