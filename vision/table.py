@@ -1321,8 +1321,10 @@ def _read_in_place(end_ref: np.ndarray, direction: np.ndarray, lying: bool, end:
         corners = _outline(centre, _perp(direction) if double else direction, w)
         if double == lying:
             again = _read_again(look, to_image, corners)
+            # (a double read lengthwise is two tiles' halves: a double lies across)
             if again is not None and all(low <= end <= high for low, high
-                                         in (again[2] if double else again[2][:1])):
+                                         in (again[2] if double else again[2][:1])) and (
+                    double or again[1][0] != again[1][1]):
                 return double, centre, corners, again[1]
             continue
         seen = look(apply_homography(to_image, corners))

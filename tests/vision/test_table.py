@@ -1279,13 +1279,15 @@ class _HalfSure:
         self.ranges = tuple((v, v) for v in values)
 
 
-def _across_looker(across: _HalfSure) -> Any:
-    """A ``look`` reading ``across`` in an outline lying across x, and doubting the rest."""
+def _across_looker(across: _HalfSure, along: _HalfSure | None = None) -> Any:
+    """A ``look`` reading ``across`` in an outline lying across x, and ``along`` (by
+    default a doubted 5-1) in one lying along it."""
+    along = along or _HalfSure((5, 1), (0.2, 0.2))
 
     def look(corners: np.ndarray) -> _HalfSure:
         c = np.asarray(corners, float)
         axis = (c[2] + c[3]) / 2 - (c[0] + c[1]) / 2
-        return across if abs(axis[1]) > abs(axis[0]) else _HalfSure((5, 1), (0.2, 0.2))
+        return across if abs(axis[1]) > abs(axis[0]) else along
 
     return look
 
@@ -1307,3 +1309,15 @@ def test_a_mismatched_box_is_read_again_across_as_the_ends_double() -> None:
         kept = reconstruct(tiles, None, 3, look=_across_looker(across))
         assert kept.table is not None
         assert kept.table.train(MEXICAN).tiles[-1] == (5, 1)  # type: ignore[union-attr]
+
+
+def test_a_double_read_again_lengthwise_is_not_laid_along_the_train() -> None:
+    # as above, the box lying along the train a little aside, and the 11-8 beyond the
+    # double: read along the train, the outline shows 11-11 surely (the double's half and
+    # the 11-8's near half). A double lies across: read so, the train goes on to the 11-8
+    split = _lengthwise((166, -8), (190, -8), (5, 1))
+    look = _across_looker(_HalfSure((11, 11), (0.2, 1.0)), along=_HalfSure((11, 11), (1.0, 1.0)))
+    reading = reconstruct([*MEXICAN_TO_11, split, ELEVEN_EIGHT], None, 3, look=look)
+    assert reading.table is not None
+    assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
+        (9, 3), (3, 11), (11, 11), (11, 8))
