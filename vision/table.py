@@ -1257,8 +1257,8 @@ def _reread_mismatches(chains: list[_Chain], read: list[_Tile], w: float, look: 
     crop, and they are missed without doubt (an 11 read 9, no range to settle it
     by its neighbours). Where a tile's near half still does not match the end
     it is laid on, the image is read again in the outline the train gives it
-    (lengthwise, or a double across, as the box lies); a reading the reader does
-    not doubt whose near half could be the end's count is the tile
+    (lengthwise, or a double across, as the box lies, else turned the other way:
+    :func:`_read_in_place`); a reading that fits the end is the tile
     (``reread-tile``). When it reads the same again, the tile before it is read
     again instead (:func:`_reread_before`). A tile that really does not match
     reads the same again, and stays for the rules to judge. With ``ends_only``, only
@@ -1306,16 +1306,21 @@ TURNED_REREAD_SURE = 0.8
 def _read_in_place(end_ref: np.ndarray, direction: np.ndarray, lying: bool, end: int,
                    w: float, look: Look, to_image: np.ndarray
                    ) -> tuple[bool, np.ndarray, np.ndarray, tuple[int, ...]] | None:
-    """Read the tile laid on the count ``end`` again where its train puts it: first as
-    its box lies (``lying`` across: a double; else a single on along the train), taken
-    when the reader does not doubt it and the near half's range (a double's both) holds
-    ``end``; then turned the other way, taken only when read exactly so: a single
-    surely (``TURNED_REREAD_SURE``), a double with a half sure (``SURE_HALF``), though
-    the reader doubts the other, and never a 0-0. A double
-    found as two boxes, each a half lying lengthwise and read as another tile, is read
-    whole only across (the Mexican train of the table benchmark's first trained game
-    without the mat: an 11-11 read 1-5 and 5-9, which left the train stopped there
-    and raised 8 false alerts). Returns (double, centre, corners, values) or ``None``."""
+    """Read the tile laid on the count ``end`` again where its train puts it.
+
+    First as its box lies (``lying`` across: a double; else a single on along the
+    train): taken when the reader does not doubt it and the near half's range (a
+    double's both) holds ``end``, but never a single read as a double (a double lies
+    across; lengthwise, the outline showed halves of two tiles). Then turned the
+    other way: taken only when read exactly so, a single surely
+    (``TURNED_REREAD_SURE``), a double with a half sure (``SURE_HALF``) though the
+    reader doubts the other, and never a 0-0. A double found as two boxes, each a
+    half lying lengthwise and read as another tile, is read whole only across (the
+    Mexican train of the table benchmark's first trained game without the mat: an
+    11-11 read 1-5 and 5-9 left the train stopped there, and 8 false alerts; read
+    lengthwise, the 11-11's half and the 11-8's near half showed 11-11).
+    Returns (double, centre, corners, values) or ``None``.
+    """
     for double in (lying, not lying):
         centre = end_ref + (1.0 if double else 1.5) * w * direction
         corners = _outline(centre, _perp(direction) if double else direction, w)
