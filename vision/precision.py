@@ -18,13 +18,13 @@ says so; ``MTRAIN_PRECISION=int8`` forces the 8-bit one. Where the CPU's flags
 cannot be read (no ``/proc/cpuinfo``: macOS, Windows) the shipped 8-bit export
 runs, as before.
 
-Float is not better everywhere, though: on the same CPU the 8-bit models followed the
-benchmark's six no-mat games as on a VNNI machine (10/10 breaches found, no false
-alert), and the float ones lost round 1 (9/10, 5.8 false alerts per 100 moves);
-the eval set's hands read 95.9 % exact in 8 bits, 94.6 % in float. The pip
-threshold and the reader's constants were tuned on 8 bits with VNNI, which
-neither reproduces. For live play on such a CPU, ``MTRAIN_PRECISION=int8`` is
-the measured better choice until the models are quantized with ``reduce_range``.
+Session 17 checked it again on such a CPU: at the tracker's 1280x720 float read
+121 of 160 rendered tables whole against 110 in 8 bits; 8-bit exports quantized
+again with ``reduce_range`` read 278 of the 320 against 291 in float; and the
+benchmark round that float lost in session 16 (an 11-11 found as two boxes) is
+followed since ``vision.table`` reads such a tile again across its train. Only the
+eval set's hands read better in 8 bits there (95.9 % exact against 94.6 %). The pip
+threshold and the reader's constants were tuned on 8 bits with VNNI.
 """
 
 from __future__ import annotations
