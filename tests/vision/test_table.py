@@ -1270,7 +1270,8 @@ def test_a_double_read_again_as_another_count_is_not_the_ends_double() -> None:
 
 
 class _HalfSure:
-    """A reading again the reader doubts: one half sure, the other not."""
+    """A reading again, with how surely each half was read (doubted when either is
+    under 0.5)."""
 
     def __init__(self, values: tuple[int, int], certainty: tuple[float, float]) -> None:
         self.values, self.half_certainty = values, certainty
