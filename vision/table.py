@@ -997,12 +997,12 @@ def _outline(centre: np.ndarray, axis: np.ndarray, w: float) -> np.ndarray:
     return np.array([a_end - half, a_end + half, b_end + half, b_end - half])
 
 
-def _read_again(look: Look, to_image: np.ndarray, corners: np.ndarray
+def _read_again(look: Look, to_image: np.ndarray, corners: np.ndarray, doubted: bool = False
                 ) -> tuple[Any, tuple[int, ...], tuple[tuple[int, int], ...]] | None:
     """``look`` in ``corners`` (working plane): the reading, its values and ranges; ``None``
-    when nothing was read or the reader doubts it."""
+    when nothing was read or, unless ``doubted``, the reader doubts it."""
     seen = look(apply_homography(to_image, corners))
-    if seen is None or bool(getattr(seen, "uncertain", False)):
+    if seen is None or (not doubted and bool(getattr(seen, "uncertain", False))):
         return None
     values = tuple(int(v) for v in seen.values)
     ranges = getattr(seen, "ranges", None) or ((values[0], values[0]), (values[1], values[1]))
@@ -1332,10 +1332,10 @@ def _read_in_place(end_ref: np.ndarray, direction: np.ndarray, lying: bool, end:
                     double or again[1][0] != again[1][1]):
                 return double, centre, corners, again[1]
             continue
-        seen = look(apply_homography(to_image, corners))
-        if seen is None:
+        turned = _read_again(look, to_image, corners, doubted=True)
+        if turned is None:
             continue
-        values = tuple(int(v) for v in seen.values)
+        seen, values, _ = turned
         if double:
             # the end's double read exactly, a half of it surely (bare table beside a
             # single reads as blank halves: never a 0-0)
