@@ -465,7 +465,7 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
         _grow(chains, pool, w, uncertain)
     _engine_twins(chains, tiles, e, uncertain)
     for chain in chains:
-        _match_neighbours(chain, tiles, e, uncertain)
+        _match_neighbours(chain, tiles, e, w, uncertain)
     if look is not None:
         _reread_mismatches(chains, read, w, look, to_image, uncertain)
     _settle_sandwiched(chains, e, w, uncertain)
@@ -1492,7 +1492,7 @@ def _engine_twins(chains: list[_Chain], tiles: Sequence[TileLike], e: int,
                 (idx,), (chain.owner,)))
 
 
-def _match_neighbours(chain: _Chain, tiles: Sequence[TileLike], e: int,
+def _match_neighbours(chain: _Chain, tiles: Sequence[TileLike], e: int, w: float,
                       uncertain: list[Uncertainty]) -> None:
     """Settle misread halves of ``chain`` by their neighbours, within the reader's doubt.
 
@@ -1501,8 +1501,10 @@ def _match_neighbours(chain: _Chain, tiles: Sequence[TileLike], e: int,
     ``ranges``, see ``vision.reader.RANGE_BAND``) makes them match, both take it:
     a misread pip on a blurred 11 is a far likelier story than a mismatch. A
     count the reader is sure of is never changed, so a real mismatch stays one.
-    A double's ends move together; the tile before a link keeps a double's far
-    end. Each change is reported (``matched-read``).
+    A double's ends move together: where its other half's doubt allows, or
+    whatever it read where it lies across the train (a double, however blurred:
+    an 11-11 read 10-10 between two 11s is not an 11-10). The tile before a link
+    keeps a double's far end. Each change is reported (``matched-read``).
     """
     entries: list[list[Any]] = []
     for idx, near, far in chain.tiles:
@@ -1543,7 +1545,8 @@ def _match_neighbours(chain: _Chain, tiles: Sequence[TileLike], e: int,
         if j > 0 and value != end:
             entries[j - 1][2] = value
             changed.append(entries[j - 1][0])
-        if near == far and far_range[0] <= value <= far_range[1]:
+        if near == far and (far_range[0] <= value <= far_range[1]
+                            or not _lies_along(chain, j, w)):
             entry[2] = value
         entry[1] = value
         changed.append(idx)

@@ -446,6 +446,22 @@ def test_a_doubted_tile_lying_crosswise_is_the_ends_double() -> None:
     assert mexican == ((9, 3), (3, 11), (11, 11), (11, 8))
 
 
+def test_a_double_across_its_train_matched_to_its_end_stays_a_double() -> None:
+    # a blurred 11-11 across the train read 10-10, the near half could be 11, the far
+    # half not: it lies across, so it is the 11-11 (the 11-8 lies on it), not an 11-10
+    for kind in (_Ranged, _Doubted):
+        reading, mexican = _mexican_across(
+            kind(_crosswise_read((168, 0), (10, 10)), ((9, 10), (10, 11))))
+        assert mexican == ((9, 3), (3, 11), (11, 11), (11, 8))
+        assert "taken as 11-11" in reading.uncertainties[-1].message
+    # the same reading at the train's end: the double waiting there is the 11-11 too
+    reading = reconstruct([*MEXICAN_TO_11, _Ranged(_crosswise_read((168, 0), (10, 10)),
+                                                   ((9, 10), (10, 11)))], None, 3)
+    assert reading.table is not None
+    assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
+        (9, 3), (3, 11), (11, 11))
+
+
 def test_a_sure_single_lying_crosswise_is_not_taken_for_a_double() -> None:
     sure = _Ranged(_crosswise_read((168, 0), (5, 6)), ((5, 5), (6, 6)))
     reading = reconstruct([*MEXICAN_TO_11, sure], None, 3)
