@@ -22,7 +22,7 @@ Writes ``benchmarks/results/table.json``. Parts:
   for small tables), with and without the printed hub mat,
   and read exactly as ``mtrain read IMAGE --players N`` reads them
   (``TileReader(models/)``, ``vision.mat.detect_mat``,
-  ``vision.table.reconstruct``). The same rates as the layouts part, plus
+  ``vision.table.reconstruct``, ``vision.closer_look``). The same rates as the layouts part, plus
   tiles read right (a drawn tile matched one to one by a read tile at polygon
   IoU >= 0.5 with the same two values), how often a mat was found, and the
   median time to read one frame (reader and reconstruction; the image is in
@@ -234,7 +234,7 @@ def rendered(n: int, mat: bool, reader: Any, seed_base: int = RENDERED_SEED_BASE
         raise ValueError(f"camera must be 'table' or 'fit', not {camera!r}")
     from benchmarks.vision import match
     from datasets.table_game import OracleReader, render_tables
-    from vision.cli import reconstruct_table
+    from vision.cli import read_table, reconstruct_table
     from vision.mat import detect_mat
 
     tally = Tally()
@@ -255,8 +255,10 @@ def rendered(n: int, mat: bool, reader: Any, seed_base: int = RENDERED_SEED_BASE
         if hasattr(reader, "reset"):  # separate tables, not a video
             reader.reset()
         frame = reader.read(shown.image)
-        reading = reconstruct_table(frame, players, shown.image,
-                                     None if isinstance(reader, OracleReader) else reader)
+        if isinstance(reader, OracleReader):
+            reading = reconstruct_table(frame, players, shown.image, None)
+        else:  # as ``mtrain read`` reads it: looked at closer where it breaks
+            frame, reading = read_table(frame, players, shown.image, reader)
         times.append(time.perf_counter() - t0)
         mats_found += detect_mat(shown.image) is not None
         want = np.array([c for _, c in shown.tiles], np.float32).reshape(-1, 4, 2)

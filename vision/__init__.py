@@ -32,6 +32,7 @@ _EXPORTS = {
     "reconstruct": "vision.table",
     "TableReading": "vision.table",
     "Uncertainty": "vision.table",
+    "look_closer": "vision.closer_look",
     "MatView": "vision.mat",
     "detect_mat": "vision.mat",
     "rectify": "vision.mat",
@@ -47,6 +48,7 @@ __all__ = sorted(_EXPORTS)
 if TYPE_CHECKING:
     from vision.annotate import PolygonAnnotator, ReadingAnnotator  # noqa: F401
     from vision.camera_plan import CameraPlan, plan_camera  # noqa: F401
+    from vision.closer_look import look_closer  # noqa: F401
     from vision.crops import half_crops, order_corners, rectify_tile, tile_halves  # noqa: F401
     from vision.detections import Detections, polygon_iou  # noqa: F401
     from vision.fragments import join_fragments  # noqa: F401

@@ -68,8 +68,7 @@ def run_read(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
     image = load_image(args.image)
     reader = TileReader(args.models, max_value=rules.set)
-    frame = reader.read(image)
-    table = reconstruct_table(frame, args.players, image, reader)
+    frame, table = read_table(reader.read(image), args.players, image, reader)
     if args.annotate:
         write_annotated(args.annotate, image, frame)
     if args.json:
@@ -123,6 +122,18 @@ def reconstruct_table(frame: FrameReading, players: int,
         def look(corners: np.ndarray) -> Any:
             return read_at(image, corners[None])[0]
     return reconstruct(tiles, frame.markers, players, mat, look=look)
+
+
+def read_table(frame: FrameReading, players: int, image: np.ndarray,
+               reader: TileReader) -> tuple[FrameReading, Any]:
+    """The table in ``image`` (``reconstruct_table``), looked at closer where it does
+    not hold together (``vision.closer_look``): the frame read, with the boxes found
+    closer, and its table."""
+    from vision.closer_look import look_closer
+
+    table = reconstruct_table(frame, players, image, reader)
+    return look_closer(reader, image, frame, table,
+                       lambda f: reconstruct_table(f, players, image, reader))
 
 
 def table_json(reading: Any | None) -> dict[str, Any] | None:

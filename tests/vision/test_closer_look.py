@@ -1,0 +1,200 @@
+"""vision.closer_look: the detector looks again, closer, around a table's loose tiles."""
+
+from __future__ import annotations
+
+import sys
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pytest
+from reader_fixtures import MODELS, ROOT, needs_trained_models
+
+from vision.closer_look import MAX_WINDOWS, _windows, look_closer, loose_centres
+from vision.detections import Detections
+from vision.reader import FrameReading, TileReading
+
+if str(ROOT) not in sys.path:  # benchmarks/ is a folder of scripts, not an installed package
+    sys.path.insert(0, str(ROOT))
+
+W = 10.0  # tile width in image pixels
+
+
+def tile(cx: float, cy: float, values: tuple[int, int] = (1, 2),
+         confidence: float = 0.9) -> TileReading:
+    """A tile lying along x, centred at ``(cx, cy)``, ``values[0]`` at its left end."""
+    corners = np.array([[cx - W, cy - W / 2], [cx - W, cy + W / 2],
+                        [cx + W, cy + W / 2], [cx + W, cy - W / 2]], np.float32)
+    return TileReading(values, corners, confidence, False)
+
+
+class FakeDetector:
+    """Finds the given boxes (image pixels) in any window that holds them, as a
+    detector run on the window's crop would: in crop pixels."""
+
+    def __init__(self, boxes: list[TileReading]) -> None:
+        self.boxes = boxes
+        self.calls: list[tuple[tuple[int, ...], int | None]] = []
+        self.origins: list[np.ndarray] = []
+
+    def __call__(self, crop: np.ndarray, long_side: int | None = None) -> Detections:
+        self.calls.append((crop.shape, long_side))
+        origin = self.origins[len(self.calls) - 1]
+        corners = np.array([b.corners for b in self.boxes], np.float32).reshape(-1, 4, 2)
+        return Detections(corners - origin, np.full(len(corners), 0.9),
+                          np.zeros(len(corners), np.int64))
+
+
+class FakeReader:
+    """Reads each box the detector found as the values of the fake box it is."""
+
+    tile_class = 0
+
+    def __init__(self, boxes: list[TileReading], image: np.ndarray) -> None:
+        self.detector = FakeDetector(boxes)
+        self.boxes = boxes
+        self.image = image
+
+    def read_tiles(self, image: np.ndarray, found: Detections) -> list[TileReading]:
+        assert image is self.image
+        out = []
+        for corners in found.corners:
+            match = min(self.boxes, key=lambda b: float(np.abs(b.corners - corners).sum()))
+            out.append(TileReading(match.values, corners, 0.95, False))
+        return out
+
+
+def table_reading(assignment: list[Any], laid: int) -> Any:
+    trains = [SimpleNamespace(tiles=[(0, 0)] * laid)]
+    return SimpleNamespace(assignment=assignment, table=SimpleNamespace(trains=trains))
+
+
+def frame_of(tiles: list[TileReading]) -> FrameReading:
+    return FrameReading(tiles, Detections.empty(), (400, 600))
+
+
+def test_the_loose_tiles_are_those_on_no_train_and_not_the_engine() -> None:
+    frame = frame_of([tile(50, 50), tile(100, 50), tile(150, 50)])
+    reading = table_reading(["engine", None, 0], 1)
+    centres = loose_centres(reading, frame)
+    assert len(centres) == 1
+    np.testing.assert_allclose(centres[0], [100, 50])
+
+
+def test_a_table_with_nothing_loose_is_not_looked_at_again() -> None:
+    image = np.zeros((400, 600, 3), np.uint8)
+    frame = frame_of([tile(50, 50), tile(100, 50)])
+    reading = table_reading(["engine", 0], 1)
+    reader = FakeReader([], image)
+    rebuilt: list[FrameReading] = []
+    got = look_closer(reader, image, frame, reading, lambda f: rebuilt.append(f))
+    assert got == (frame, reading)
+    assert reader.detector.calls == [] and rebuilt == []
+
+
+def test_boxes_found_closer_replace_those_they_overlap_and_join_the_rest() -> None:
+    image = np.zeros((400, 600, 3), np.uint8)
+    misplaced = tile(203, 104, (8, 1), 0.3)  # a box slid off its tile, read wrong
+    frame = frame_of([tile(100, 100), misplaced])
+    reading = table_reading(["engine", None], 0)
+    right = tile(200, 100, (0, 10))
+    unseen = tile(200, 111, (10, 10))  # a tile no box was found for
+    reader = FakeReader([right, unseen], image)
+    # the window is 8 widths around the loose box, kept inside the image
+    reader.detector.origins = [np.array([163, 64], np.float32)]
+    rebuilt: list[FrameReading] = []
+
+    def rebuild(f: FrameReading) -> Any:
+        rebuilt.append(f)
+        return table_reading(["engine", 0, 0], 2)
+
+    closer, again = look_closer(reader, image, frame, reading, rebuild)
+    assert reader.detector.calls == [((80, 80, 3), 416)]
+    assert closer is rebuilt[0] and again.table.trains[0].tiles == [(0, 0)] * 2
+    assert sorted(t.values for t in closer.tiles) == [(0, 10), (1, 2), (10, 10)]
+    assert misplaced not in closer.tiles
+    assert closer.tiles == sorted(closer.tiles, key=lambda t: -t.confidence)
+
+
+def test_the_first_table_stays_when_the_closer_look_lays_no_more_tiles() -> None:
+    image = np.zeros((400, 600, 3), np.uint8)
+    frame = frame_of([tile(100, 100), tile(200, 100, (8, 1))])
+    reading = table_reading(["engine", None], 1)
+    reader = FakeReader([tile(200, 100, (0, 10))], image)
+    reader.detector.origins = [np.array([160, 60], np.float32)]
+    got = look_closer(reader, image, frame, reading, lambda f: table_reading([], 1))
+    assert got == (frame, reading)
+    assert len(reader.detector.calls) == 1
+
+
+def test_a_box_cut_by_the_windows_edge_is_no_tile() -> None:
+    image = np.zeros((400, 600, 3), np.uint8)
+    frame = frame_of([tile(100, 100), tile(200, 100, (8, 1))])
+    reading = table_reading(["engine", None], 0)
+    cut = tile(236, 100, (3, 4))  # reaches past the window's right edge at x = 240
+    reader = FakeReader([cut], image)
+    reader.detector.origins = [np.array([160, 60], np.float32)]
+    rebuilt: list[FrameReading] = []
+    got = look_closer(reader, image, frame, reading, lambda f: rebuilt.append(f))
+    assert got == (frame, reading) and rebuilt == []
+
+
+def test_windows_cover_each_spot_once_inside_the_image_and_are_few() -> None:
+    spots = [np.array([5.0, 5.0]), np.array([12.0, 8.0]), np.array([300.0, 390.0])]
+    windows = _windows(spots, 80, (400, 600))
+    assert windows == [(0, 0, 80), (260, 320, 80)]  # the second spot lies in the first
+    many = [np.array([x, 200.0]) for x in range(40, 600, 50)]
+    assert len(_windows(many, 40, (400, 600))) == MAX_WINDOWS
+    # a window never outgrows the image
+    assert _windows([np.array([10.0, 10.0])], 1000, (400, 600)) == [(0, 0, 400)]
+
+
+@pytest.mark.parametrize("reader", [SimpleNamespace()])
+def test_a_reader_without_a_detector_changes_nothing(reader: Any) -> None:
+    image = np.zeros((400, 600, 3), np.uint8)
+    frame = frame_of([tile(100, 100), tile(200, 100)])
+    reading = table_reading(["engine", None], 0)
+    assert look_closer(reader, image, frame, reading, lambda f: None) == (frame, reading)
+
+
+def test_a_box_found_closer_across_two_others_is_dropped() -> None:
+    image = np.zeros((400, 600, 3), np.uint8)
+    frame = frame_of([tile(100, 100), tile(200, 100, (8, 1), 0.3)])
+    reading = table_reading(["engine", None], 0)
+    left, right = tile(190, 100, (0, 10)), tile(210, 111, (10, 10))
+    across = tile(200, 105, (4, 11))  # over the seam between the two
+    reader = FakeReader([left, right, across], image)
+    reader.detector.origins = [np.array([160, 60], np.float32)]
+
+    def read_tiles(image: np.ndarray, found: Detections) -> list[TileReading]:
+        sure = {(0, 10): 0.95, (10, 10): 0.9, (4, 11): 0.4}
+        return [TileReading(b.values, b.corners, sure[b.values], False)
+                for b in (left, right, across)]
+
+    reader.read_tiles = read_tiles  # type: ignore[method-assign]
+    closer, _ = look_closer(reader, image, frame, reading,
+                            lambda f: table_reading([], 2))
+    assert sorted(t.values for t in closer.tiles) == [(0, 10), (1, 2), (10, 10)]
+
+
+@needs_trained_models
+def test_a_train_broken_where_the_first_look_missed_a_tile_is_read_whole() -> None:
+    """Rendered mat table 1100029 of the table benchmark: a train turning back on
+    itself, whose 10-1 the detector misses at the frame's closer look; the train
+    stopped there and its last four tiles lay loose. A closer look finds it."""
+    from benchmarks.table import _draw
+    from datasets.table_game import render_tables
+    from vision.cli import read_table
+    from vision.reader import TileReader
+
+    seed = 1_100_029
+    players, _, truth, layout = _draw(np.random.default_rng(seed), 29, True)
+    shown = render_tables([layout], size=(1920, 1080), style_seed=seed,
+                          area_mm=(0.0, 0.0, *layout.size))[0]
+    reader = TileReader(MODELS, max_value=12, precision="float")
+    frame = reader.read(shown.image)
+    closer, reading = read_table(frame, players, shown.image, reader)
+    assert closer is not frame  # the table was read again from the boxes found closer
+    assert reading.table is not None
+    assert reading.table.trains[1] == truth.trains[1]
+    assert len(truth.trains[1].tiles) == 15
