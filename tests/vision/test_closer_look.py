@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from reader_fixtures import MODELS, ROOT, needs_trained_models
 
-from vision.closer_look import MAX_WINDOWS, _windows, look_closer, loose_centres
+from vision.closer_look import MAX_WINDOWS, _windows, end_centres, look_closer, loose_centres
 from vision.detections import Detections
 from vision.reader import FrameReading, TileReading
 
@@ -81,6 +81,13 @@ def test_the_loose_tiles_are_those_on_no_train_and_not_the_engine() -> None:
     np.testing.assert_allclose(centres[0], [100, 50])
 
 
+def test_each_train_ends_at_its_last_tile_a_box_shows() -> None:
+    frame = frame_of([tile(50, 50), tile(100, 50), tile(150, 50), tile(50, 100)])
+    reading = table_reading(["engine", 0, 0, 1], 2)
+    reading.positions = {0: [1, 2, 7], 1: [3], "mexican": [9]}  # 7 and 9: inferred tiles
+    assert [c.tolist() for c in end_centres(reading, frame)] == [[150, 50], [50, 100]]
+
+
 def test_a_table_with_nothing_loose_is_not_looked_at_again() -> None:
     image = np.zeros((400, 600, 3), np.uint8)
     frame = frame_of([tile(50, 50), tile(100, 50)])
@@ -143,8 +150,9 @@ def test_windows_cover_each_spot_once_inside_the_image_and_are_few() -> None:
     spots = [np.array([5.0, 5.0]), np.array([12.0, 8.0]), np.array([300.0, 390.0])]
     windows = _windows(spots, 80, (400, 600))
     assert windows == [(0, 0, 80), (260, 320, 80)]  # the second spot lies in the first
-    many = [np.array([x, 200.0]) for x in range(40, 600, 50)]
-    assert len(_windows(many, 40, (400, 600))) == MAX_WINDOWS
+    many = [np.array([x, 200.0]) for x in range(20, 600, 25)]
+    assert len(many) > MAX_WINDOWS
+    assert len(_windows(many, 20, (400, 600))) == MAX_WINDOWS
     # a window never outgrows the image
     assert _windows([np.array([10.0, 10.0])], 1000, (400, 600)) == [(0, 0, 400)]
 
@@ -198,3 +206,17 @@ def test_a_train_broken_where_the_first_look_missed_a_tile_is_read_whole() -> No
     assert reading.table is not None
     assert reading.table.trains[1] == truth.trains[1]
     assert len(truth.trains[1].tiles) == 15
+
+
+def test_a_tile_box_found_closer_over_a_marker_is_the_marker() -> None:
+    image = np.zeros((400, 600, 3), np.uint8)
+    toy = tile(200, 100, (1, 0))  # a toy train, about a tile's size, boxed as a tile
+    frame = FrameReading([tile(100, 100), toy],
+                         Detections(toy.corners[None], np.ones(1), np.ones(1, np.int64)),
+                         (400, 600))
+    reading = table_reading(["engine", None], 0)
+    reader = FakeReader([tile(201, 101, (3, 1))], image)
+    reader.detector.origins = [np.array([160, 60], np.float32)]
+    rebuilt: list[FrameReading] = []
+    got = look_closer(reader, image, frame, reading, lambda f: rebuilt.append(f))
+    assert got == (frame, reading) and rebuilt == []
