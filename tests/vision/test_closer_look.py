@@ -10,7 +10,14 @@ import numpy as np
 import pytest
 from reader_fixtures import MODELS, ROOT, needs_trained_models
 
-from vision.closer_look import MAX_WINDOWS, _windows, end_centres, look_closer, loose_centres
+from vision.closer_look import (
+    MAX_WINDOWS,
+    WINDOW_SIDE,
+    _windows,
+    end_centres,
+    look_closer,
+    loose_centres,
+)
 from vision.detections import Detections
 from vision.reader import FrameReading, TileReading
 
@@ -116,7 +123,7 @@ def test_boxes_found_closer_replace_those_they_overlap_and_join_the_rest() -> No
         return table_reading(["engine", 0, 0], 2)
 
     closer, again = look_closer(reader, image, frame, reading, rebuild)
-    assert reader.detector.calls == [((80, 80, 3), 416)]
+    assert reader.detector.calls == [((80, 80, 3), WINDOW_SIDE)]
     assert closer is rebuilt[0] and again.table.trains[0].tiles == [(0, 0)] * 2
     assert sorted(t.values for t in closer.tiles) == [(0, 10), (1, 2), (10, 10)]
     assert misplaced not in closer.tiles
