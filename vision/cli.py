@@ -100,19 +100,27 @@ def run_score(args: argparse.Namespace) -> int:
     return 0
 
 
+#: ``reconstruct_table``'s default: look for the mat in the image.
+_LOOK: Any = object()
+
+
 def reconstruct_table(frame: FrameReading, players: int,
-                      image: np.ndarray | None = None, reader: TileReader | None = None) -> Any:
+                      image: np.ndarray | None = None, reader: TileReader | None = None,
+                      mat: Any = _LOOK) -> Any:
     """``vision.table.reconstruct`` of the frame (a ``TableReading``).
 
     With ``image``, a hub mat in view (``vision.mat.detect_mat``) assigns the
     seats and the Mexican train exactly; without one the heuristics apply.
+    ``mat``, when given, is the mat already found in ``image`` (or ``None``: none).
     With ``image`` and ``reader``, a train that stops at a misplaced box is read
     again where it goes on (``reread-tile``).
     """
-    from vision.mat import detect_mat
     from vision.table import reconstruct
 
-    mat = detect_mat(image) if image is not None else None
+    if mat is _LOOK:
+        from vision.mat import detect_mat
+
+        mat = detect_mat(image) if image is not None else None
     # TileReading is frozen; vision.table's TileLike protocol asks for plain
     # (writable) attributes, which a read-only dataclass field satisfies at run time.
     tiles = cast("list[Any]", frame.tiles)
@@ -130,10 +138,12 @@ def read_table(frame: FrameReading, players: int, image: np.ndarray,
     not hold together (``vision.closer_look``): the frame read, with the boxes found
     closer, and its table."""
     from vision.closer_look import look_closer
+    from vision.mat import detect_mat
 
-    table = reconstruct_table(frame, players, image, reader)
+    mat = detect_mat(image)  # looked for once: the closer frame is the same image
+    table = reconstruct_table(frame, players, image, reader, mat)
     return look_closer(reader, image, frame, table,
-                       lambda f: reconstruct_table(f, players, image, reader))
+                       lambda f: reconstruct_table(f, players, image, reader, mat))
 
 
 def table_json(reading: Any | None) -> dict[str, Any] | None:
