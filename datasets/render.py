@@ -701,9 +701,10 @@ def render_hands(
     distance = fov_probe.focal * 2 * width_mm / length_px * (0.8 if oblique else 1.0)
     cam = _camera_for(rng, size, oblique, distance)
     region = _plane_region(cam)
-    # keep oblique scenes from running off to the horizon
-    centre = region.mean(0)
-    region = centre + np.clip(region - centre, -12 * width_mm, 12 * width_mm)
+    # keep oblique scenes from running off to the horizon: at most 12 tile widths either
+    # way from the point the camera looks at (the region's own middle lies far out
+    # where its far corners run towards the horizon)
+    region = np.clip(region, -12 * width_mm, 12 * width_mm)
     set_size = pick_set_size(rng)
     plane = hands_objects(rng, region, width_mm, int(rng.integers(1, 19)), set_size)
     plane = _keep_inside(plane, cam, width_mm)
