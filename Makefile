@@ -50,7 +50,7 @@ bench: venv-test
 
 lint: venv-test
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy engine vision companion_app datasets benchmarks
+	$(VENV)/bin/mypy engine vision companion_app datasets benchmarks tests
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

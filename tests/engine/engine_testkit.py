@@ -254,11 +254,11 @@ def inject(code: str, view: _View) -> list[Observation] | None:
             return None
         obj = view.obj()
         _set(obj, mover, add=[[a_end, a_end]], marker=closed_own)
-        one = (_table(obj), None)
+        own_double = (_table(obj), None)
         _set(obj, MEXICAN, add=[[b_end, b_end]])
-        two = (_table(obj), None)
+        mexican_double = (_table(obj), None)
         _set(obj, wrong_owner, add=[[wrong_end, follow.other(wrong_end)]])
-        return [one, two, (_table(obj), None)]
+        return [own_double, mexican_double, (_table(obj), None)]
     raise ValueError(code)
 
 

@@ -43,7 +43,8 @@ def test_box_sizes_and_reshape_keep_centre_axis_and_corner_order() -> None:
 
 def test_neighbour_shapes_are_medians_of_the_nearest_boxes() -> None:
     boxes = _train()
-    boxes[4] = _box(*boxes[4].mean(0), 16, 26)  # one short box among 2:1 tiles
+    cx, cy = boxes[4].mean(0)
+    boxes[4] = _box(cx, cy, 16, 26)  # one short box among 2:1 tiles
     shapes = neighbour_shapes(boxes)
     assert shapes is not None and shapes.shape == (9, 2)
     assert np.allclose(shapes, [16, 32], atol=1e-3)
@@ -95,7 +96,8 @@ def test_reader_reads_a_short_small_box_in_its_neighbours_shape(
     untrained_models: Path, reshape: bool
 ) -> None:
     boxes = _train()
-    short = _box(*boxes[4].mean(0), 16, 26)
+    cx, cy = boxes[4].mean(0)
+    short = _box(cx, cy, 16, 26)
     boxes[4] = short
     reader = TileReader(untrained_models, reshape_small=reshape)
     vars(reader)["detector"] = _Found(

@@ -104,6 +104,7 @@ def test_rendered_table_tiles_snap_back() -> None:
     for label in sorted(EVAL.glob("table_*.json"))[:6]:
         scene = json.loads(label.read_text())
         gray = cv2.imread(str(EVAL / scene["image"]), cv2.IMREAD_GRAYSCALE)
+        assert gray is not None
         for tile in scene["tiles"]:
             if tile.get("visible", 1) < 1:
                 continue
@@ -330,7 +331,7 @@ def test_a_big_tiles_profile_is_the_whole_image_blurred_there(
     # edge too (the train's first tile cut by it)
     image, boxes = draw_train(3, [3, 5], width=BIG)
     image = np.ascontiguousarray(image[:, 2 * BIG + BIG // 2:])
-    boxes = [b - np.float32([2 * BIG + BIG // 2, 0]) for b in boxes]
+    boxes = [b - np.array([2 * BIG + BIG // 2, 0], np.float32) for b in boxes]
     tilted = cv2.getRotationMatrix2D((image.shape[1] / 2, image.shape[0] / 2), 17, 1.0)
     turned = cv2.warpAffine(image, tilted, image.shape[::-1], borderValue=70)
     turned_boxes = [cv2.transform(b[None], tilted)[0] for b in boxes]

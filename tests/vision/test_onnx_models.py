@@ -167,8 +167,8 @@ class TestBatchDecoding:
     def test_batch_equals_one_crop_at_a_time(self, nc: int) -> None:
         rng = np.random.default_rng(11)
         outputs = self._outputs(rng, 9, nc)
-        boxes = [Letterbox.fit((int(h), int(w)), (96, 96))
-                 for h, w in rng.integers(40, 200, (9, 2))]
+        boxes: list[Letterbox | None] = [Letterbox.fit((int(h), int(w)), (96, 96))
+                                         for h, w in rng.integers(40, 200, (9, 2))]
         boxes[4] = None  # model pixels
         batch = decode_detect_batch(outputs, boxes, conf_threshold=0.3, iou_threshold=0.5,
                                     max_det=25, nc=nc)

@@ -466,8 +466,9 @@ class OverReader(FakeReader):
             c = np.asarray(reading.corners)
             if np.linalg.norm(c.mean(axis=0) - centre) < 2.0:
                 a, b = reading.values
-                reading = _Doubtful((a, b + 1), c, ((a, a), (b, b + 1)))
-            out.append(reading)
+                out.append(_Doubtful((a, b + 1), c, ((a, a), (b, b + 1))))
+            else:
+                out.append(reading)
         return out
 
 

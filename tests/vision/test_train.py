@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from companion_app.cli import main
@@ -124,7 +125,6 @@ def test_tiny_training_run_exports_onnx_and_models_json(tmp_path: Path) -> None:
     assert halves["names"] == [c.name for c in classes] and len(classes) >= 2
     assert all(0 <= int(name) <= 18 and len(name) == 2 for name in halves["names"])
 
-    import numpy as np
     import onnxruntime as ort
 
     for name in ("pips.onnx", "pips.int8.onnx"):  # the float export and its 8-bit version
@@ -171,7 +171,6 @@ def test_the_8_bit_pip_model_counts_like_the_float_one(tmp_path: Path) -> None:
     pytest.importorskip("onnx")
     if not (ROOT / "models" / "pips.onnx").exists():
         pytest.skip("no trained pip model in models/")
-    import numpy as np
 
     from datasets.labels import iter_scenes
     from vision.crops import half_crops
@@ -180,7 +179,7 @@ def test_the_8_bit_pip_model_counts_like_the_float_one(tmp_path: Path) -> None:
     from vision.quantize import head_nodes_to_keep_float, quantize_pips
     from vision.reader import PIP_THRESHOLD
 
-    crops = []
+    crops: list[np.ndarray] = []
     for image, labels in list(iter_scenes(ROOT / "datasets" / "eval"))[:6]:
         frame = load_image(image)
         for tile in labels["tiles"][:12]:
@@ -208,7 +207,6 @@ def test_the_8_bit_pip_model_counts_like_the_float_one(tmp_path: Path) -> None:
 def test_the_8_bit_half_classifier_counts_like_the_float_one(tmp_path: Path) -> None:
     """Quantizing the shipped float half classifier keeps its counts on the eval set's tiles."""
     pytest.importorskip("onnx")
-    import numpy as np
 
     from datasets.labels import iter_scenes
     from vision.crops import half_crops
@@ -217,7 +215,8 @@ def test_the_8_bit_half_classifier_counts_like_the_float_one(tmp_path: Path) -> 
     from vision.quantize import quantize_halves
 
     spec = load_specs(ROOT / "models")["halves"]
-    crops, counts = [], []
+    crops: list[np.ndarray] = []
+    counts: list[int] = []
     for image, labels in list(iter_scenes(ROOT / "datasets" / "eval"))[-6:]:  # tables
         frame = load_image(image)
         for tile in labels["tiles"][:15]:
@@ -252,7 +251,7 @@ def test_the_8_bit_tile_detector_finds_what_the_float_one_finds(tmp_path: Path) 
     scenes = list(iter_scenes(ROOT / "datasets" / "eval"))
     frames = [load_image(image) for image, _ in scenes[:2] + scenes[-2:]]  # hands and tables
 
-    def boxes(path: Path) -> list[object]:
+    def boxes(path: Path) -> list[np.ndarray]:
         detector = ObbDetector(ModelSpec(path, 416, ("tile", "marker"), "obb"), threads=1)
         found = [detector(f, long_side=640) for f in frames]
         return [d.corners[d.class_id == 0] for d in found]
