@@ -92,7 +92,7 @@ def read_tiles(photo: Photo, models_dir: str | os.PathLike[str],
     """
     from engine import RuleSet
     from vision.reader import TileReader
-    from vision.scoring import hand_from_reading
+    from vision.scoring import hand_from_reading, read_hand
 
     key = str(Path(models_dir).resolve())
     reader = _readers.get(key)
@@ -103,7 +103,8 @@ def read_tiles(photo: Photo, models_dir: str | os.PathLike[str],
         path = Path(folder) / f"hand{suffix}"
         path.write_bytes(photo.data)
         try:
-            hand = hand_from_reading(reader.read(path), RuleSet.from_json(rules_json), str(path))
+            hand = hand_from_reading(read_hand(reader, path), RuleSet.from_json(rules_json),
+                                     str(path))
         except BadInputError as exc:
             raise HandError(f"The photo could not be read: {exc.problem}") from None
     return [

@@ -29,6 +29,8 @@ _EXPORTS = {
     "ReadingAnnotator": "vision.annotate",
     "HandReading": "vision.scoring",
     "score_photos": "vision.scoring",
+    "read_hand": "vision.scoring",
+    "read_from_above": "vision.straight_above",
     "reconstruct": "vision.table",
     "TableReading": "vision.table",
     "Uncertainty": "vision.table",
@@ -57,7 +59,8 @@ if TYPE_CHECKING:
     from vision.mat import MatView, detect_mat, rectify, write_mat  # noqa: F401
     from vision.precision import chosen_precision  # noqa: F401
     from vision.reader import FrameReading, TileReader, TileReading  # noqa: F401
-    from vision.scoring import HandReading, score_photos  # noqa: F401
+    from vision.scoring import HandReading, read_hand, score_photos  # noqa: F401
+    from vision.straight_above import read_from_above  # noqa: F401
     from vision.table import TableReading, Uncertainty, reconstruct  # noqa: F401
     from vision.tracker import Tracker, TrackerEvent  # noqa: F401
 

@@ -62,8 +62,17 @@ def flag_duplicates(hands: Sequence[HandReading]) -> list[HandReading]:
     return out
 
 
+def read_hand(reader: TileReader, photo: str | os.PathLike[str]) -> FrameReading:
+    """The tiles in a photo of a hand: read as it is and, when it was taken at a slant,
+    from straight above too (``vision.straight_above``)."""
+    from vision.images import load_image
+    from vision.straight_above import read_from_above
+
+    return read_from_above(reader, load_image(photo))
+
+
 def score_photos(paths: Sequence[str | os.PathLike[str]], rules: RuleSet,
                  reader: TileReader) -> list[HandReading]:
-    """Read one photo per player (in seat order) and price each hand."""
-    hands = [hand_from_reading(reader.read(p), rules, os.fspath(p)) for p in paths]
+    """Read one photo per player (in seat order, ``read_hand``) and price each hand."""
+    hands = [hand_from_reading(read_hand(reader, p), rules, os.fspath(p)) for p in paths]
     return flag_duplicates(hands)
