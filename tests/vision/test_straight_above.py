@@ -61,16 +61,21 @@ def test_tiles_seen_from_above_show_no_tilt_and_a_line_shows_none() -> None:
     assert plane_normal(_faces(40.0)[:2], SHAPE) is None  # two tiles fix no plane
 
 
-def test_from_above_the_faces_are_equal_rectangles() -> None:
-    faces = _faces(45.0)
+def _seen_from_above(faces: np.ndarray) -> tuple[np.ndarray, tuple[int, int]]:
+    """``faces`` in the view from above their own fit gives, and that view's size."""
+    import cv2
+
     normal = plane_normal(faces, SHAPE)
     assert normal is not None
     view = view_from_above(faces, SHAPE, normal)
     assert view is not None
     to_above, size = view
-    import cv2
+    return cv2.perspectiveTransform(faces.reshape(-1, 1, 2), to_above).reshape(-1, 4, 2), size
 
-    seen = cv2.perspectiveTransform(faces.reshape(-1, 1, 2), to_above).reshape(-1, 4, 2)
+
+def test_from_above_the_faces_are_equal_rectangles() -> None:
+    faces = _faces(45.0)
+    seen, size = _seen_from_above(faces)
     assert np.all(seen >= -1) and np.all(seen <= np.array(size) + 1)
     sides = np.linalg.norm(np.roll(seen, -1, axis=1) - seen, axis=2)
     assert np.allclose(sides[:, 1] / sides[:, 0], 2.0, atol=0.15)  # 2:1 again
@@ -111,16 +116,9 @@ class _FakeReader:
 
 
 def test_a_tilted_photo_is_read_again_from_above_and_mapped_back() -> None:
-    import cv2
-
     faces = _faces(40.0)
     photo = [_reading((k, 1), f, 0.6) for k, f in enumerate(faces)]
-    normal = plane_normal(faces, SHAPE)
-    assert normal is not None
-    view = view_from_above(faces, SHAPE, normal)
-    assert view is not None
-    to_above, size = view
-    seen = cv2.perspectiveTransform(faces.reshape(-1, 1, 2), to_above).reshape(-1, 4, 2)
+    seen, size = _seen_from_above(faces)
     above = [_reading((k, 2), f, 0.9) for k, f in enumerate(seen)]
     reader = _FakeReader(photo, above)
     frame = read_from_above(reader, np.zeros((*SHAPE, 3), np.uint8))
