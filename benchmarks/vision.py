@@ -219,8 +219,7 @@ def synthetic(reader: TileReader, folder: Path, limit: int | None,
 
 def render_more(folder: Path, count: int) -> None:
     """Render ``count`` hands scenes from ``MORE_SEED`` into ``folder``, one process per
-    core. Before any model is loaded: a process forked from one whose ONNX Runtime
-    threads are running can hang."""
+    core, before the models load (their threads then have the cores to themselves)."""
     from datasets.synth import default_jobs, synthesize
 
     synthesize(folder, "hands", count, MORE_SEED, jobs=default_jobs(), progress=False,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -105,7 +106,12 @@ def _map(jobs: int, items: list[tuple[str, str, int, int, int]]) -> Iterator[int
     if jobs <= 1 or len(items) < 4:
         yield from map(_work, items)
         return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    # Workers start afresh, not forked from the caller: a process forked from one whose
+    # ONNX Runtime or torch threads are running can hang (a test that read a photo,
+    # then rendered hands, did).
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         yield from pool.map(_work, items, chunksize=2)
 
 

@@ -190,8 +190,13 @@ class Detections:
     @property
     def area(self) -> np.ndarray:
         """Polygon area of each detection ``(N,)`` (shoelace formula)."""
-        x, y = self.corners[..., 0], self.corners[..., 1]
-        return 0.5 * np.abs(np.sum(x * np.roll(y, -1, axis=1) - y * np.roll(x, -1, axis=1), axis=1))
+        return polygon_areas(self.corners)
+
+
+def polygon_areas(corners: np.ndarray) -> np.ndarray:
+    """Area of each polygon ``(..., K, 2)`` (shoelace formula), shape ``(...)``."""
+    x, y = corners[..., 0], corners[..., 1]
+    return 0.5 * np.abs(np.sum(x * np.roll(y, -1, axis=-1) - y * np.roll(x, -1, axis=-1), axis=-1))
 
 
 def xywhr_to_corners(xywhr: np.ndarray) -> np.ndarray:

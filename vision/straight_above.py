@@ -31,7 +31,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.detections import polygon_iou
+from vision.detections import polygon_areas, polygon_iou
 from vision.reader import FrameReading, TileReading
 
 #: Field of view (degrees) across the image's long side assumed for the camera:
@@ -54,12 +54,6 @@ REACH = 2.0
 SAME_TILE_IOU = 0.3
 
 
-def _areas(corners: np.ndarray) -> np.ndarray:
-    x, y = corners[..., 0], corners[..., 1]
-    return 0.5 * np.abs(np.sum(x * np.roll(y, -1, axis=-1) - np.roll(x, -1, axis=-1) * y,
-                               axis=-1))
-
-
 def _camera(shape: tuple[int, int], fov_deg: float) -> np.ndarray:
     h, w = shape
     f = 0.5 * max(w, h) / np.tan(np.radians(fov_deg) / 2)
@@ -78,10 +72,10 @@ def plane_normal(corners: np.ndarray, shape: tuple[int, int],
     centres = (corners.mean(axis=1) - k[:2, 2]) / k[0, 0]
     design = np.column_stack([centres, np.ones(len(centres))])
     spread = np.linalg.svd(centres - centres.mean(axis=0), compute_uv=False)
-    size = float(np.median(np.sqrt(_areas(corners)))) / k[0, 0]
+    size = float(np.median(np.sqrt(polygon_areas(corners)))) / k[0, 0]
     if spread[-1] < size:  # a line of tiles tells nothing across it
         return None
-    line, *_ = np.linalg.lstsq(design, np.cbrt(_areas(corners)), rcond=None)
+    line, *_ = np.linalg.lstsq(design, np.cbrt(polygon_areas(corners)), rcond=None)
     norm = float(np.linalg.norm(line))
     if not np.isfinite(norm) or norm == 0.0:
         return None
@@ -111,7 +105,8 @@ def view_from_above(corners: np.ndarray, shape: tuple[int, int], normal: np.ndar
     seen = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), to_above).reshape(-1, 4, 2)
     if not np.all(np.isfinite(seen)):
         return None
-    scale = float(np.median(np.sqrt(_areas(corners))) / np.median(np.sqrt(_areas(seen))))
+    sizes, seen_sizes = np.sqrt(polygon_areas(corners)), np.sqrt(polygon_areas(seen))
+    scale = float(np.median(sizes) / np.median(seen_sizes))
     reach = REACH * float(np.median(np.linalg.norm(seen[:, 2] - seen[:, 1], axis=1)))
     low, high = seen.reshape(-1, 2).min(axis=0) - reach, seen.reshape(-1, 2).max(axis=0) + reach
     # no further than the photo itself reaches
