@@ -60,7 +60,7 @@ sys.path.insert(0, str(ROOT))
 
 from engine import RuleSet, Tile, hand_points  # noqa: E402
 from vision.crops import HALF_PX  # noqa: E402
-from vision.detections import Detections, polygon_iou  # noqa: E402
+from vision.detections import Detections, match_boxes, polygon_iou  # noqa: E402
 from vision.images import load_image  # noqa: E402
 from vision.reader import TileReader, _inside_half, tile_half_crops  # noqa: E402
 from vision.scoring import read_hand  # noqa: E402
@@ -86,22 +86,7 @@ TARGETS = {"synthetic_recall": 0.995, "synthetic_tile_exact": 0.995,
 
 def match(truth: np.ndarray, read: np.ndarray, threshold: float = 0.5) -> list[tuple[int, int]]:
     """One-to-one pairs ``(truth index, read index)`` by polygon IoU, best first."""
-    if not len(truth) or not len(read):
-        return []
-    iou = polygon_iou(truth, read)
-    pairs = []
-    used_t: set[int] = set()
-    used_r: set[int] = set()
-    for flat in np.argsort(-iou, axis=None):
-        i, j = divmod(int(flat), iou.shape[1])
-        if iou[i, j] < threshold:
-            break
-        if i in used_t or j in used_r:
-            continue
-        pairs.append((i, j))
-        used_t.add(i)
-        used_r.add(j)
-    return pairs
+    return match_boxes(truth, read, threshold)
 
 
 def aligned_values(truth_corners: np.ndarray, read_corners: np.ndarray,

@@ -193,6 +193,27 @@ class Detections:
         return polygon_areas(self.corners)
 
 
+def match_boxes(a: np.ndarray, b: np.ndarray, threshold: float) -> list[tuple[int, int]]:
+    """One-to-one pairs ``(index in a, index in b)`` of polygons ``(N, 4, 2)`` overlapping
+    by ``threshold`` IoU or more, the best overlap first."""
+    if not len(a) or not len(b):
+        return []
+    iou = polygon_iou(a, b)
+    pairs = []
+    used_a: set[int] = set()
+    used_b: set[int] = set()
+    for flat in np.argsort(-iou, axis=None):
+        i, j = divmod(int(flat), iou.shape[1])
+        if iou[i, j] < threshold:
+            break
+        if i in used_a or j in used_b:
+            continue
+        pairs.append((i, j))
+        used_a.add(i)
+        used_b.add(j)
+    return pairs
+
+
 def polygon_areas(corners: np.ndarray) -> np.ndarray:
     """Area of each polygon ``(..., K, 2)`` (shoelace formula), shape ``(...)``."""
     x, y = corners[..., 0], corners[..., 1]

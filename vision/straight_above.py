@@ -31,7 +31,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.detections import polygon_areas, polygon_iou
+from vision.detections import match_boxes, polygon_areas
 from vision.reader import FrameReading, TileReading
 
 #: Field of view (degrees) across the image's long side assumed for the camera:
@@ -136,21 +136,12 @@ def merge(first: list[TileReading], second: list[TileReading]) -> list[TileReadi
     at least as confident (the same tile: boxes overlapping ``SAME_TILE_IOU``, pairs
     taken best overlap first, one to one). Best first."""
     out = list(first)
-    if first and second:
-        overlap = polygon_iou(np.array([t.corners for t in first], np.float64),
-                              np.array([t.corners for t in second], np.float64))
-        used_first: set[int] = set()
-        used_second: set[int] = set()
-        for flat in np.argsort(-overlap, axis=None):
-            i, j = divmod(int(flat), overlap.shape[1])
-            if overlap[i, j] < SAME_TILE_IOU:
-                break
-            if i in used_first or j in used_second:
-                continue
-            used_first.add(i)
-            used_second.add(j)
-            if second[j].confidence >= first[i].confidence:
-                out[i] = second[j]
+    pairs = match_boxes(np.array([t.corners for t in first], np.float64).reshape(-1, 4, 2),
+                        np.array([t.corners for t in second], np.float64).reshape(-1, 4, 2),
+                        SAME_TILE_IOU)
+    for i, j in pairs:
+        if second[j].confidence >= first[i].confidence:
+            out[i] = second[j]
     return sorted(out, key=lambda t: -t.confidence)
 
 
