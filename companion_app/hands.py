@@ -94,17 +94,21 @@ def read_tiles(photo: Photo, models_dir: str | os.PathLike[str],
     from vision.reader import TileReader
     from vision.scoring import hand_from_reading, read_hand
 
+    try:
+        rules = RuleSet.from_json(rules_json)
+    except BadInputError as exc:
+        raise HandError(f"The game's rules could not be read: {exc.problem}") from None
     key = str(Path(models_dir).resolve())
     reader = _readers.get(key)
     if reader is None:
         reader = _readers[key] = TileReader(models_dir)
+    reader = reader.for_set(rules.set)  # the game's set: its top bounds every half
     suffix = ".png" if photo.mimetype == "image/png" else ".jpg"
     with tempfile.TemporaryDirectory(prefix="mtrain-hand-") as folder:
         path = Path(folder) / f"hand{suffix}"
         path.write_bytes(photo.data)
         try:
-            hand = hand_from_reading(read_hand(reader, path), RuleSet.from_json(rules_json),
-                                     str(path))
+            hand = hand_from_reading(read_hand(reader, path), rules, str(path))
         except BadInputError as exc:
             raise HandError(f"The photo could not be read: {exc.problem}") from None
     return [

@@ -826,7 +826,8 @@ def evaluate(
 def reader_rates(models: Path, scenes: list[tuple[Path, dict[str, Any]]],
                  threads: int = 2) -> dict[str, Any]:
     """Share of the visible true tiles of ``scenes`` that the ONNX reader finds
-    (a reading's box overlaps by IoU >= 0.5) and reads right (either order)."""
+    (a reading's box overlaps by IoU >= 0.5) and reads right (either order); each scene
+    is read for its set (its label's ``set``), as ``mtrain read --rules`` reads."""
     import numpy as np
 
     from vision.images import load_image
@@ -835,8 +836,7 @@ def reader_rates(models: Path, scenes: list[tuple[Path, dict[str, Any]]],
     reader = TileReader(models, threads=threads)
     by_kind: dict[str, list[int]] = {}
     for image_path, labels in scenes:
-        reader.reset()
-        readings = reader.read(load_image(image_path)).tiles
+        readings = reader.for_set(labels.get("set")).read(load_image(image_path)).tiles
         stats = by_kind.setdefault(labels["kind"], [0, 0, 0])
         for tile in labels["tiles"]:
             if tile.get("visible", 1) < 1:

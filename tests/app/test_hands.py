@@ -188,3 +188,32 @@ def test_a_hand_is_read_from_the_table_camera(game: Table, app: Flask) -> None:
     assert game.post("/games/1/rounds/1/hands/1/camera").status_code == 302
     photo = game.client.get("/games/1/rounds/1/hands/1/photo")
     assert photo.mimetype == "image/jpeg" and photo.data == jpeg.getvalue()
+
+
+def test_a_hand_photo_is_read_for_the_game_s_set(monkeypatch: pytest.MonkeyPatch,
+                                                 tmp_path: Path) -> None:
+    """The reader is told the game's set: its top bounds the halves and the classifier."""
+    import numpy as np
+
+    import vision.scoring
+    from vision.detections import Detections
+    from vision.reader import FrameReading, TileReading
+
+    asked: list[int | None] = []
+
+    class Reader:
+        def for_set(self, top: int | None) -> object:
+            asked.append(top)
+            return self
+
+    def read_hand(reader: object, path: object) -> FrameReading:
+        corners = np.array([[0, 0], [10, 0], [10, 20], [0, 20]], np.float32)
+        return FrameReading([TileReading((15, 2), corners, 0.9, False)], Detections.empty())
+
+    monkeypatch.setitem(hands._readers, str(tmp_path.resolve()), Reader())
+    monkeypatch.setattr(vision.scoring, "read_hand", read_hand)
+    photo = hands.check_photo(png(), "hand.png")
+    tiles = hands.read_tiles(photo, tmp_path, {"name": "standard", "set": 15})
+    assert asked == [15] and [t["values"] for t in tiles] == [[15, 2]]
+    with pytest.raises(hands.HandError, match="rules could not be read"):
+        hands.read_tiles(photo, tmp_path, {"name": "standard", "set": "lots"})

@@ -215,7 +215,7 @@ class TestReadingLogic:
 
     def test_counts_beyond_a_double_12_keep_the_pips_count(self, untrained_models: Path
                                                           ) -> None:
-        reader = TileReader(untrained_models, max_value=18)
+        reader = TileReader(untrained_models)  # the set not told
         vars(reader)["detector"] = StubDetector(Detections(
             TILE[None], np.array([0.95]), np.array([0])))
         vars(reader)["pip_detector"] = StubPips([[0.9] * 13, [0.9] * 11])
@@ -223,6 +223,38 @@ class TestReadingLogic:
         assert reader.read(two_colour_tile_image()).tiles[0].values == (13, 11)
         vars(reader)["half_classifier"] = StubClassifier([15, 12])
         assert reader.read(two_colour_tile_image()).tiles[0].values == (13, 12)
+
+    def test_told_a_double_18_the_classifier_names_counts_up_to_it(
+            self, untrained_models: Path) -> None:
+        base = TileReader(untrained_models)
+        vars(base)["detector"] = StubDetector(Detections(
+            TILE[None], np.array([0.95]), np.array([0])))
+        vars(base)["pip_detector"] = StubPips([[0.9] * 13, [0.9] * 11])
+        vars(base)["half_classifier"] = StubClassifier([15, 14])
+        assert base.for_set(18).read(two_colour_tile_image()).tiles[0].values == (15, 14)
+        # a double-15 set: the classifier's 15 still counts, a 16 could not be
+        vars(base)["half_classifier"] = StubClassifier([16, 14])
+        assert base.for_set(15).read(two_colour_tile_image()).tiles[0].values == (13, 14)
+        # a double-12 set: as not told, and a count beyond the set is flagged
+        tile = base.for_set(12).read(two_colour_tile_image()).tiles[0]
+        assert tile.values == (13, 11) and tile.uncertain
+        assert not base.read(two_colour_tile_image()).tiles[0].uncertain
+
+    def test_a_reader_for_a_set_shares_the_models(self, untrained_models: Path) -> None:
+        base = TileReader(untrained_models)
+        assert (base.max_value, base.classified_up_to) == (18, 12)
+        for top, classified in ((6, 12), (12, 12), (15, 15), (18, 18)):
+            other = base.for_set(top)
+            assert (other.max_value, other.classified_up_to) == (top, classified)
+            assert other.detector is base.detector
+            assert other.half_classifier is base.half_classifier
+        assert (base.max_value, base.classified_up_to) == (18, 12)  # unchanged
+        assert base.for_set(15).for_set(None).classified_up_to == 12
+        for bad in (0, 19):
+            with pytest.raises(ValueError, match="largest half"):
+                base.for_set(bad)
+            with pytest.raises(ValueError, match="largest half"):
+                TileReader(untrained_models, max_value=bad)
 
     def test_a_failing_classifier_fails_the_reading(self, reader: TileReader) -> None:
         class Broken(StubClassifier):
