@@ -11,7 +11,9 @@ Writes ``benchmarks/results/vision.json``. Parts:
   either order; over all labelled tiles, so a missed tile counts as wrong),
   hand-total exact rate (``hands`` scenes: penalty of all tiles read equals the
   penalty of all tiles labelled, standard rules), and how well ``uncertain``
-  flags the wrong readings. Each scene is read for its set (its label's ``set``,
+  flags the wrong readings; tile-exact also apart for the tiles with every pip
+  in view (``pips_in_view``) and those a hand or marker partly covers (the
+  target stays on all tiles). Each scene is read for its set (its label's ``set``,
   double-6 to double-18), as ``mtrain read``/``score`` read for the set the rules
   name; **synthetic_set_unknown** repeats the main figures with readers not told
   the set (``TileReader(max_value=None)``). ``hands`` scenes are read as ``mtrain score`` reads a
@@ -136,6 +138,7 @@ def synthetic(reader: TileReader, folder: Path, limit: int | None,
     flagged_wrong = wrong = flagged_right = right = 0
     marker_truth = marker_found = marker_read = 0
     by_kind: dict[str, list[int]] = {}  # kind -> [labelled, found, exact]
+    in_view = {True: [0, 0], False: [0, 0]}  # every pip in view? -> [labelled, exact]
     misses: list[str] = []
     rules = RuleSet()
     for path, obj in scenes:
@@ -163,6 +166,9 @@ def synthetic(reader: TileReader, folder: Path, limit: int | None,
         counts = by_kind.setdefault(obj["kind"], [0, 0, 0])
         counts[0] += len(truth)
         counts[1] += len(pairs)
+        legible = pips_in_view(obj)
+        for i in range(len(truth)):
+            in_view[legible[i]][0] += 1
         for i, j in pairs:
             want = tuple(obj["tiles"][i]["values"])
             reading = frame.tiles[j]
@@ -171,6 +177,7 @@ def synthetic(reader: TileReader, folder: Path, limit: int | None,
             ok = sorted(got) == sorted(want)
             exact += ok
             counts[2] += ok
+            in_view[legible[i]][1] += ok
             if ok:
                 right += 1
                 flagged_right += reading.uncertain
@@ -196,6 +203,10 @@ def synthetic(reader: TileReader, folder: Path, limit: int | None,
         "half_accuracy": rate(halves_ok, 2 * n_match),
         "tile_exact": rate(exact, n_truth),
         "tile_exact_of_found": rate(exact, n_match),
+        "pips_in_view": {"tiles": in_view[True][0],
+                         "tile_exact": rate(in_view[True][1], in_view[True][0])},
+        "pips_hidden": {"tiles": in_view[False][0],
+                        "tile_exact": rate(in_view[False][1], in_view[False][0])},
         "hand_total_exact": rate(hands_ok, hands), "hands": hands,
         "marker_recall": rate(marker_found, marker_truth),
         "marker_precision": rate(marker_found, marker_read),
@@ -205,6 +216,14 @@ def synthetic(reader: TileReader, folder: Path, limit: int | None,
                         "tile_exact_of_found": rate(v[2], v[1])} for k, v in by_kind.items()},
         "misses": misses,
     }
+
+
+def pips_in_view(labels: dict[str, Any]) -> list[bool]:
+    """For each labelled tile, whether every one of its pips is in view: the generator
+    labels a pip only when at least half of it shows (``datasets.render``), so a tile
+    a hand or a marker covers has fewer labelled pips than its two values add up to."""
+    shown = Counter(int(p["tile"]) for p in labels.get("pips", []))
+    return [shown[i] == sum(t["values"]) for i, t in enumerate(labels["tiles"])]
 
 
 def render_more(folder: Path, count: int) -> None:
@@ -635,6 +654,8 @@ def summary(r: dict[str, Any]) -> str:
                      f"recall {syn['recall']}, precision {syn['precision']}, "
                      f"half {syn['half_accuracy']}, tile-exact {syn['tile_exact']}, "
                      f"hand totals {syn['hand_total_exact']}; by kind {syn['by_kind']}; "
+                     f"tile-exact with every pip in view {syn['pips_in_view']}, with pips "
+                     f"hidden {syn['pips_hidden']}; "
                      f"uncertain flags {syn['uncertain_flags_wrong']} of wrong readings, "
                      f"{syn['uncertain_flags_right']} of right ones")
     unknown = r.get("synthetic_set_unknown")
@@ -646,8 +667,8 @@ def summary(r: dict[str, Any]) -> str:
     if more:
         lines.append(f"[vision] {more['images']} more hands scenes (seed {more['seed']}), "
                      f"{more['tiles']} tiles: recall {more['recall']}, precision "
-                     f"{more['precision']}, tile-exact {more['tile_exact']}, hand totals "
-                     f"{more['hand_total_exact']}")
+                     f"{more['precision']}, tile-exact {more['tile_exact']} (every pip in "
+                     f"view {more['pips_in_view']}), hand totals {more['hand_total_exact']}")
     for name, part in r.get("real", {}).items():
         shown = {k: v for k, v in part.items() if k not in ("misses", "read")}
         lines.append(f"[vision] real {name}: {shown}")

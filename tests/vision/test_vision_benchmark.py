@@ -21,7 +21,12 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # benchmarks/ is a folder of scripts, not an installed package
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.vision import MORE_SEED, render_more, synthetic_more  # noqa: E402
+from benchmarks.vision import (  # noqa: E402
+    MORE_SEED,
+    pips_in_view,
+    render_more,
+    synthetic_more,
+)
 
 NO_MARKERS = Detections(np.zeros((0, 4, 2)), np.zeros(0), np.zeros(0))
 
@@ -36,8 +41,11 @@ class LabelReader:
             labels = json.loads(path.read_text())
             self.scenes[load_image(folder / labels["image"]).tobytes()] = labels
 
-    def reset(self) -> None:
-        pass
+        self.told: list[int | None] = []
+
+    def for_set(self, top: int | None) -> LabelReader:
+        self.told.append(top)
+        return self
 
     def read(self, image: np.ndarray) -> Any:
         scene = self.scenes.get(image.tobytes(), {"tiles": []})
@@ -58,9 +66,20 @@ def test_more_hands_are_rendered_from_their_seed_and_scored(tmp_path: Path) -> N
     tiles = sum(len(json.loads(p.read_text())["tiles"]) for p in labels)
     assert tiles > 0
 
-    right = synthetic_more(LabelReader(tmp_path), tmp_path)  # type: ignore[arg-type]
+    reader = LabelReader(tmp_path)
+    right = synthetic_more(reader, tmp_path)  # type: ignore[arg-type]
     assert right["seed"] == MORE_SEED and right["images"] == 8 and right["tiles"] == tiles
     assert right["recall"] == right["tile_exact"] == right["hand_total_exact"] == 1.0
+    # each scene is read for its own set
+    assert reader.told == [json.loads(p.read_text())["set"] for p in labels]
+    assert right["pips_in_view"]["tiles"] + right["pips_hidden"]["tiles"] == tiles
+    assert right["pips_in_view"]["tile_exact"] == 1.0
 
     blind = synthetic_more(BlindReader(tmp_path), tmp_path)  # type: ignore[arg-type]
     assert blind["recall"] == blind["tile_exact"] == 0.0
+
+
+def test_a_tile_with_pips_hidden_is_told_apart() -> None:
+    labels = {"tiles": [{"values": [2, 1]}, {"values": [0, 3]}, {"values": [0, 0]}],
+              "pips": [{"tile": 0}, {"tile": 0}, {"tile": 0}, {"tile": 1}, {"tile": 1}]}
+    assert pips_in_view(labels) == [True, False, True]
