@@ -24,6 +24,7 @@ from reader_fixtures import (
 from vision.crops import half_crops
 from vision.detections import Detections, polygon_iou
 from vision.reader import (
+    CLASSIFIER_SURE,
     PIP_THRESHOLD,
     FrameReading,
     TileReader,
@@ -90,14 +91,20 @@ class StubPips:
 
 
 class StubClassifier:
-    """The ``halves`` classifier's probabilities: all on one count per crop, in order."""
+    """The ``halves`` classifier's probabilities: ``top`` on one count per crop, in order,
+    the rest spread over the other counts (``top`` 1: a sure count; 0.9: not sure enough
+    to be taken without the pips, ``CLASSIFIER_SURE``)."""
 
-    def __init__(self, counts: Sequence[int], classes: int = 19) -> None:
+    def __init__(self, counts: Sequence[int], classes: int = 19, top: float = 0.9) -> None:
         self.counts = counts
         self.names = tuple(f"{v:02d}" for v in range(classes))
+        self.top = top
 
     def __call__(self, crops: Sequence[np.ndarray]) -> np.ndarray:
-        return np.eye(len(self.names), dtype=np.float32)[list(self.counts[:len(crops)])]
+        n = len(self.names)
+        rows = np.full((len(crops), n), (1.0 - self.top) / (n - 1), np.float32)
+        rows[np.arange(len(crops)), list(self.counts[:len(crops)])] = self.top
+        return rows
 
 
 @pytest.fixture
@@ -204,6 +211,28 @@ class TestReadingLogic:
         t = reader.read(two_colour_tile_image()).tiles[0]
         assert t.values == (10, 2) and not t.uncertain
         assert t.ranges == ((7, 10), (2, 2))  # what the pips said stays possible
+
+    def test_a_half_the_classifier_names_surely_is_not_shown_to_the_pip_model(
+            self, reader: TileReader) -> None:
+        assert reader.classifier_sure == CLASSIFIER_SURE
+        vars(reader)["detector"] = StubDetector(Detections(
+            TILE[None], np.array([0.95]), np.array([0])))
+        pips = StubPips([[0.9] * 7])
+        vars(reader)["pip_detector"] = pips
+        vars(reader)["half_classifier"] = StubClassifier([10, 2], top=0.999)
+        classifier = vars(reader)["half_classifier"]
+        t = reader.read(two_colour_tile_image()).tiles[0]
+        assert t.values == (10, 2) and t.ranges == ((10, 10), (2, 2))
+        assert pips.seen == [] and t.half_certainty == pytest.approx((0.999, 0.999))
+        classifier.counts = [10, 2]
+        classifier.top = 0.9  # not sure enough: the pips have their say on both halves
+        pips.scores = [[0.9] * 7, [0.9] * 2]
+        t = reader.read(two_colour_tile_image()).tiles[0]
+        assert len(pips.seen) == 2 and t.values == (10, 2) and t.ranges == ((7, 10), (2, 2))
+        reader.classifier_sure = None  # every crop shown to the pip model
+        classifier.top = 1.0
+        assert reader.read(two_colour_tile_image()).tiles[0].ranges == ((7, 10), (2, 2))
+        assert len(pips.seen) == 2
 
     def test_the_half_classifier_is_not_believed_far_from_the_pips(self, reader: TileReader
                                                                   ) -> None:
