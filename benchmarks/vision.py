@@ -29,7 +29,8 @@ Writes ``benchmarks/results/vision.json``. Parts:
   ``tiles/`` single-tile photos read by the reader (a tile not detected is a
   miss) and, separately, with the whole photo as the tile's box (pip model
   only); ``halves/N/`` single-half crops resized to 96x96 and given straight
-  to the pip model (they are too small a view for the tile detector);
+  to the crop models (``TileReader.count_halves``: they are too small a view
+  for the tile detector);
   ``oblique/`` per-half accuracy against the labelled half boxes (raw stored
   pixel frame, EXIF rotation not applied); ``row/row.jpg`` the eight tiles;
   ``detect/`` tile recall against the labelled boxes (axis-aligned IoU >= 0.5
