@@ -559,7 +559,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--init",
         default=None,
         help="continue training from these weights (a .pt of an earlier run) "
-        "instead of the yaml; needs --which tiles or pips",
+        "instead of the yaml; needs --which tiles, pips or halves",
     )
     p.add_argument(
         "--table-crops",
