@@ -633,17 +633,18 @@ class TileReader:
         others go to the pip model (one batch), whose count and range its vote then
         weighs (``vision.half_votes``). Without the classifier, the pips count alone."""
         probs = self._count_probabilities(crops)
-        named = np.zeros((len(crops), 1), np.float32) if probs is None else probs
-        sure = (named.max(axis=1) >= self.classifier_sure if probs is not None
-                and self.classifier_sure is not None else np.zeros(len(crops), bool))
-        doubtful = [crop for crop, taken in zip(crops, sure, strict=True) if not taken]
+        named: dict[int, HalfCount] = {}  # crop index -> the count the classifier is sure of
+        if probs is not None and self.classifier_sure is not None:
+            for i in np.flatnonzero(probs.max(axis=1) >= self.classifier_sure).tolist():
+                value = int(np.argmax(probs[i]))
+                named[i] = HalfCount(value, float(probs[i, value]), Detections.empty(),
+                                     value, value)
+        doubtful = [crop for k, crop in enumerate(crops) if k not in named]
         found = iter(self.pip_detector(doubtful) if doubtful else [])
         results = []
         for k in range(len(crops)):
-            if sure[k]:
-                value = int(np.argmax(named[k]))
-                results.append(HalfCount(value, float(named[k, value]), Detections.empty(),
-                                         value, value))
+            if k in named:
+                results.append(named[k])
                 continue
             pips = next(found)
             pips = pips[_inside_half(pips.center)]
