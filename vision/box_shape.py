@@ -91,3 +91,82 @@ def to_neighbour_shape(corners: np.ndarray, shape: np.ndarray) -> np.ndarray | N
     if bl < SHORTEST * length or bw > WIDEST * width:
         return None
     return reshape_box(corners, width, length)
+
+
+# -- nearly square boxes ---------------------------------------------------------------
+#
+# Now and then the detector frames a small tile with a box nearly as wide as it is
+# long (a double laid across a train, boxed over the train's tiles beside it). Such
+# a box's axis is a guess, often 30-60 degrees off, and reading it along that axis
+# cuts crops across both halves. A tile in a train lies along the train or across it
+# (a double), so such a box is also read turned to the axis of each tile that
+# continues a train from it (one whose own axis points at the box, end to end), and
+# across it, and the reader keeps the most confident reading. In a hand laid out
+# for scoring, tiles lie side by side, not end to end, and are left as found.
+
+#: A box shorter than this many times its width is nearly square.
+SQUARISH = 1.5
+#: A neighbour continues a train from the box when the line between their centres is
+#: within ``TRAIN_DEG`` of the neighbour's axis, and the centres are no further apart
+#: than ``TRAIN_REACH`` tile lengths; its axis is clear when it is ``CLEAR_AXIS``
+#: times as long as wide.
+TRAIN_DEG = 20.0
+TRAIN_REACH = 1.25
+CLEAR_AXIS = 1.7
+#: Axes closer than this (degrees) count as one.
+SAME_AXIS_DEG = 15.0
+
+
+def axis_degrees(boxes: np.ndarray) -> np.ndarray:
+    """Direction of each ``(N, 4, 2)`` box's long axis (corner convention), 0-180 degrees."""
+    b = np.asarray(boxes, np.float64).reshape(-1, 4, 2)
+    axis = (b[:, 2] + b[:, 3] - b[:, 0] - b[:, 1]) / 2
+    return np.degrees(np.arctan2(axis[:, 1], axis[:, 0])) % 180.0
+
+
+def _apart(a: float, b: float) -> float:
+    d = abs(a - b) % 180.0
+    return min(d, 180.0 - d)
+
+
+def box_at(centre: np.ndarray, degrees: float, width: float, length: float) -> np.ndarray:
+    """A box (corner convention) of ``width`` and ``length`` about ``centre``, its long
+    axis at ``degrees``."""
+    t = np.radians(degrees)
+    u = np.array([np.cos(t), np.sin(t)])
+    v = np.array([-u[1], u[0]])
+    c = np.asarray(centre, np.float64)
+    a, b = length / 2, width / 2
+    return np.array([c - a * u - b * v, c - a * u + b * v,
+                     c + a * u + b * v, c + a * u - b * v], np.float32)
+
+
+def turned_boxes(boxes: np.ndarray, i: int, shape: np.ndarray) -> list[np.ndarray]:
+    """When box ``i`` of ``boxes`` is nearly square (``SQUARISH``) and ``shape`` (width,
+    length) is a top-down tile's, boxes of that shape about its centre lying along and
+    across each neighbour that continues a train from it (``TRAIN_DEG``,
+    ``TRAIN_REACH``), but for its own axis; else none."""
+    b = np.asarray(boxes, np.float64).reshape(-1, 4, 2)
+    width, length = float(shape[0]), float(shape[1])
+    if width <= 0 or not TOP_DOWN_ASPECT[0] <= length / width <= TOP_DOWN_ASPECT[1]:
+        return []
+    widths, lengths = box_sizes(b)
+    if not lengths[i] < SQUARISH * widths[i]:
+        return []
+    centres = b.mean(axis=1)
+    angles = axis_degrees(b)
+    way = centres - centres[i]
+    apart = np.linalg.norm(way, axis=1)
+    bearing = np.degrees(np.arctan2(way[:, 1], way[:, 0])) % 180.0
+    train = [j for j in np.argsort(apart, kind="stable").tolist()
+             if j != i and 0 < apart[j] <= TRAIN_REACH * length
+             and lengths[j] >= CLEAR_AXIS * widths[j]
+             and _apart(float(bearing[j]), float(angles[j])) <= TRAIN_DEG]
+    taken = [float(angles[i])]
+    turned = []
+    for j in train:
+        for degrees in (float(angles[j]), float(angles[j]) + 90.0):
+            if all(_apart(degrees, t) >= SAME_AXIS_DEG for t in taken):
+                taken.append(degrees)
+                turned.append(box_at(centres[i], degrees, width, length))
+    return turned

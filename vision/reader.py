@@ -35,7 +35,7 @@ import cv2
 import numpy as np
 
 from engine.errors import BadInputError
-from vision.box_shape import box_sizes, neighbour_shapes, to_neighbour_shape
+from vision.box_shape import box_sizes, neighbour_shapes, to_neighbour_shape, turned_boxes
 from vision.crops import HALF_PX, MARGIN, half_crops, order_corners
 from vision.detections import Detections, polygon_iou
 from vision.divider import even_about_divider, snap_to_divider
@@ -297,6 +297,7 @@ class TileReader:
                  zoom_in_side: int | None = ZOOM_IN_SIDE,
                  join_fragments: bool = True,
                  reshape_small: bool = True,
+                 turn_squarish: bool = True,
                  even_halves: bool = True,
                  classify_halves: bool = True,
                  classifier_sure: float | None = CLASSIFIER_SURE,
@@ -344,6 +345,9 @@ class TileReader:
         #: A small tile's box noticeably short or wide for its neighbours is given
         #: their shape before it is read (``vision.box_shape``).
         self.reshape_small = reshape_small
+        #: A small tile's nearly square box is also read turned along and across its
+        #: neighbours (``vision.box_shape.turned_boxes``), the most confident reading kept.
+        self.turn_squarish = turn_squarish
         #: A larger tile's box is also read evened out about its divider, and the more
         #: confident reading kept (``vision.divider.even_about_divider``).
         self.even_halves = even_halves
@@ -545,30 +549,43 @@ class TileReader:
         # image pixels -> detector input pixels
         gain = float(tiles.metadata.get("gain", min(size_h / h, size_w / w)))
         gray = None
-        shapes = neighbour_shapes(np.array(boxes)) if self.reshape_small else None
+        as_found = np.array(boxes)
+        turned_at: set[int] = set()  # the boxes turned along or across a train
+        shapes = (neighbour_shapes(as_found) if self.reshape_small or self.turn_squarish
+                  else None)
         for i in range(boxes_found):
             c = boxes[i]
             width = float(min(np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[2] - c[3])))
             small = width * gain < self.snap_below_px
-            if not (small or self.even_halves):
+            if not (small or self.even_halves or self.turn_squarish):
                 continue
-            if small and shapes is not None:
-                reshaped = to_neighbour_shape(c, shapes[i])
+            turned: list[np.ndarray] = []
+            if shapes is not None:
+                reshaped = (to_neighbour_shape(c, shapes[i]) if small and self.reshape_small
+                            else None)
                 if reshaped is not None:
                     c = boxes[i] = reshaped
+                if self.turn_squarish:
+                    turned = turned_boxes(as_found, i, shapes[i])
             if gray is None:
                 gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
             if small:
                 snapped, fit = snap_to_divider(gray, c)
                 moved = snapped if fit.found and abs(fit.shift) > 0.05 * width else None
             else:
-                moved = even_about_divider(gray, c)
+                moved = even_about_divider(gray, c) if self.even_halves else None
             if moved is not None:
                 boxes.append(moved)
+                owner.append(i)
+            for t in turned:
+                turned_at.add(len(boxes))
+                boxes.append(_snapped(gray, t))
                 owner.append(i)
         found = self.read_at(image, np.array(boxes, np.float32), tiles.confidence[owner])
         best: dict[int, TileReading] = {}
         for k, reading in enumerate(found):
+            if k in turned_at and reading.uncertain:
+                continue  # a turned box is a guess: only a sure reading of it counts
             held = best.get(owner[k])  # a snapped or evened box wins a tie: it comes later
             if held is None or reading.confidence >= held.confidence:
                 if held is not None and _on_a_seam(reading, held, boxes, owner[k], k,
@@ -658,6 +675,14 @@ class TileReader:
             results.append(HalfCount(count, certainty, pips[scores >= self.pip_threshold],
                                      low, high))
         return results
+
+
+def _snapped(gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """``corners`` snapped to the divider (``vision.divider.snap_to_divider``) when one
+    shows clearly and off its middle, else as they are."""
+    snapped, fit = snap_to_divider(gray, corners)
+    width = float(box_sizes(corners)[0][0])
+    return snapped if fit.found and abs(fit.shift) > 0.05 * width else corners
 
 
 def _on_a_seam(moved: TileReading, held: TileReading, boxes: list[np.ndarray], i: int,

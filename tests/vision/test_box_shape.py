@@ -4,11 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 from reader_fixtures import untrained_dir
 
-from vision.box_shape import box_sizes, neighbour_shapes, reshape_box, to_neighbour_shape
+from vision.box_shape import (
+    axis_degrees,
+    box_sizes,
+    neighbour_shapes,
+    reshape_box,
+    to_neighbour_shape,
+    turned_boxes,
+)
 from vision.detections import Detections
 from vision.reader import TileReader
 
@@ -109,3 +117,80 @@ def test_reader_reads_a_short_small_box_in_its_neighbours_shape(
     tile = min(frame.tiles, key=lambda t: float(np.linalg.norm(t.corners.mean(0) - centre)))
     _, length = box_sizes(tile.corners[None])
     assert length[0] == pytest.approx(32 if reshape else 26, abs=0.01)
+
+
+def test_a_nearly_square_box_is_turned_along_and_across_its_neighbours() -> None:
+    boxes = _train()
+    cx, cy = boxes[4].mean(0)
+    boxes[4] = _box(cx, cy, 30, 36, turn=np.radians(50))  # a double boxed askew
+    shape = np.array([16.0, 32.0])
+    turned = turned_boxes(boxes, 4, shape)
+    assert sorted(round(float(a)) for a in axis_degrees(np.array(turned))) == [0, 90]
+    for box in turned:
+        w, n = box_sizes(box[None])
+        assert (w[0], n[0]) == (pytest.approx(16, abs=1e-3), pytest.approx(32, abs=1e-3))
+        assert np.allclose(box.mean(0), (cx, cy), atol=1e-3)
+
+
+def test_boxes_with_a_clear_axis_are_not_turned() -> None:
+    boxes = _train()
+    shape = np.array([16.0, 32.0])
+    assert turned_boxes(boxes, 4, shape) == []  # a tile's own 2:1 box
+    cx, cy = boxes[4].mean(0)
+    boxes[4] = _box(cx, cy, 30, 36, turn=np.radians(3))
+    assert turned_boxes(boxes, 4, shape) != []
+    boxes[4] = _box(cx, cy, 30, 36, turn=0.0)  # square, but on the train's axis already:
+    assert [round(float(a)) for a in axis_degrees(np.array(turned_boxes(boxes, 4, shape)))] \
+        == [90]  # only across
+    # foreshortened neighbours (a slanted photo): no top-down shape to go by
+    assert turned_boxes(boxes, 4, np.array([10.0, 36.0])) == []
+
+
+def test_a_nearly_square_box_in_a_hand_laid_side_by_side_is_not_turned() -> None:
+    hand = np.stack([_box(40 + i * 18, 100, 16, 32, turn=np.pi / 2) for i in range(9)])
+    cx, cy = hand[4].mean(0)
+    hand[4] = _box(cx, cy, 30, 36, turn=np.radians(50))
+    assert turned_boxes(hand, 4, np.array([16.0, 32.0])) == []
+
+
+class _FaceClassifier:
+    """Sure of a half crop that shows tile face (bright) all over, doubtful of one
+    that shows the dark table: a stand-in for the ``halves`` model reading pips."""
+
+    names = tuple(f"{v:02d}" for v in range(19))
+
+    def __call__(self, crops: list[np.ndarray]) -> np.ndarray:
+        rows = np.full((len(crops), 19), 0.0, np.float32)
+        for k, crop in enumerate(crops):
+            h, w = crop.shape[:2]
+            face = float((crop[h // 4:3 * h // 4, w // 4:3 * w // 4] > 128).mean())
+            rows[k, 5] = face ** 4
+            rows[k, 0] = 1.0 - rows[k, 5]
+        return rows
+
+
+@pytest.mark.parametrize("turn", [True, False])
+def test_reader_reads_a_double_across_a_train_from_an_askew_box(
+    untrained_models: Path, turn: bool
+) -> None:
+    """A double laid across a train, boxed nearly square and 45 degrees off: turned
+    across the train, the box shows the double's face and is read with confidence."""
+    boxes = _train(width=24, length=48)
+    image = np.full((360, 640, 3), 40, np.uint8)
+    for box in boxes:
+        cv2.fillPoly(image, [np.round(box).astype(np.int32)], (235, 235, 235))
+    cx, cy = boxes[4].mean(0)
+    double = _box(cx, cy, 24, 48, turn=np.pi / 2)
+    cv2.fillPoly(image, [np.round(boxes[4]).astype(np.int32)], (40, 40, 40))
+    cv2.fillPoly(image, [np.round(double).astype(np.int32)], (235, 235, 235))
+    boxes[4] = _box(cx, cy, 40, 44, turn=np.radians(45))
+    reader = TileReader(untrained_models, turn_squarish=turn, even_halves=False)
+    vars(reader)["detector"] = _Found(
+        Detections(boxes, np.full(len(boxes), 0.9, np.float32), np.zeros(len(boxes), int)))
+    vars(reader)["half_classifier"] = _FaceClassifier()
+    vars(reader)["pip_detector"] = _Pips()
+    frame = reader.read(image)
+    tile = min(frame.tiles, key=lambda t: float(np.linalg.norm(t.corners.mean(0) - (cx, cy))))
+    across = abs(float(axis_degrees(tile.corners[None])[0]) - 90) < 1
+    assert across == turn
+    assert (tile.values == (5, 5) and not tile.uncertain) == turn
