@@ -150,9 +150,10 @@ def turned_boxes(boxes: np.ndarray, i: int, shape: np.ndarray) -> list[np.ndarra
     width, length = float(shape[0]), float(shape[1])
     if width <= 0 or not TOP_DOWN_ASPECT[0] <= length / width <= TOP_DOWN_ASPECT[1]:
         return []
-    widths, lengths = box_sizes(b)
-    if not lengths[i] < SQUARISH * widths[i]:
+    own_width, own_length = box_sizes(b[i])
+    if not own_length[0] < SQUARISH * own_width[0]:
         return []
+    widths, lengths = box_sizes(b)
     centres = b.mean(axis=1)
     angles = axis_degrees(b)
     way = centres - centres[i]
