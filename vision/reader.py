@@ -345,8 +345,9 @@ class TileReader:
         #: A small tile's box noticeably short or wide for its neighbours is given
         #: their shape before it is read (``vision.box_shape``).
         self.reshape_small = reshape_small
-        #: A small tile's nearly square box is also read turned along and across its
-        #: neighbours (``vision.box_shape.turned_boxes``), the most confident reading kept.
+        #: A nearly square box (a double boxed askew across a train) is also read turned
+        #: along and across the tiles continuing a train from it
+        #: (``vision.box_shape.turned_boxes``); a sure reading of it, if more confident, kept.
         self.turn_squarish = turn_squarish
         #: A larger tile's box is also read evened out about its divider, and the more
         #: confident reading kept (``vision.divider.even_about_divider``).
@@ -530,7 +531,9 @@ class TileReader:
         the more confident reading is kept (larger ones, as found and lengthened at
         the end their divider says is short, ``vision.divider.even_about_divider``);
         a small tile's box that is short or
-        wide for its neighbours is first given their shape (``vision.box_shape``).
+        wide for its neighbours is first given their shape (``vision.box_shape``),
+        and a nearly square box is also read turned along and across the train it
+        lies in (``turned_boxes``; kept only when sure and more confident).
         Readings of one tile found twice are merged (see ``SNAP_BELOW_PX``,
         ``DUPLICATE_IOU``), and overlapping pieces of one tile are joined first
         (``vision.fragments``). Best first.
