@@ -196,7 +196,10 @@ def test_a_box_found_closer_across_two_others_is_dropped() -> None:
 def test_a_train_broken_where_the_first_look_missed_a_tile_is_read_whole() -> None:
     """Rendered mat table 1100029 of the table benchmark: a train turning back on
     itself, whose 10-1 the detector misses at the frame's closer look; the train
-    stopped there and its last four tiles lay loose. A closer look finds it."""
+    stopped there and its last four tiles lay loose. A closer look finds it. (Since
+    session 22 the reader also turns the nearly square box it found there across
+    the train, and the table holds together from the first look; the closer look is
+    tested with the reader as it was.)"""
     from benchmarks.table import _draw
     from datasets.table_game import render_tables
     from vision.cli import read_table
@@ -206,13 +209,16 @@ def test_a_train_broken_where_the_first_look_missed_a_tile_is_read_whole() -> No
     players, _, truth, layout = _draw(np.random.default_rng(seed), 29, True)
     shown = render_tables([layout], size=(1920, 1080), style_seed=seed,
                           area_mm=(0.0, 0.0, *layout.size))[0]
-    reader = TileReader(MODELS, max_value=12, precision="float")
+    reader = TileReader(MODELS, max_value=12, precision="float", turn_squarish=False)
     frame = reader.read(shown.image)
     closer, reading = read_table(frame, players, shown.image, reader)
     assert closer is not frame  # the table was read again from the boxes found closer
     assert reading.table is not None
     assert reading.table.trains[1] == truth.trains[1]
     assert len(truth.trains[1].tiles) == 15
+    reader = TileReader(MODELS, max_value=12, precision="float")
+    _, reading = read_table(reader.read(shown.image), players, shown.image, reader)
+    assert reading.table is not None and reading.table.trains[1] == truth.trains[1]
 
 
 def test_a_tile_box_found_closer_over_a_marker_is_the_marker() -> None:
