@@ -573,16 +573,16 @@ class TileReader:
             if gray is None:
                 gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
             if small:
-                snapped, fit = snap_to_divider(gray, c)
-                moved = snapped if fit.found and abs(fit.shift) > 0.05 * width else None
+                moved = _snapped(gray, c, width)
             else:
                 moved = even_about_divider(gray, c) if self.even_halves else None
             if moved is not None:
                 boxes.append(moved)
                 owner.append(i)
             for t in turned:
+                snapped = _snapped(gray, t, float(box_sizes(t)[0][0]))
                 turned_at.add(len(boxes))
-                boxes.append(_snapped(gray, t))
+                boxes.append(t if snapped is None else snapped)
                 owner.append(i)
         found = self.read_at(image, np.array(boxes, np.float32), tiles.confidence[owner])
         best: dict[int, TileReading] = {}
@@ -680,12 +680,12 @@ class TileReader:
         return results
 
 
-def _snapped(gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
-    """``corners`` snapped to the divider (``vision.divider.snap_to_divider``) when one
-    shows clearly and off its middle, else as they are."""
+def _snapped(gray: np.ndarray, corners: np.ndarray, width: float) -> np.ndarray | None:
+    """``corners`` (a tile ``width`` wide) snapped to the divider
+    (``vision.divider.snap_to_divider``) when one shows clearly and off its middle,
+    else None."""
     snapped, fit = snap_to_divider(gray, corners)
-    width = float(box_sizes(corners)[0][0])
-    return snapped if fit.found and abs(fit.shift) > 0.05 * width else corners
+    return snapped if fit.found and abs(fit.shift) > 0.05 * width else None
 
 
 def _on_a_seam(moved: TileReading, held: TileReading, boxes: list[np.ndarray], i: int,
