@@ -73,6 +73,13 @@ def reshape_box(corners: np.ndarray, width: float, length: float) -> np.ndarray:
     v = np.array([-u[1], u[0]])
     if float((c[1] - c[0]) @ v) < 0:
         v = -v
+    return _box_about(centre, u, v, width, length)
+
+
+def _box_about(centre: np.ndarray, u: np.ndarray, v: np.ndarray, width: float,
+               length: float) -> np.ndarray:
+    """The box (corner convention) of ``width`` and ``length`` about ``centre``, long
+    along the unit vector ``u``, its first short edge running along ``v``."""
     a, b = length / 2, width / 2
     return np.array([centre - a * u - b * v, centre - a * u + b * v,
                      centre + a * u + b * v, centre + a * u - b * v], np.float32)
@@ -134,11 +141,8 @@ def box_at(centre: np.ndarray, degrees: float, width: float, length: float) -> n
     axis at ``degrees``."""
     t = np.radians(degrees)
     u = np.array([np.cos(t), np.sin(t)])
-    v = np.array([-u[1], u[0]])
-    c = np.asarray(centre, np.float64)
-    a, b = length / 2, width / 2
-    return np.array([c - a * u - b * v, c - a * u + b * v,
-                     c + a * u + b * v, c + a * u - b * v], np.float32)
+    return _box_about(np.asarray(centre, np.float64), u, np.array([-u[1], u[0]]), width,
+                      length)
 
 
 def turned_boxes(boxes: np.ndarray, i: int, shape: np.ndarray) -> list[np.ndarray]:
