@@ -187,6 +187,17 @@ def rect_input_size(shape: tuple[int, int], side: int) -> tuple[int, int]:
     return (min(side, _stride_ceil(shape[0] * r)), min(side, _stride_ceil(shape[1] * r)))
 
 
+def fit_crop(crop: np.ndarray, side: int) -> np.ndarray:
+    """A square crop brought to ``side`` pixels: shrunk by pixel-area averaging (as
+    ultralytics' training resize, PIL's antialiased bilinear, nearly does), enlarged
+    bilinearly, unchanged when it already fits."""
+    if crop.shape[:2] == (side, side):
+        return crop
+    shrink = crop.shape[0] > side and crop.shape[1] > side
+    return cv2.resize(crop, (side, side),
+                      interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR)
+
+
 def to_blob(images: Sequence[np.ndarray]) -> np.ndarray:
     """BGR uint8 images of one size to an RGB float32 NCHW batch in ``[0, 1]``."""
     batch = np.stack(images)[..., ::-1].transpose(0, 3, 1, 2)
@@ -536,7 +547,7 @@ class Classifier:
         if not crops:
             return np.zeros((0, len(self.names)), np.float32)
         h, w = self.model.size
-        sized = [c if c.shape[:2] == (h, w) else
+        sized = [fit_crop(c, w) if h == w else
                  cv2.resize(c, (w, h), interpolation=cv2.INTER_LINEAR) for c in crops]
         probs = np.asarray(self.model.run(to_blob(sized)), np.float32)
         if probs.ndim != 2 or probs.shape[1] != len(self.names):

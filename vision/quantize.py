@@ -91,16 +91,18 @@ def quantize_pips(src: Path, dst: Path, crops: Sequence[np.ndarray]) -> Path:
     return quantize_static_model(src, dst, blobs, keep_float)
 
 
-def quantize_halves(src: Path, dst: Path, crops: Sequence[np.ndarray]) -> Path:
+def quantize_halves(src: Path, dst: Path, crops: Sequence[np.ndarray],
+                    imgsz: int | None = None) -> Path:
     """Write the int8 version of the half classifier ``src`` to ``dst``, calibrated on
-    ``crops`` (``HALF_PX`` square BGR half crops); returns ``dst``.
+    ``crops`` (``HALF_PX`` square BGR half crops, shrunk to ``imgsz`` when given, as the
+    reader shrinks them); returns ``dst``.
 
     Its head (pooling, the last convolution and linear layer, softmax) and its first
     convolution (raw pixels) stay float.
     """
     import onnx
 
-    from vision.onnx_models import to_blob
+    from vision.onnx_models import fit_crop, to_blob
 
     if not crops:
         raise ValueError("no calibration crops")
@@ -111,6 +113,8 @@ def quantize_halves(src: Path, dst: Path, crops: Sequence[np.ndarray]) -> Path:
     keep_float = [n.name for n in model.graph.node
                   if n.name.startswith((f"/model.{head}/", "/model.0/"))
                   or not n.name.startswith("/model.")]
+    if imgsz is not None:
+        crops = [fit_crop(c, imgsz) for c in crops]
     blobs = (to_blob(list(crops[i:i + 16])) for i in range(0, len(crops), 16))
     return quantize_static_model(src, dst, blobs, keep_float)
 

@@ -234,6 +234,40 @@ class TestReadingLogic:
         assert reader.read(two_colour_tile_image()).tiles[0].ranges == ((7, 10), (2, 2))
         assert len(pips.seen) == 2
 
+    def test_the_quick_classifier_looks_first_and_the_96_px_one_at_what_it_is_unsure_of(
+            self, reader: TileReader) -> None:
+        class Seeing(StubClassifier):
+            def __init__(self, counts: Sequence[int], top: float) -> None:
+                super().__init__(counts, top=top)
+                self.seen: list[int] = []
+
+            def __call__(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+                self.seen.append(len(crops))
+                rows = super().__call__(crops)
+                if len(crops) == 2:  # the first half sure, the second not
+                    rows[1] = 1.0 / len(self.names)
+                return rows
+
+        vars(reader)["detector"] = StubDetector(Detections(
+            TILE[None], np.array([0.95]), np.array([0])))
+        pips = StubPips([[0.9] * 5])
+        vars(reader)["pip_detector"] = pips
+        quick, fine = Seeing([10, 3], top=0.999), Seeing([4], top=0.999)
+        vars(reader)["quick_classifier"] = quick
+        vars(reader)["half_classifier"] = fine
+        t = reader.read(two_colour_tile_image()).tiles[0]
+        # the quick look named the first half; the second was looked at again, and its
+        # sure 4 stands: neither went to the pip model
+        assert (quick.seen, fine.seen) == ([2], [1])
+        assert t.values == (10, 4) and pips.seen == [] and not t.uncertain
+        fine.top = 0.9  # the closer look not sure either: the pips have their say
+        t = reader.read(two_colour_tile_image()).tiles[0]
+        assert fine.seen == [1, 1] and len(pips.seen) == 1 and t.values[0] == 10
+        vars(reader)["quick_classifier"] = None  # without it, the 96 px classifier sees all
+        pips.scores = [[0.9] * 5, [0.9] * 4]
+        reader.read(two_colour_tile_image())
+        assert fine.seen[-1] == 2
+
     def test_the_half_classifier_is_not_believed_far_from_the_pips(self, reader: TileReader
                                                                   ) -> None:
         vars(reader)["detector"] = StubDetector(Detections(
@@ -465,14 +499,17 @@ def test_trained_models_honour_exif_rotation(tmp_path: Path) -> None:
 
 
 def _with_halves(untrained_models: Path, folder: Path, names: list[str],
-                 file: str = "halves.onnx") -> Path:
-    """A copy of the stand-in models' index that also lists a ``halves`` classifier."""
+                 file: str = "halves.onnx", quick: bool = False) -> Path:
+    """A copy of the stand-in models' index that also lists a ``halves`` classifier (and
+    with ``quick`` the same model as ``halves_quick``, run at 64 px)."""
     folder.mkdir()
     index = json.loads((untrained_models / "models.json").read_text())
     for entry in index.values():
         entry["file"] = str(untrained_models / entry["file"])
     index["halves"] = {"file": str(untrained_models / file), "imgsz": 96, "names": names,
                        "task": "classify"}
+    if quick:
+        index["halves_quick"] = {**index["halves"], "imgsz": 64}
     (folder / "models.json").write_text(json.dumps(index))
     return folder
 
@@ -498,6 +535,23 @@ def test_a_listed_half_classifier_is_loaded_and_can_be_left_out(untrained_models
     image = cv2.GaussianBlur((rng.random((720, 1280, 3)) * 255).astype(np.uint8), (0, 0), 3)
     frame = reader.read(image)  # runs end to end, the two crop models side by side
     assert frame.tiles and seen and seen[0] % 2 == 0 and seen[0] >= 2 * len(frame.tiles)
+    for t in frame.tiles:
+        assert all(v >= 0 for v in t.values) and 0.0 <= t.confidence <= 1.0
+
+
+def test_a_listed_quick_classifier_is_loaded_and_can_be_left_out(untrained_models: Path,
+                                                                 tmp_path: Path) -> None:
+    folder = _with_halves(untrained_models, tmp_path / "m", [f"{v:02d}" for v in range(19)],
+                          quick=True)
+    reader = TileReader(folder)
+    assert reader.quick_classifier is not None and reader.quick_classifier.model.size == (64, 64)
+    assert TileReader(folder, quick_look=False).quick_classifier is None
+    assert TileReader(folder, classify_halves=False).quick_classifier is None
+    plain = _with_halves(untrained_models, tmp_path / "plain", [f"{v:02d}" for v in range(19)])
+    assert TileReader(plain).quick_classifier is None  # an index without one: as before
+    rng = np.random.default_rng(3)
+    image = cv2.GaussianBlur((rng.random((720, 1280, 3)) * 255).astype(np.uint8), (0, 0), 3)
+    frame = reader.read(image)  # runs end to end with the untrained stand-in at 64 px
     for t in frame.tiles:
         assert all(v >= 0 for v in t.values) and 0.0 <= t.confidence <= 1.0
 

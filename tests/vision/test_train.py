@@ -131,9 +131,16 @@ def test_tiny_training_run_exports_onnx_and_models_json(tmp_path: Path) -> None:
         pips = ort.InferenceSession(str(tmp_path / "models" / name))
         out = pips.run(None, {pips.get_inputs()[0].name: np.zeros((3, 3, 96, 96), np.float32)})[0]
         assert out.shape[:2] == (3, 5)  # dynamic batch: 3 crops at once; 4 box values + 1 class
-    for name in ("halves.onnx", "halves.int8.onnx"):
+    # the quick classifier: the same classes at 64 px, trained on from the halves just made
+    quick = spec["halves_quick"]
+    assert (quick["file"], quick["imgsz"]) == ("halves_quick.int8.onnx", 64)
+    assert quick["names"] == halves["names"] and quick["task"] == "classify"
+    trained = json.loads((tmp_path / "models" / "training.json").read_text())
+    assert trained["halves_quick"]["init"] == str(tmp_path / "models" / "halves.pt")
+    for name, side in (("halves.onnx", 96), ("halves.int8.onnx", 96),
+                       ("halves_quick.onnx", 64), ("halves_quick.int8.onnx", 64)):
         classify = ort.InferenceSession(str(tmp_path / "models" / name))
-        blob = np.zeros((3, 3, 96, 96), np.float32)
+        blob = np.zeros((3, 3, side, side), np.float32)
         out = classify.run(None, {classify.get_inputs()[0].name: blob})[0]
         assert out.shape == (3, len(halves["names"]))  # a probability per count, per crop
         assert np.allclose(out.sum(axis=1), 1.0, atol=1e-4)
@@ -156,8 +163,10 @@ def test_shipped_models_match_models_json() -> None:
     spec = json.loads(spec_path.read_text())
     assert spec["tiles"]["names"] == ["tile", "marker"] and spec["tiles"]["task"] == "obb"
     assert spec["pips"]["names"] == ["pip"] and spec["pips"]["task"] == "detect"
-    counts = [int(name) for name in spec["halves"]["names"]]
-    assert spec["halves"]["task"] == "classify" and counts == list(range(19))
+    for key in ("halves", "halves_quick"):
+        counts = [int(name) for name in spec[key]["names"]]
+        assert spec[key]["task"] == "classify" and counts == list(range(19))
+    assert (spec["halves"]["imgsz"], spec["halves_quick"]["imgsz"]) == (96, 64)
     for entry in spec.values():
         session = ort.InferenceSession(str(ROOT / "models" / entry["file"]))
         shape = session.get_inputs()[0].shape
@@ -204,8 +213,9 @@ def test_the_8_bit_pip_model_counts_like_the_float_one(tmp_path: Path) -> None:
     assert max(float_counts) >= 4  # the crops do show pips to count
 
 
-def test_the_8_bit_half_classifier_counts_like_the_float_one(tmp_path: Path) -> None:
-    """Quantizing the shipped float half classifier keeps its counts on the eval set's tiles."""
+@pytest.mark.parametrize("key", ["halves", "halves_quick"])
+def test_the_8_bit_half_classifier_counts_like_the_float_one(tmp_path: Path, key: str) -> None:
+    """Quantizing a shipped float half classifier keeps its counts on the eval set's tiles."""
     pytest.importorskip("onnx")
 
     from datasets.labels import iter_scenes
@@ -214,7 +224,7 @@ def test_the_8_bit_half_classifier_counts_like_the_float_one(tmp_path: Path) -> 
     from vision.onnx_models import Classifier, load_specs
     from vision.quantize import quantize_halves
 
-    spec = load_specs(ROOT / "models")["halves"]
+    spec = load_specs(ROOT / "models")[key]
     crops: list[np.ndarray] = []
     counts: list[int] = []
     for image, labels in list(iter_scenes(ROOT / "datasets" / "eval"))[-6:]:  # tables
@@ -223,8 +233,9 @@ def test_the_8_bit_half_classifier_counts_like_the_float_one(tmp_path: Path) -> 
             crops += half_crops(frame, np.array(tile["corners"], np.float32))
             counts += tile["values"]
     assert len(crops) >= 60
-    quantize_halves(ROOT / "models" / "halves.onnx", tmp_path / "q.onnx", crops[::3])
-    float_spec = type(spec)(ROOT / "models" / "halves.onnx", spec.imgsz, spec.names, spec.task)
+    source = ROOT / "models" / f"{key}.onnx"
+    quantize_halves(source, tmp_path / "q.onnx", crops[::3], spec.imgsz)
+    float_spec = type(spec)(source, spec.imgsz, spec.names, spec.task)
     int8_spec = type(spec)(tmp_path / "q.onnx", spec.imgsz, spec.names, spec.task)
     values = np.array([int(n) for n in spec.names])
     by_float = values[Classifier(float_spec, threads=1)(crops).argmax(axis=1)]
