@@ -44,8 +44,6 @@ EVAL_SEEDS = {"hands": 9001, "table": 9002}
 #: ``tiles.onnx`` are their sources.
 PIPS_INT8 = "pips.int8.onnx"
 TILES_INT8 = "tiles.int8.onnx"
-HALVES_INT8 = "halves.int8.onnx"
-QUICK_HALVES_INT8 = "halves_quick.int8.onnx"
 #: Input side of the half classifiers: ``halves`` sees the crop as cut (``HALF_PX``),
 #: ``halves_quick`` (the reader's first look at every crop, ``vision.reader``) shrunk to
 #: 64 px, for 40 % of the time (session 23).
@@ -462,11 +460,12 @@ def quantize_installed_halves(models: Path, calibration: Path, which: str = "hal
     """Quantize ``models/<which>.onnx`` (a half classifier, ``HALVES_PX``) to its 8-bit
     file, calibrated like the pip model (:func:`quantize_installed`) on the crops shrunk
     to its input; returns the file name."""
+    from vision.precision import INT8_SUFFIX
     from vision.quantize import calibration_crops, quantize_halves
 
     folders = [calibration / "val", calibration / "table-val"]
     crops = calibration_crops([f for f in folders if f.is_dir()])
-    file = HALVES_INT8 if which == "halves" else QUICK_HALVES_INT8
+    file = f"{which}{INT8_SUFFIX}"  # halves.int8.onnx, halves_quick.int8.onnx
     quantize_halves(models / f"{which}.onnx", models / file, crops, HALVES_PX[which])
     return file
 
