@@ -10,6 +10,8 @@ end, in polygon order.
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 
@@ -27,9 +29,10 @@ def order_corners(corners: np.ndarray) -> np.ndarray:
     first edge was a long one.
     """
     c = np.asarray(corners, dtype=np.float32).reshape(4, 2)
-    e01 = float(np.linalg.norm(c[1] - c[0]))
-    e12 = float(np.linalg.norm(c[2] - c[1]))
-    if e01 > e12:
+    (x0, y0), (x1, y1), (x2, y2) = c[:3].tolist()
+    # plain floats: numpy's norm of a 2-vector costs more than the arithmetic, and
+    # this runs several times per tile per frame
+    if math.hypot(x1 - x0, y1 - y0) > math.hypot(x2 - x1, y2 - y1):
         c = np.roll(c, -1, axis=0)
     return c
 

@@ -50,11 +50,15 @@ class ModelSpec:
     imgsz: int
     names: tuple[str, ...]
     task: str  # "obb", "detect" or "classify"
+    #: Width of the 8-bit export's weights: 7 when quantized with ``reduce_range``, whose
+    #: sums cannot saturate on any CPU (``vision.precision``).
+    weight_bits: int = 8
 
     @classmethod
     def from_json(cls, folder: Path, obj: dict[str, Any]) -> ModelSpec:
         return cls(folder / str(obj["file"]), int(obj["imgsz"]),
-                   tuple(str(n) for n in obj["names"]), str(obj.get("task", "detect")))
+                   tuple(str(n) for n in obj["names"]), str(obj.get("task", "detect")),
+                   int(obj.get("weight_bits", 8)))
 
 
 def default_models_dir() -> Path:
@@ -84,8 +88,9 @@ def load_specs(models_dir: str | os.PathLike[str] | None = None,
 
     Each model's file is the export to run at ``precision`` (``"int8"``,
     ``"float"`` or ``"auto"``; by default ``MTRAIN_PRECISION``, else ``"auto"``:
-    ``vision.precision.chosen_precision``, float on a CPU without exact 8-bit
-    sums, where the float export lies beside the 8-bit one).
+    ``vision.precision.chosen_precision``; on a CPU without exact 8-bit sums, float
+    where the float export lies beside the 8-bit one, except for 8-bit exports with
+    7-bit weights, ``weight_bits``).
     """
     precision = chosen_precision(precision)  # None: MTRAIN_PRECISION, else the CPU's
     folder = resolve_models_dir(models_dir)
@@ -98,7 +103,7 @@ def load_specs(models_dir: str | os.PathLike[str] | None = None,
         raise BadInputError(str(index), f"unreadable model index ({exc})") from None
     try:
         specs = {key: ModelSpec.from_json(folder, obj) for key, obj in raw.items()}
-        specs = {key: replace(spec, file=model_file(spec.file, precision))
+        specs = {key: replace(spec, file=model_file(spec.file, precision, spec.weight_bits))
                  for key, spec in specs.items()}
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise BadInputError(str(index), f"malformed model entry ({exc})") from None
@@ -196,6 +201,21 @@ def fit_crop(crop: np.ndarray, side: int) -> np.ndarray:
     shrink = crop.shape[0] > side and crop.shape[1] > side
     return cv2.resize(crop, (side, side),
                       interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR)
+
+
+def fit_crops(crops: Sequence[np.ndarray], side: int) -> list[np.ndarray]:
+    """``[fit_crop(c, side) for c in crops]``; crops of one size that all shrink go
+    through one resize, stacked: pixel-area averaging by the same factor keeps each
+    crop's rows to its own (the same pixels), and one call for a frame's 60-100 crops
+    costs less than one each."""
+    if len(crops) < 2 or any(c.shape != crops[0].shape for c in crops):
+        return [fit_crop(c, side) for c in crops]
+    h, w = crops[0].shape[:2]
+    if not (h > side and w > side):
+        return [fit_crop(c, side) for c in crops]
+    stacked = cv2.resize(np.concatenate(crops), (side, side * len(crops)),
+                         interpolation=cv2.INTER_AREA)
+    return list(stacked.reshape(len(crops), side, side, *crops[0].shape[2:]))
 
 
 def to_blob(images: Sequence[np.ndarray]) -> np.ndarray:
@@ -547,8 +567,8 @@ class Classifier:
         if not crops:
             return np.zeros((0, len(self.names)), np.float32)
         h, w = self.model.size
-        sized = [fit_crop(c, w) if h == w else
-                 cv2.resize(c, (w, h), interpolation=cv2.INTER_LINEAR) for c in crops]
+        sized = fit_crops(crops, w) if h == w else [
+            cv2.resize(c, (w, h), interpolation=cv2.INTER_LINEAR) for c in crops]
         probs = np.asarray(self.model.run(to_blob(sized)), np.float32)
         if probs.ndim != 2 or probs.shape[1] != len(self.names):
             raise ValueError(f"unexpected classifier output shape {probs.shape} "

@@ -43,10 +43,11 @@ def head_nodes_to_keep_float(model: Any) -> list[str]:
 
 
 def quantize_static_model(src: Path, dst: Path, blobs: Iterable[np.ndarray],
-                          keep_float: Sequence[str]) -> Path:
+                          keep_float: Sequence[str], reduce_range: bool = False) -> Path:
     """Static QDQ int8 (per-channel weights, uint8 activations, MinMax) of the ONNX
     model ``src`` to ``dst``, calibrated on the input ``blobs``; the nodes named in
-    ``keep_float`` stay float. Returns ``dst``."""
+    ``keep_float`` stay float; ``reduce_range``: 7-bit weights, whose sums cannot
+    saturate on a CPU without VNNI (``vision.precision``). Returns ``dst``."""
     import tempfile
 
     import onnx
@@ -73,7 +74,7 @@ def quantize_static_model(src: Path, dst: Path, blobs: Iterable[np.ndarray],
         quantize_static(str(prepared), str(dst), Reader(), quant_format=QuantFormat.QDQ,
                         activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
                         per_channel=True, calibrate_method=CalibrationMethod.MinMax,
-                        nodes_to_exclude=list(keep_float))
+                        reduce_range=reduce_range, nodes_to_exclude=list(keep_float))
     return dst
 
 
@@ -91,6 +92,12 @@ def quantize_pips(src: Path, dst: Path, crops: Sequence[np.ndarray]) -> Path:
     return quantize_static_model(src, dst, blobs, keep_float)
 
 
+#: Width of the half classifiers' 8-bit weights (``models.json`` ``weight_bits``): 7
+#: (``reduce_range``), with which they read as well as with 8 and whose sums never
+#: saturate, so that they run in 8 bits on every CPU (``vision.precision``).
+HALVES_WEIGHT_BITS = 7
+
+
 def quantize_halves(src: Path, dst: Path, crops: Sequence[np.ndarray],
                     imgsz: int | None = None) -> Path:
     """Write the int8 version of the half classifier ``src`` to ``dst``, calibrated on
@@ -102,7 +109,7 @@ def quantize_halves(src: Path, dst: Path, crops: Sequence[np.ndarray],
     """
     import onnx
 
-    from vision.onnx_models import fit_crop, to_blob
+    from vision.onnx_models import fit_crops, to_blob
 
     if not crops:
         raise ValueError("no calibration crops")
@@ -114,9 +121,9 @@ def quantize_halves(src: Path, dst: Path, crops: Sequence[np.ndarray],
                   if n.name.startswith((f"/model.{head}/", "/model.0/"))
                   or not n.name.startswith("/model.")]
     if imgsz is not None:
-        crops = [fit_crop(c, imgsz) for c in crops]
+        crops = fit_crops(crops, imgsz)
     blobs = (to_blob(list(crops[i:i + 16])) for i in range(0, len(crops), 16))
-    return quantize_static_model(src, dst, blobs, keep_float)
+    return quantize_static_model(src, dst, blobs, keep_float, reduce_range=HALVES_WEIGHT_BITS == 7)
 
 
 #: Input long sides the tile detector is calibrated at: its first look and the

@@ -405,6 +405,9 @@ def export_onnx(weights: Path, imgsz: int, dynamic: bool, threads: int = 2) -> P
     path = yolo(str(weights)).export(
         format="onnx", imgsz=imgsz, dynamic=dynamic, simplify=True, device="cpu"
     )
+    from vision.fast_dfl import rewrite_file
+
+    rewrite_file(Path(path))  # detectors: the box decoding's softmax on the last axis
     return Path(path)
 
 
@@ -435,12 +438,16 @@ def install(
     if names is None:
         names = TILE_NAMES if which == "tiles" else PIP_NAMES if which == "pips" else \
             [f"{v:02d}" for v in range(HALF_CLASSES)]
-    entry = {
+    entry: dict[str, Any] = {
         "file": file,
         "imgsz": imgsz,
         "names": names,
         "task": "obb" if which == "tiles" else "detect" if which == "pips" else "classify",
     }
+    if which in HALVES_PX and calibration is not None:
+        from vision.quantize import HALVES_WEIGHT_BITS
+
+        entry["weight_bits"] = HALVES_WEIGHT_BITS  # 8 bits on every CPU (vision.precision)
     _merge_json(models / "models.json", {which: entry})
     _merge_json(models / "training.json", {which: info})
 

@@ -188,3 +188,17 @@ def quiet_predict(model: Any, image: Any, **kwargs: Any) -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return model.predict(image, verbose=False, **kwargs)[0]
+
+
+def softmax_axes(path: Path) -> list[int]:
+    """The axis of every softmax in the ONNX file (``-1`` where the node leaves it out)."""
+    import onnx
+    from onnx import helper
+
+    axes = []
+    for node in onnx.load(str(path)).graph.node:
+        if node.op_type == "Softmax":
+            axis = next((helper.get_attribute_value(a) for a in node.attribute
+                         if a.name == "axis"), -1)
+            axes.append(int(axis))
+    return axes

@@ -32,6 +32,7 @@ from vision.onnx_models import (
     decode_detect,
     decode_detect_batch,
     fit_crop,
+    fit_crops,
     letterbox,
     load_specs,
     nms_boxes,
@@ -286,6 +287,21 @@ class TestDecodersAgainstUltralytics:
         assert np.abs(ours - trained).max() < 0.5 * np.abs(sampled - trained).max()
         assert fit_crop(crop, 96) is crop  # the model's own size: untouched
         assert fit_crop(crop[:40, :40], 64).shape == (64, 64, 3)  # a small one is enlarged
+
+    def test_crops_shrunk_together_are_shrunk_as_one_by_one(self) -> None:
+        """``fit_crops`` resizes a frame's crops stacked in one call: each comes out with
+        exactly the pixels it gets alone, at its place, whatever the crops' sizes."""
+        rng = np.random.default_rng(12)
+        crops = [rng.integers(0, 256, (96, 96, 3), dtype=np.uint8) for _ in range(7)]
+        for side in (64, 48, 32):
+            together = fit_crops(crops, side)
+            assert len(together) == len(crops)
+            for alone, stacked in zip(crops, together, strict=True):
+                assert np.array_equal(fit_crop(alone, side), stacked)
+        mixed = [*crops[:3], crops[3][:80, :80], crops[4][:40, :40]]
+        for alone, got in zip(mixed, fit_crops(mixed, 64), strict=True):
+            assert np.array_equal(fit_crop(alone, 64), got)
+        assert fit_crops([], 64) == []
 
     def test_fixed_and_dynamic_batch_agree(self, untrained_models: Path,
                                            untrained_fixed_batch: Path) -> None:

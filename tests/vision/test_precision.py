@@ -16,6 +16,7 @@ from engine.errors import BadInputError
 from vision.onnx_models import load_specs
 from vision.precision import (
     PRECISION_ENV,
+    SEVEN_BIT,
     check_setting,
     chosen_precision,
     cpu_flags,
@@ -62,9 +63,9 @@ class TestCpuFlags:
 
 
 class TestChoice:
-    def test_float_on_avx2_without_vnni(self) -> None:
-        assert chosen_precision("", cpu_flags(X86_AVX2)) == "float"
-        assert chosen_precision("auto", cpu_flags(X86_AVX2)) == "float"
+    def test_only_seven_bit_weights_in_8_bits_on_avx2_without_vnni(self) -> None:
+        assert chosen_precision("", cpu_flags(X86_AVX2)) == SEVEN_BIT
+        assert chosen_precision("auto", cpu_flags(X86_AVX2)) == SEVEN_BIT
 
     def test_int8_with_vnni_or_dot_products(self) -> None:
         assert chosen_precision("", cpu_flags(X86_VNNI)) == "int8"
@@ -119,6 +120,29 @@ class TestLoadSpecs:
         assert model_file(two_exports / "none.int8.onnx", "float").name == "none.int8.onnx"
         assert model_file(two_exports / "plain.onnx", "float").name == "plain.onnx"
 
+    def test_seven_bit_weights_stay_8_bit_where_sums_can_saturate(
+            self, two_exports: Path, tmp_path: Path) -> None:
+        """On an AVX2 CPU without VNNI only an 8-bit export with 7-bit weights runs in
+        8 bits (its sums cannot saturate); the others run their float sibling, and
+        ``float`` asked for outright means float for all."""
+        folder = tmp_path / "seven"
+        shutil.copytree(two_exports, folder)
+        index = json.loads((folder / "models.json").read_text())
+        index["halves"] = {**index["pips"], "weight_bits": 7}  # the pip export, listed twice
+        (folder / "models.json").write_text(json.dumps(index))
+        shutil.copy(folder / "pips.int8.onnx", folder / "pips.onnx")  # float beside it
+        specs = load_specs(folder, SEVEN_BIT)
+        assert specs["halves"].weight_bits == 7 and specs["tiles"].weight_bits == 8
+        assert specs["halves"].file.name == "pips.int8.onnx"  # 7-bit weights: 8-bit
+        assert specs["pips"].file.name == "pips.onnx"  # the same file with 8-bit weights: float
+        assert specs["tiles"].file.name == "tiles.onnx"
+        assert all(not s.file.name.endswith(".int8.onnx")
+                   for s in load_specs(folder, "float").values())
+        assert all(s.file.name.endswith(".int8.onnx")
+                   for s in load_specs(folder, "int8").values())
+        assert model_file(folder / "pips.int8.onnx", SEVEN_BIT, 8).name == "pips.onnx"
+        assert model_file(folder / "pips.int8.onnx", SEVEN_BIT, 7).name == "pips.int8.onnx"
+
     def test_auto_and_bad_values(self, two_exports: Path) -> None:
         assert load_specs(two_exports, "auto")["tiles"].file.is_file()
         with pytest.raises(BadInputError):
@@ -148,7 +172,7 @@ class TestLoadSpecs:
 
 
 class TestSetting:
-    @pytest.mark.parametrize("value", ["", "auto", "int8", "Float"])
+    @pytest.mark.parametrize("value", ["", "auto", "int8", "Float", "int8-7bit"])
     def test_good_values_pass(self, value: str) -> None:
         check_setting(value)
 

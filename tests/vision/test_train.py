@@ -120,6 +120,8 @@ def test_tiny_training_run_exports_onnx_and_models_json(tmp_path: Path) -> None:
     # the half classifier: one class per count found in the crops, named by the count
     halves = spec["halves"]
     assert halves["file"] == "halves.int8.onnx"  # quantized like the pip model
+    assert halves["weight_bits"] == 7  # but with 7-bit weights: 8-bit on every CPU
+    assert "weight_bits" not in spec["tiles"] and "weight_bits" not in spec["pips"]
     assert (halves["imgsz"], halves["task"]) == (96, "classify")
     classes = sorted((tmp_path / "data" / "halves-cls" / "train").iterdir())
     assert halves["names"] == [c.name for c in classes] and len(classes) >= 2
@@ -135,6 +137,7 @@ def test_tiny_training_run_exports_onnx_and_models_json(tmp_path: Path) -> None:
     quick = spec["halves_quick"]
     assert (quick["file"], quick["imgsz"]) == ("halves_quick.int8.onnx", 64)
     assert quick["names"] == halves["names"] and quick["task"] == "classify"
+    assert quick["weight_bits"] == 7
     trained = json.loads((tmp_path / "models" / "training.json").read_text())
     assert trained["halves_quick"]["init"] == str(tmp_path / "models" / "halves.pt")
     for name, side in (("halves.onnx", 96), ("halves.int8.onnx", 96),
@@ -144,6 +147,11 @@ def test_tiny_training_run_exports_onnx_and_models_json(tmp_path: Path) -> None:
         out = classify.run(None, {classify.get_inputs()[0].name: blob})[0]
         assert out.shape == (3, len(halves["names"]))  # a probability per count, per crop
         assert np.allclose(out.sum(axis=1), 1.0, atol=1e-4)
+    from reader_fixtures import softmax_axes
+
+    for name in ("tiles.onnx", "tiles.int8.onnx", "pips.onnx", "pips.int8.onnx"):
+        # the exported detectors' box decoding takes its softmax on the last axis
+        assert 1 not in softmax_axes(tmp_path / "models" / name)
     for name in ("tiles.onnx", "tiles.int8.onnx"):
         tiles = ort.InferenceSession(str(tmp_path / "models" / name))
         assert tiles.get_inputs()[0].shape[1] == 3
@@ -166,6 +174,7 @@ def test_shipped_models_match_models_json() -> None:
     for key in ("halves", "halves_quick"):
         counts = [int(name) for name in spec[key]["names"]]
         assert spec[key]["task"] == "classify" and counts == list(range(19))
+        assert spec[key]["weight_bits"] == 7  # 8-bit on every CPU (vision.precision)
     assert (spec["halves"]["imgsz"], spec["halves_quick"]["imgsz"]) == (96, 64)
     for entry in spec.values():
         session = ort.InferenceSession(str(ROOT / "models" / entry["file"]))
