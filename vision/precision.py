@@ -100,11 +100,10 @@ def check_setting(env: str | None = None) -> None:
 
 def chosen_precision(env: str | None = None, flags: frozenset[str] | None = None,
                      *, read_cpu: bool = True) -> str:
-    """``"int8"``, ``"float"`` or ``SEVEN_BIT``, what ``MTRAIN_PRECISION`` (``env``) asks
-    for; else
-    what the CPU (``flags``, read from ``/proc/cpuinfo`` when None and ``read_cpu``)
-    sums exactly: ``"int8"``, or ``SEVEN_BIT`` where 8-bit sums can saturate. Raises
-    ``BadInputError`` for a value other than ``PRECISIONS``."""
+    """``"int8"``, ``"float"`` or ``SEVEN_BIT``: what ``MTRAIN_PRECISION`` (``env``) asks
+    for, else what the CPU (``flags``, read from ``/proc/cpuinfo`` when None and
+    ``read_cpu``) sums exactly: ``"int8"``, or ``SEVEN_BIT`` where 8-bit sums can
+    saturate. Raises ``BadInputError`` for a value other than ``PRECISIONS``."""
     if env is None:
         env = os.environ.get(PRECISION_ENV, "")
     wanted = env.strip().lower() or "auto"
