@@ -429,25 +429,26 @@ def install(
     if weights.stat().st_size < 10_000_000:
         shutil.copyfile(weights, models / f"{which}.pt")
     file = f"{which}.onnx"
+    extra: dict[str, Any] = {}
     if which == "pips" and calibration is not None:
         file = quantize_installed(models, calibration)
     if which == "tiles" and calibration is not None:
         file = quantize_installed_tiles(models, calibration)
     if which in HALVES_PX and calibration is not None:
+        from vision.quantize import HALVES_WEIGHT_BITS
+
         file = quantize_installed_halves(models, calibration, which)
+        extra["weight_bits"] = HALVES_WEIGHT_BITS  # 8 bits on every CPU (vision.precision)
     if names is None:
         names = TILE_NAMES if which == "tiles" else PIP_NAMES if which == "pips" else \
             [f"{v:02d}" for v in range(HALF_CLASSES)]
-    entry: dict[str, Any] = {
+    entry = {
         "file": file,
         "imgsz": imgsz,
         "names": names,
         "task": "obb" if which == "tiles" else "detect" if which == "pips" else "classify",
+        **extra,
     }
-    if which in HALVES_PX and calibration is not None:
-        from vision.quantize import HALVES_WEIGHT_BITS
-
-        entry["weight_bits"] = HALVES_WEIGHT_BITS  # 8 bits on every CPU (vision.precision)
     _merge_json(models / "models.json", {which: entry})
     _merge_json(models / "training.json", {which: info})
 
