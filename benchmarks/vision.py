@@ -18,7 +18,8 @@ Writes ``benchmarks/results/vision.json``. Parts:
   name; **synthetic_set_unknown** repeats the main figures with readers not told
   the set (``TileReader(max_value=None)``). ``hands`` scenes are read as ``mtrain score`` reads a
   hand (``vision.scoring.read_hand``: from straight above too when the photo was
-  taken at a slant, ``vision.straight_above``), ``table`` scenes as the reader
+  taken at a slant, ``vision.straight_above``, and without the boxes the detector
+  doubts are tiles, ``HAND_TILE_SURE``), ``table`` scenes as the reader
   reads a frame; ``--plain-hands`` reads the hands as frames too.
 - **synthetic_more** (``--more N``, default 200): the same measures on N more
   ``hands`` scenes rendered at run time from ``MORE_SEED`` (never trained on, not
@@ -70,7 +71,7 @@ from vision.detections import Detections, match_boxes, polygon_iou  # noqa: E402
 from vision.images import load_image  # noqa: E402
 from vision.reader import TileReader, _inside_half, tile_half_crops  # noqa: E402
 from vision.scoring import read_hand  # noqa: E402
-from vision.straight_above import plane_normal, read_from_above, tilt_degrees  # noqa: E402
+from vision.straight_above import plane_normal, tilt_degrees  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "vision.json"
 REALDATA = ROOT.parent / "shared" / "realdata"
@@ -148,7 +149,7 @@ def synthetic(reader: TileReader, folder: Path, limit: int | None,
         # reader, with no closer look carried from the last image
         scene_reader = reader.for_set(obj.get("set") if told_set else None)
         if obj["kind"] == "hands" and hands_from_above:
-            frame = read_from_above(scene_reader, image)  # as read_hand reads it
+            frame = read_hand(scene_reader, image)  # as mtrain score reads it
         else:
             frame = scene_reader.read(image)
         truth = np.array([t["corners"] for t in obj["tiles"]], np.float32).reshape(-1, 4, 2)

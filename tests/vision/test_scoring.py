@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import cv2
 import numpy as np
 import pytest
 
 from engine import RuleSet, Tile
 from vision.detections import Detections
 from vision.reader import FrameReading, TileReading
-from vision.scoring import flag_duplicates, hand_from_reading
+from vision.scoring import HAND_TILE_SURE, flag_duplicates, hand_from_reading, read_hand
 
 BASE = np.array([[0, 40], [0, 0], [80, 0], [80, 40]], np.float32)
 
@@ -57,3 +60,47 @@ def test_a_tile_read_twice_is_flagged_in_both_hands() -> None:
     second = hand_from_reading(frame(((6, 5), 0, False),), rules)
     a, b = flag_duplicates([first, second])
     assert a.uncertain == (0,) and b.uncertain == (0,)
+
+
+class _Reader:
+    """Answers every read with the same tiles (a photo seen from above: read once)."""
+
+    def __init__(self, tiles: list[TileReading]) -> None:
+        self.tiles = tiles
+        self.reads = 0
+
+    def reset(self) -> None:
+        pass
+
+    def read(self, image: np.ndarray) -> FrameReading:
+        self.reads += 1
+        return FrameReading(list(self.tiles), Detections.empty(), image.shape[:2])
+
+
+def _scored(values: tuple[int, int], x: float, detector: float) -> TileReading:
+    return TileReading(values, BASE + [x, 0], 0.9 * detector, False, detector)
+
+
+class TestReadHand:
+    def test_a_box_the_detector_doubts_is_not_a_tile_of_the_hand(self) -> None:
+        reader = _Reader([_scored((6, 6), 0, 0.95), _scored((0, 0), 200, 0.31)])
+        frame = read_hand(reader, np.zeros((300, 400, 3), np.uint8))  # type: ignore[arg-type]
+        assert [t.values for t in frame.tiles] == [(6, 6)]
+        assert frame.shape == (300, 400) and reader.reads == 1
+        hand = hand_from_reading(frame, RuleSet())
+        assert hand.points == 12  # not 62 with a 0-0 seen in a cup
+
+    def test_the_bar_is_the_hand_constant_and_can_be_moved(self) -> None:
+        doubted = _scored((1, 2), 0, HAND_TILE_SURE - 0.01)
+        sure = _scored((3, 4), 200, HAND_TILE_SURE)
+        image = np.zeros((300, 400, 3), np.uint8)
+        assert [t.values for t in read_hand(_Reader([doubted, sure]), image).tiles  # type: ignore[arg-type]
+                ] == [(3, 4)]
+        kept = read_hand(_Reader([doubted, sure]), image, tile_sure=0.2)  # type: ignore[arg-type]
+        assert sorted(t.values for t in kept.tiles) == [(1, 2), (3, 4)]
+
+    def test_a_photo_path_is_loaded(self, tmp_path: Path) -> None:
+        path = tmp_path / "hand.png"
+        cv2.imwrite(str(path), np.full((120, 160, 3), 200, np.uint8))
+        frame = read_hand(_Reader([_scored((2, 5), 0, 0.8)]), path)  # type: ignore[arg-type]
+        assert frame.shape == (120, 160) and [t.values for t in frame.tiles] == [(2, 5)]

@@ -50,13 +50,14 @@ class LabelReader:
     def read(self, image: np.ndarray) -> Any:
         scene = self.scenes.get(image.tobytes(), {"tiles": []})
         tiles = [SimpleNamespace(values=tuple(t["values"]), corners=np.array(t["corners"]),
-                                 uncertain=False, confidence=1.0) for t in scene["tiles"]]
-        return SimpleNamespace(tiles=tiles, markers=NO_MARKERS)
+                                 uncertain=False, confidence=1.0, detector_confidence=1.0)
+                 for t in scene["tiles"]]
+        return SimpleNamespace(tiles=tiles, markers=NO_MARKERS, shape=image.shape[:2])
 
 
 class BlindReader(LabelReader):
     def read(self, image: np.ndarray) -> Any:
-        return SimpleNamespace(tiles=[], markers=NO_MARKERS)
+        return SimpleNamespace(tiles=[], markers=NO_MARKERS, shape=image.shape[:2])
 
 
 def test_more_hands_are_rendered_from_their_seed_and_scored(tmp_path: Path) -> None:
