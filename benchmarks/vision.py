@@ -18,8 +18,8 @@ Writes ``benchmarks/results/vision.json``. Parts:
   name; **synthetic_set_unknown** repeats the main figures with readers not told
   the set (``TileReader(max_value=None)``). ``hands`` scenes are read as ``mtrain score`` reads a
   hand (``vision.scoring.read_hand``: from straight above too when the photo was
-  taken at a slant, ``vision.straight_above``, and without the boxes the detector
-  doubts are tiles, ``HAND_TILE_SURE``), ``table`` scenes as the reader
+  taken at a slant, ``vision.straight_above``; a tile a hand partly covers flagged,
+  ``vision.cover_check``), ``table`` scenes as the reader
   reads a frame; ``--plain-hands`` reads the hands as frames too.
 - **synthetic_more** (``--more N``, default 200): the same measures on N more
   ``hands`` scenes rendered at run time from ``MORE_SEED`` (never trained on, not

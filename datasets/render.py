@@ -8,7 +8,9 @@ a photo or crop of a single tile), ``crops`` (half-tile crops cut by
 the pip model's training data) and ``crops-table`` (the same from webcam-sized
 tables and small hands, JPEG-compressed, cut with the larger errors a tile
 detector makes on small tiles); ``crops-high`` is ``crops-table`` with only the
-halves of 9 pips or more (the blurred 10-12 halves the pip model misses most).
+halves of 9 pips or more (the blurred 10-12 halves the pip model misses most);
+``crops-covered`` (half crops of hands scenes with an arm over them, each labelled
+``covered`` when a hand hides part of its face, the cover check's training data).
 Every image ``index`` of a seed has its own random generator, so the same seed
 always gives the same files.
 """
@@ -35,9 +37,16 @@ from datasets.table_scene import (
 from datasets.textures import TileStyle, background, render_face
 from vision.crops import HALF_PX, half_crops
 
-KINDS = ("hands", "table", "table-mat", "closeup", "crops", "crops-table", "crops-high")
+KINDS = ("hands", "table", "table-mat", "closeup", "crops", "crops-table", "crops-high",
+         "crops-covered")
 #: The kinds that write half-tile crops (the pip model's data) rather than scenes.
-CROP_KINDS = ("crops", "crops-table", "crops-high")
+CROP_KINDS = ("crops", "crops-table", "crops-high", "crops-covered")
+#: ``crops-covered``: a half whose face shows less than this is ``covered``...
+COVERED_BELOW = 0.9
+#: ... and one that shows at least this is open; halves in between are not written.
+OPEN_FROM = 0.995
+#: ``crops-covered`` keeps an open half with this chance (most halves are open).
+OPEN_KEPT = 0.12
 #: ``crops-high`` keeps only the halves of at least this many pips.
 HIGH_PIPS = 9
 
@@ -53,6 +62,8 @@ class RenderedTile:
     pips: list[tuple[int, np.ndarray]]  # (half, polygon (K, 2) in image pixels)
     visible: float = 1.0
     pip_visible: list[bool] = field(default_factory=list)
+    #: The share of each half's face in view (an arm may cover one half more).
+    half_visible: tuple[float, float] = (1.0, 1.0)
 
 
 @dataclass
@@ -665,6 +676,10 @@ def _paint(
             if drawn.visible < 1
             else [True] * len(drawn.pips)
         )
+        if drawn.visible < 1:
+            first, second = half_polygons(drawn.corners)
+            drawn.half_visible = (_visible_fraction(painter.occluder, first),
+                                  _visible_fraction(painter.occluder, second))
     image = painter.finish(rng if steady is None else np.random.default_rng([steady, 1 << 20]))
     return Scene(
         image=image,
@@ -691,8 +706,10 @@ def render_hands(
     rng: np.random.Generator,
     size: tuple[int, int] | None = None,
     tile_px: tuple[float, float] = (55, 260),
+    arms: int | None = None,
 ) -> Scene:
-    """Loose tiles on a table, seen from above or at an angle."""
+    """Loose tiles on a table, seen from above or at an angle; ``arms`` reaching over
+    them (``None``: none, one or two, drawn)."""
     size = size or _pick_size(rng)
     width_mm = float(rng.uniform(21, 26))
     oblique = rng.random() < 0.3
@@ -709,7 +726,8 @@ def render_hands(
     plane = hands_objects(rng, region, width_mm, int(rng.integers(1, 19)), set_size)
     plane = _keep_inside(plane, cam, width_mm)
     plane.extras["region"] = region
-    arms = int(rng.random() < 0.3) + int(rng.random() < 0.1)
+    if arms is None:
+        arms = int(rng.random() < 0.3) + int(rng.random() < 0.1)
     return _paint(plane, cam, rng, width_mm, "hands", arms)
 
 
@@ -967,6 +985,44 @@ def render_table_crops(
         pair = _crop_pair(image, t, corners, scene.set_size, int(i))
         out.extend(c for c in pair if not high_only or c[1]["value"] >= HIGH_PIPS)
     return out
+
+
+def render_covered_crops(
+    rng: np.random.Generator, limit: int = 24
+) -> list[tuple[np.ndarray, dict[str, Any]]]:
+    """Half crops of hands scenes with one or two arms reaching over the tiles, cut with
+    jittered corners, JPEG-compressed: each label's ``covered`` says whether a hand hides
+    part of the half (less than ``COVERED_BELOW`` of it in view; open: ``OPEN_FROM`` or
+    more). Every covered half is kept and an open one with the chance ``OPEN_KEPT``."""
+    scene = render_hands(rng, arms=int(rng.integers(1, 3)))
+    quality = int(rng.integers(55, 96))
+    ok, buf = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    assert ok
+    image = np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR))
+    out: list[tuple[np.ndarray, dict[str, Any]]] = []
+    for i in rng.permutation(len(scene.tiles)).tolist():
+        t = scene.tiles[i]
+        if t.visible < 0.35 or len(out) >= limit:  # as labelled: hidden tiles are not
+            continue
+        corners = jitter_corners(t.corners, rng)
+        for half, (crop, label) in enumerate(_crop_pair(image, t, corners, scene.set_size, i)):
+            shown = float(t.half_visible[half])
+            if COVERED_BELOW <= shown < OPEN_FROM:
+                continue
+            covered = shown < COVERED_BELOW
+            if not covered and rng.random() >= OPEN_KEPT:
+                continue
+            label.update(covered=covered, visible=round(shown, 3))
+            out.append((crop, label))
+    return out
+
+
+def half_polygons(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The faces of a tile's two halves (``corners``: 0-1 the short edge at the first
+    half), as ``(4, 2)`` polygons."""
+    c = np.asarray(corners, np.float64).reshape(4, 2)
+    left, right = (c[0] + c[3]) / 2, (c[1] + c[2]) / 2
+    return np.array([c[0], c[1], right, left]), np.array([left, right, c[2], c[3]])
 
 
 def _crop_pair(

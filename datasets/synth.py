@@ -11,7 +11,15 @@ from pathlib import Path
 
 import cv2
 
-from datasets.render import CROP_KINDS, KINDS, render, render_crops, render_table_crops, scene_rng
+from datasets.render import (
+    CROP_KINDS,
+    KINDS,
+    render,
+    render_covered_crops,
+    render_crops,
+    render_table_crops,
+    scene_rng,
+)
 
 #: Crops rendered per scene for ``--kind crops`` (each scene gives up to this many).
 CROPS_PER_SCENE = 24
@@ -22,6 +30,8 @@ def _write_scene(out: Path, kind: str, seed: int, index: int, max_quality: int =
     if kind in CROP_KINDS:
         if kind == "crops":
             crops = render_crops(rng, CROPS_PER_SCENE)
+        elif kind == "crops-covered":
+            crops = render_covered_crops(rng, CROPS_PER_SCENE)
         else:
             crops = render_table_crops(rng, CROPS_PER_SCENE, high_only=kind == "crops-high")
         written = 0

@@ -31,6 +31,8 @@ _EXPORTS = {
     "score_photos": "vision.scoring",
     "read_hand": "vision.scoring",
     "read_from_above": "vision.straight_above",
+    "CoverCheck": "vision.cover_check",
+    "flag_covered": "vision.cover_check",
     "reconstruct": "vision.table",
     "TableReading": "vision.table",
     "Uncertainty": "vision.table",
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
     from vision.annotate import PolygonAnnotator, ReadingAnnotator  # noqa: F401
     from vision.camera_plan import CameraPlan, plan_camera  # noqa: F401
     from vision.closer_look import look_closer  # noqa: F401
+    from vision.cover_check import CoverCheck, flag_covered  # noqa: F401
     from vision.crops import half_crops, order_corners, rectify_tile, tile_halves  # noqa: F401
     from vision.detections import Detections, polygon_iou  # noqa: F401
     from vision.fragments import join_fragments  # noqa: F401

@@ -29,7 +29,7 @@ import copy
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import cv2
 import numpy as np
@@ -44,6 +44,9 @@ from vision.half_votes import vote
 from vision.hollow_markers import drop_hollow
 from vision.images import load_image
 from vision.onnx_models import BoxDetector, Classifier, ObbDetector, load_specs
+
+if TYPE_CHECKING:
+    from vision.cover_check import CoverCheck
 
 #: The ``halves`` classifier's vote counts for counts up to this many only, unless the
 #: reader is told of a larger set (``TileReader(max_value=15)``): its training crops
@@ -313,6 +316,7 @@ class TileReader:
                  classifier_sure: float | None = CLASSIFIER_SURE,
                  quick_look: bool = True,
                  drop_hollow_markers: bool = True,
+                 check_cover: bool = True,
                  threads: int | None = None,
                  precision: str | None = None) -> None:
         specs = load_specs(models_dir, precision)
@@ -376,6 +380,11 @@ class TileReader:
         self.drop_hollow_markers = drop_hollow_markers
         #: Input side of the closer look the last frame needed: video frames start with it.
         self._close_side: int | None = None
+        #: The cover check's model (``vision.cover_check``) when listed and wanted: loaded
+        #: on first use (``cover_check``), shared with this reader's copies (``for_set``).
+        self.cover_spec = specs.get("covered") if check_cover else None
+        self._threads = threads
+        self._loaded: dict[str, Any] = {}
 
     def _set_top(self, top: int | None) -> None:
         if top is not None and not 1 <= top <= MAX_VALUE:
@@ -393,6 +402,18 @@ class TileReader:
         other._set_top(top)
         other.reset()
         return other
+
+    def cover_check(self) -> CoverCheck | None:
+        """The check of whether a hand covers a half (``vision.cover_check``), loaded on
+        first use; None when ``models.json`` lists none (or ``check_cover=False``)."""
+        if self.cover_spec is None:
+            return None
+        check = self._loaded.get("cover")
+        if check is None:
+            from vision.cover_check import CoverCheck
+
+            check = self._loaded["cover"] = CoverCheck(self.cover_spec, threads=self._threads)
+        return cast("CoverCheck", check)
 
     def reset(self) -> None:
         """Forget what earlier frames taught (the closer look a video needed): the

@@ -4,8 +4,8 @@ Each photo is read with a ``TileReader``; the tiles become ``engine.Tile``s and
 ``engine.hand_points`` prices them under the rule set (0-0 and blank halves as
 the rules say). Doubtful readings are not guessed away: a tile read with low
 confidence, with a value outside the set, or seen twice (a set holds each tile
-once) is listed in ``uncertain`` so the table can check it by eye. A box the tile
-detector itself doubts is a tile (``HAND_TILE_SURE``) is not counted at all.
+once) is listed in ``uncertain`` so the table can check it by eye, as is a tile a
+hand partly covers (``vision.cover_check``).
 """
 
 from __future__ import annotations
@@ -19,14 +19,8 @@ from typing import Any
 import numpy as np
 
 from engine import RuleSet, Tile, hand_points
+from vision.cover_check import flag_covered
 from vision.reader import FrameReading, TileReader, TileReading
-
-#: A box the tile detector scores below this is not taken for a tile of a hand photo.
-#: On 400 rendered hands scenes (seeds 9101 and 9401, 3416 tiles; session 25, 8-bit
-#: models) no tile read right scored below 0.5, while 26 of the 40 boxes on no tile (a
-#: cup, a card, the gap between two tiles of a row) did: dropping those, hand totals
-#: read exactly rose from 84.5 to 89 % and from 84 to 85.5 %, every tile read as before.
-HAND_TILE_SURE = 0.5
 
 
 @dataclass(frozen=True)
@@ -72,19 +66,18 @@ def flag_duplicates(hands: Sequence[HandReading]) -> list[HandReading]:
     return out
 
 
-def read_hand(reader: TileReader, photo: str | os.PathLike[str] | np.ndarray,
-              tile_sure: float = HAND_TILE_SURE) -> FrameReading:
+def read_hand(reader: TileReader, photo: str | os.PathLike[str] | np.ndarray) -> FrameReading:
     """The tiles in a photo of a hand (a path, or the image as a BGR array): read as it
     is and, when it was taken at a slant, from straight above too
-    (``vision.straight_above``), keeping the boxes the detector scores ``tile_sure`` or
-    more (``HAND_TILE_SURE``)."""
+    (``vision.straight_above``); a tile a hand partly covers is flagged ``uncertain``
+    (``vision.cover_check``, when the reader's models hold the check)."""
     from vision.images import load_image
     from vision.straight_above import read_from_above
 
     image = photo if isinstance(photo, np.ndarray) else load_image(photo)
     frame = read_from_above(reader, image)
-    kept = [t for t in frame.tiles if t.detector_confidence >= tile_sure]
-    return FrameReading(kept, frame.markers, frame.shape)
+    check = getattr(reader, "cover_check", None)
+    return flag_covered(frame, image, check() if callable(check) else None)
 
 
 def score_photos(paths: Sequence[str | os.PathLike[str]], rules: RuleSet,

@@ -32,12 +32,14 @@ SEEDS = {
     "table-mat-train": 105,
     "crops-table-train": 106,  # further crops-table sets (--table-crops N): 107, 108, ...
     "crops-high-train": 110,  # crops-high sets (--high-crops N): 110, 111, ...
+    "crops-covered-train": 120,
     "hands-val": 201,
     "table-val": 202,
     "crops-val": 203,
     "closeup-val": 204,
     "table-mat-val": 205,
     "crops-table-val": 206,
+    "crops-covered-val": 220,
 }
 EVAL_SEEDS = {"hands": 9001, "table": 9002}
 #: The 8-bit models the reader loads (``vision.quantize``); ``pips.onnx`` and
@@ -48,6 +50,11 @@ TILES_INT8 = "tiles.int8.onnx"
 #: ``halves_quick`` (the reader's first look at every crop, ``vision.reader``) shrunk to
 #: 64 px, for 40 % of the time (session 23).
 HALVES_PX = {"halves": 96, "halves_quick": 64}
+#: Input side of the cover check (``covered``: whether a hand hides part of a half,
+#: ``vision.cover_check``), trained on ``crops-covered`` crops shrunk to it.
+COVERED_PX = 64
+#: The classifiers: the half counters and the cover check.
+CLASSIFIERS = (*HALVES_PX, "covered")
 
 #: The pip network: YOLO11's layers at a quarter of the nano width ... [depth 0.33, width
 #: 0.125]; about 0.8 M parameters, 3-4x faster than yolo11n on 96 px crops. Pips are
@@ -114,6 +121,8 @@ BORROW_EVERY = 50
 
 TILE_NAMES = ["tile", "marker"]
 PIP_NAMES = ["pip"]
+#: The cover check's classes (folders of its dataset, in order).
+COVER_NAMES = ["covered", "open"]
 
 
 @dataclass(frozen=True)
@@ -230,6 +239,38 @@ def halves_dataset(data: Path, plan: Plan) -> Path:
     return class_folders(crop_folders(data, plan), data / "halves-cls")
 
 
+def covered_dataset(data: Path, plan: Plan) -> Path:
+    """``crops-covered`` crops (``plan.pip_count`` to train on, a twelfth as many to
+    validate; generated if missing) as a classification dataset: ``out/{train,val}/covered``
+    and ``.../open`` hold links to the crops; returns its folder."""
+    crops = data / "crops"
+    n, n_val = plan.pip_count, max(16, plan.pip_count // 12)
+    folders = {
+        "train": _synth_once(crops / "covered-train", "crops-covered", n,
+                             SEEDS["crops-covered-train"], plan.jobs),
+        "val": _synth_once(crops / "covered-val", "crops-covered", n_val,
+                           SEEDS["crops-covered-val"], plan.jobs),
+    }
+    out = data / "covered-cls"
+    if out.exists():
+        shutil.rmtree(out)
+    for name, folder in folders.items():
+        for cls in COVER_NAMES:
+            (out / name / cls).mkdir(parents=True)
+        for label in sorted(folder.glob("*.json")):
+            covered = bool(json.loads(label.read_text())["covered"])
+            crop = label.with_suffix(".png")
+            _link(crop, out / name / COVER_NAMES[0 if covered else 1] / crop.name)
+    return out
+
+
+def _link(src: Path, link: Path) -> None:
+    try:
+        link.symlink_to(src.resolve())
+    except OSError:  # no symbolic links here: copy
+        shutil.copyfile(src, link)
+
+
 def class_folders(folders: dict[str, list[Path]], out: Path) -> Path:
     """Half crops (``{"train": [folder, ...], "val": [...]}``) as a classification
     dataset: ``out/train/NN/`` and ``out/val/NN/`` hold links to the crops whose
@@ -256,11 +297,7 @@ def class_folders(folders: dict[str, list[Path]], out: Path) -> Path:
             folder = out / name / f"{value:02d}"
             folder.mkdir(parents=True)
             for crop in crops:
-                link = folder / f"{crop.parent.name}_{crop.name}"
-                try:
-                    link.symlink_to(crop.resolve())
-                except OSError:  # no symbolic links here: copy
-                    shutil.copyfile(crop, link)
+                _link(crop, folder / f"{crop.parent.name}_{crop.name}")
     return out
 
 
@@ -335,10 +372,11 @@ def train_model(
             "flipud": 0.5,
             "lr0": 0.01,
         }
-    elif which in HALVES_PX:
+    elif which in CLASSIFIERS:
         runs.mkdir(parents=True, exist_ok=True)
-        cfg = runs / "yolo11-halves-cls.yaml"
-        cfg.write_text(HALVES_YAML.format(nc=HALF_CLASSES))
+        classes = len(COVER_NAMES) if which == "covered" else HALF_CLASSES
+        cfg = runs / f"yolo11-{which}-cls.yaml"
+        cfg.write_text(HALVES_YAML.format(nc=classes))
         model = yolo(str(init) if init else str(cfg), task="classify")
         extra = {
             "batch": 128,
@@ -378,7 +416,7 @@ def train_model(
         workers=workers if gpu else 0,
         patience=0,
         cos_lr=True,
-        val=which in HALVES_PX,  # a classifier's validation is a few seconds: record it
+        val=which in CLASSIFIERS,  # a classifier's validation is a few seconds: record it
         plots=False,
         cache=True,
         seed=0,
@@ -502,14 +540,16 @@ def _merge_json(path: Path, update: dict[str, Any]) -> None:
 
 
 def run_training(which: str, plan: Plan, data: Path, runs: Path, models: Path) -> dict[str, Any]:
-    """Generate, train, export and install ``which`` (``tiles``, ``pips``, ``halves`` or
-    ``halves_quick``). The quick classifier starts from ``models/halves.pt`` when no
-    ``init`` is given and that file is there (the recipe of the shipped one), else from
-    the yaml."""
+    """Generate, train, export and install ``which`` (``tiles``, ``pips``, ``halves``,
+    ``halves_quick`` or ``covered``). The quick classifier starts from
+    ``models/halves.pt`` when no ``init`` is given and that file is there (the recipe of
+    the shipped one), else from the yaml."""
     if which == "tiles":
         yaml, imgsz, epochs = tile_dataset(data, plan), plan.imgsz, plan.tile_epochs
     elif which in HALVES_PX:
         yaml, imgsz, epochs = halves_dataset(data, plan), HALVES_PX[which], plan.pip_epochs
+    elif which == "covered":
+        yaml, imgsz, epochs = covered_dataset(data, plan), COVERED_PX, plan.pip_epochs
     else:
         yaml, imgsz, epochs = pip_dataset(data, plan), 96, plan.pip_epochs
     init = Path(plan.init) if plan.init else None
@@ -529,7 +569,7 @@ def run_training(which: str, plan: Plan, data: Path, runs: Path, models: Path) -
         "count": plan.tile_count if which == "tiles" else plan.pip_count,
         **(
             {"table_crop_sets": plan.table_crop_sets, "high_crop_sets": plan.high_crop_sets}
-            if which != "tiles"
+            if which not in ("tiles", "covered")
             else {}
         ),
         "init": str(init) if init else None,
@@ -538,7 +578,7 @@ def run_training(which: str, plan: Plan, data: Path, runs: Path, models: Path) -
     }
     calibration = data / ("scenes" if which == "tiles" else "crops")
     # a classifier's classes are its dataset's folders, in order (a small run may lack some)
-    names = sorted(p.name for p in (yaml / "train").iterdir()) if which in HALVES_PX else None
+    names = sorted(p.name for p in (yaml / "train").iterdir()) if which in CLASSIFIERS else None
     install(which, best, onnx, models, imgsz, info, calibration=calibration, names=names)
     return info
 
@@ -551,11 +591,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "training from yaml, ONNX export, models/models.json.",
     )
     defaults = Plan()
-    p.add_argument("--which", choices=("tiles", "pips", "halves", "halves_quick", "both", "all"),
+    p.add_argument("--which", choices=("tiles", "pips", "halves", "halves_quick", "covered",
+                                       "both", "all"),
                    default="all",
                    help="the model to train: the tile detector, the pip detector, the half "
                    "classifier, its quick 64 px version (from models/halves.pt when there), "
-                   "both detectors or all four (default all)")
+                   "the cover check (crops-covered crops, seeds 120 and 220), both "
+                   "detectors or all five (default all)")
     p.add_argument(
         "--epochs",
         type=int,
@@ -580,7 +622,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--init",
         default=None,
         help="continue training from these weights (a .pt of an earlier run) "
-        "instead of the yaml; needs --which tiles, pips, halves or halves_quick",
+        "instead of the yaml; needs one model's --which",
     )
     p.add_argument(
         "--table-crops",
@@ -635,7 +677,7 @@ def run(args: argparse.Namespace) -> int:
     if args.init is not None:
         if args.which in ("both", "all"):
             raise BadInputError("--init", "continues one model: give --which tiles, pips, "
-                                "halves or halves_quick")
+                                "halves, halves_quick or covered")
         if not Path(args.init).is_file():
             raise BadInputError(args.init, "no such weights file")
     import importlib.util
@@ -667,7 +709,8 @@ def run(args: argparse.Namespace) -> int:
         (out / "eval.json").write_text(json.dumps(report, indent=2) + "\n")
         print(json.dumps(report, indent=2))
         return 0
-    which = {"both": ("tiles", "pips"), "all": ("tiles", "pips", "halves", "halves_quick")}.get(
+    which = {"both": ("tiles", "pips"),
+             "all": ("tiles", "pips", "halves", "halves_quick", "covered")}.get(
         args.which, (args.which,))
     for name in which:
         info = run_training(name, plan, Path(args.data), Path(args.runs), Path(args.out))

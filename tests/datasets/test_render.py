@@ -5,11 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from datasets.render import (
+    COVERED_BELOW,
     HIGH_PIPS,
+    OPEN_FROM,
     Scene,
     crop_labels,
     detector_jitter,
+    half_polygons,
     jitter_corners,
+    render_covered_crops,
     render_crops,
     render_hands,
     render_table_crops,
@@ -135,6 +139,38 @@ def test_high_crops_are_the_high_halves_of_the_same_scenes() -> None:
     assert all(label["value"] >= HIGH_PIPS for label in high)
     share = sum(label["value"] >= HIGH_PIPS for label in every) / len(every)
     assert share < 0.5  # the plain kind keeps the low halves as well
+
+
+def test_half_polygons_split_the_face_at_the_divider() -> None:
+    c = np.array([[0, 0], [20, 0], [20, 40], [0, 40]], float)
+    first, second = half_polygons(c)
+    assert np.allclose(first, [[0, 0], [20, 0], [20, 20], [0, 20]])
+    assert np.allclose(second, [[0, 20], [20, 20], [20, 40], [0, 40]])
+
+
+def test_an_arm_over_a_tile_hides_the_half_it_lies_on() -> None:
+    seen: list[float] = []
+    for i in range(12):
+        scene = render_hands(scene_rng(81, i), arms=2)
+        for t in scene.tiles:
+            assert all(0.0 <= v <= 1.0 for v in t.half_visible)
+            # the tile shows what its halves show, half each
+            assert abs(t.visible - sum(t.half_visible) / 2) < 0.06
+            seen.extend(t.half_visible)
+    assert min(seen) < 0.5 and max(seen) == 1.0
+    plain = render_hands(scene_rng(81, 0), arms=0)
+    assert all(t.half_visible == (1.0, 1.0) and t.visible == 1.0 for t in plain.tiles)
+
+
+def test_covered_crops_are_labelled_by_how_much_of_the_half_shows() -> None:
+    crops = [c for i in range(6) for c in render_covered_crops(scene_rng(82, i))]
+    covered = [label for _, label in crops if label["covered"]]
+    open_ = [label for _, label in crops if not label["covered"]]
+    assert covered and open_
+    assert all(label["visible"] < COVERED_BELOW for label in covered)
+    assert all(label["visible"] >= OPEN_FROM for label in open_)
+    for image, label in crops:
+        assert image.shape == (HALF_PX, HALF_PX, 3) and label["kind"] == "crops"
 
 
 def _along_shift(c: np.ndarray, moved: np.ndarray) -> float:

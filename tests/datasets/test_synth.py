@@ -36,7 +36,8 @@ def test_other_seed_other_files(scenes: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("kind", "count"), [("crops", 10), ("crops-table", 30), ("crops-high", 12)]
+    ("kind", "count"),
+    [("crops", 10), ("crops-table", 30), ("crops-high", 12), ("crops-covered", 12)],
 )
 def test_crops_are_deterministic_and_counted(tmp_path: Path, kind: str, count: int) -> None:
     a, b = tmp_path / "a", tmp_path / "b"

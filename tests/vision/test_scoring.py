@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from engine import RuleSet, Tile
+from vision.cover_check import COVERED_SURE
 from vision.detections import Detections
 from vision.reader import FrameReading, TileReading
-from vision.scoring import HAND_TILE_SURE, flag_duplicates, hand_from_reading, read_hand
+from vision.scoring import flag_duplicates, hand_from_reading, read_hand
 
 BASE = np.array([[0, 40], [0, 0], [80, 0], [80, 40]], np.float32)
 
@@ -63,7 +64,8 @@ def test_a_tile_read_twice_is_flagged_in_both_hands() -> None:
 
 
 class _Reader:
-    """Answers every read with the same tiles (a photo seen from above: read once)."""
+    """Answers every read with the same tiles (a photo seen from above: read once).
+    Without a ``cover_check`` (a stand-in reader), nothing is checked."""
 
     def __init__(self, tiles: list[TileReading]) -> None:
         self.tiles = tiles
@@ -82,25 +84,50 @@ def _scored(values: tuple[int, int], x: float, detector: float) -> TileReading:
 
 
 class TestReadHand:
-    def test_a_box_the_detector_doubts_is_not_a_tile_of_the_hand(self) -> None:
-        reader = _Reader([_scored((6, 6), 0, 0.95), _scored((0, 0), 200, 0.31)])
-        frame = read_hand(reader, np.zeros((300, 400, 3), np.uint8))  # type: ignore[arg-type]
-        assert [t.values for t in frame.tiles] == [(6, 6)]
-        assert frame.shape == (300, 400) and reader.reads == 1
-        hand = hand_from_reading(frame, RuleSet())
-        assert hand.points == 12  # not 62 with a 0-0 seen in a cup
-
-    def test_the_bar_is_the_hand_constant_and_can_be_moved(self) -> None:
-        doubted = _scored((1, 2), 0, HAND_TILE_SURE - 0.01)
-        sure = _scored((3, 4), 200, HAND_TILE_SURE)
-        image = np.zeros((300, 400, 3), np.uint8)
-        assert [t.values for t in read_hand(_Reader([doubted, sure]), image).tiles  # type: ignore[arg-type]
-                ] == [(3, 4)]
-        kept = read_hand(_Reader([doubted, sure]), image, tile_sure=0.2)  # type: ignore[arg-type]
-        assert sorted(t.values for t in kept.tiles) == [(1, 2), (3, 4)]
-
     def test_a_photo_path_is_loaded(self, tmp_path: Path) -> None:
         path = tmp_path / "hand.png"
         cv2.imwrite(str(path), np.full((120, 160, 3), 200, np.uint8))
         frame = read_hand(_Reader([_scored((2, 5), 0, 0.8)]), path)  # type: ignore[arg-type]
         assert frame.shape == (120, 160) and [t.values for t in frame.tiles] == [(2, 5)]
+
+
+class _Check:
+    """A cover check that finds the halves it is told covered."""
+
+    def __init__(self, probs: list[tuple[float, float]]) -> None:
+        self.probs = np.array(probs, np.float32)
+        self.calls = 0
+
+    def covered(self, image: np.ndarray, tiles: list[TileReading]) -> np.ndarray:
+        self.calls += 1
+        assert len(tiles) == len(self.probs)
+        return self.probs
+
+
+class _CheckedReader(_Reader):
+    def __init__(self, tiles: list[TileReading], check: _Check | None) -> None:
+        super().__init__(tiles)
+        self.check = check
+
+    def cover_check(self) -> _Check | None:
+        return self.check
+
+
+class TestCoveredTiles:
+    def test_a_tile_with_a_covered_half_is_flagged_and_its_reading_kept(self) -> None:
+        tiles = [_scored((6, 6), 0, 0.95), _scored((3, 5), 200, 0.9), _scored((1, 2), 400, 0.9),
+                 _scored((0, 4), 600, 0.9)]
+        below = COVERED_SURE - 0.05
+        check = _Check([(0.1, 0.2), (0.05, COVERED_SURE), (0.99, 0.0), (below, below)])
+        frame = read_hand(_CheckedReader(tiles, check),  # type: ignore[arg-type]
+                          np.zeros((300, 800, 3), np.uint8))
+        assert check.calls == 1
+        assert [(t.values, t.uncertain) for t in frame.tiles] == [
+            ((6, 6), False), ((3, 5), True), ((1, 2), True), ((0, 4), False)]
+        hand = hand_from_reading(frame, RuleSet())
+        assert hand.uncertain == (1, 2) and hand.points == 12 + 8 + 3 + 4  # flagged, priced
+
+    def test_without_a_check_nothing_is_flagged(self) -> None:
+        frame = read_hand(_CheckedReader([_scored((4, 4), 0, 0.9)], None),  # type: ignore[arg-type]
+                          np.zeros((300, 600, 3), np.uint8))
+        assert not frame.tiles[0].uncertain

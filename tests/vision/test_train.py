@@ -70,7 +70,7 @@ def test_setup_offline_puts_a_font_in_place(
 
 @pytest.mark.filterwarnings("ignore")
 def test_tiny_training_run_exports_onnx_and_models_json(tmp_path: Path) -> None:
-    """All three models, a handful of images, one epoch, 64 px: the whole pipeline runs
+    """All five models, a handful of images, one epoch, 64 px: the whole pipeline runs
     offline."""
     pytest.importorskip("ultralytics")
     env = {
@@ -147,6 +147,12 @@ def test_tiny_training_run_exports_onnx_and_models_json(tmp_path: Path) -> None:
         out = classify.run(None, {classify.get_inputs()[0].name: blob})[0]
         assert out.shape == (3, len(halves["names"]))  # a probability per count, per crop
         assert np.allclose(out.sum(axis=1), 1.0, atol=1e-4)
+    # the cover check: covered or open, at 64 px, kept in float
+    assert spec["covered"] == {
+        "file": "covered.onnx", "imgsz": 64, "names": ["covered", "open"], "task": "classify"}
+    check = ort.InferenceSession(str(tmp_path / "models" / "covered.onnx"))
+    out = check.run(None, {check.get_inputs()[0].name: np.zeros((3, 3, 64, 64), np.float32)})[0]
+    assert out.shape == (3, 2) and np.allclose(out.sum(axis=1), 1.0, atol=1e-4)
     from reader_fixtures import softmax_axes
 
     for name in ("tiles.onnx", "tiles.int8.onnx", "pips.onnx", "pips.int8.onnx"):
@@ -327,3 +333,30 @@ def test_half_crops_become_one_folder_per_count(tmp_path: Path) -> None:
     (out / "train" / "00" / "stale.png").write_bytes(b"x")
     class_folders({"train": [train], "val": [val]}, tmp_path / "cls")
     assert not (out / "train" / "00" / "stale.png").exists()
+
+
+def test_covered_crops_become_a_covered_and_an_open_folder(tmp_path: Path) -> None:
+    from vision.train import COVER_NAMES, SEEDS, Plan, covered_dataset
+
+    plan = Plan(pip_count=24)
+
+    def crops(folder: str, covered: list[bool], seed: str, count: int) -> Path:
+        path = tmp_path / "crops" / folder
+        path.mkdir(parents=True)
+        for k, hidden in enumerate(covered):
+            (path / f"c_{k:03d}.png").write_bytes(b"png")
+            (path / f"c_{k:03d}.json").write_text(json.dumps({"value": 3, "covered": hidden}))
+        # as rendered already: covered_dataset renders nothing
+        (path / ".done").write_text(json.dumps(
+            {"kind": "crops-covered", "count": count, "seed": SEEDS[seed]}))
+        return path
+
+    crops("covered-train", [True, False, False, True, False], "crops-covered-train", 24)
+    crops("covered-val", [False, True], "crops-covered-val", 16)
+    out = covered_dataset(tmp_path, plan)
+    listed = {split: {d.name: sorted(f.name for f in d.iterdir())
+                      for d in (out / split).iterdir()} for split in ("train", "val")}
+    assert sorted(listed["train"]) == sorted(listed["val"]) == sorted(COVER_NAMES)
+    assert listed["train"]["covered"] == ["c_000.png", "c_003.png"]
+    assert listed["train"]["open"] == ["c_001.png", "c_002.png", "c_004.png"]
+    assert listed["val"] == {"covered": ["c_001.png"], "open": ["c_000.png"]}
