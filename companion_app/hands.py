@@ -86,7 +86,8 @@ _readers: dict[str, Any] = {}
 def read_tiles(photo: Photo, models_dir: str | os.PathLike[str],
                rules_json: dict[str, Any]) -> list[dict[str, Any]]:
     """The tiles of a hand photo through the vision scoring (left to right as they lie):
-    ``values``, ``corners`` (image pixels), ``confidence``, ``uncertain``.
+    ``values``, ``corners`` (image pixels), ``confidence``, ``uncertain``, ``covered``
+    (a hand covers part of it: some pips may be out of view).
 
     Raises :class:`HandError` with the reader's message when the photo cannot be read.
     """
@@ -117,6 +118,7 @@ def read_tiles(photo: Photo, models_dir: str | os.PathLike[str],
             "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in tile.corners],
             "confidence": round(float(tile.confidence), 3),
             "uncertain": bool(tile.uncertain) or i in hand.uncertain,
+            "covered": bool(tile.covered),
         }
         for i, tile in enumerate(hand.readings)
     ]

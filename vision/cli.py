@@ -93,9 +93,11 @@ def run_score(args: argparse.Namespace) -> int:
         return 0
     for seat, hand in enumerate(hands):
         print(f"seat {seat} ({hand.source}): {hand.text()}")
-    doubtful = [(seat, hand.tiles[i]) for seat, hand in enumerate(hands) for i in hand.uncertain]
+    doubtful = [(seat, hand.tiles[i], hand.readings[i].covered)
+                for seat, hand in enumerate(hands) for i in hand.uncertain]
     if doubtful:
-        listed = ", ".join(f"{t} (seat {seat})" for seat, t in doubtful)
+        listed = ", ".join(f"{t} (seat {seat}{', partly covered' if covered else ''})"
+                           for seat, t, covered in doubtful)
         print(f"check by eye: {listed}")
     return 0
 

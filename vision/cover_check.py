@@ -58,10 +58,10 @@ class CoverCheck:
 def flag_covered(frame: FrameReading, image: np.ndarray, check: CoverCheck | None,
                  sure: float = COVERED_SURE) -> FrameReading:
     """``frame`` with every tile that has a half ``check`` finds covered (``sure`` or
-    more) flagged ``uncertain``; as it is without a check."""
+    more) flagged ``uncertain`` and ``covered``; as it is without a check."""
     if check is None or not frame.tiles:
         return frame
     covered = check.covered(image, frame.tiles).max(axis=1) >= sure
-    tiles = [dataclasses.replace(t, uncertain=True) if hidden else t
+    tiles = [dataclasses.replace(t, uncertain=True, covered=True) if hidden else t
              for t, hidden in zip(frame.tiles, covered.tolist(), strict=True)]
     return FrameReading(tiles, frame.markers, frame.shape)

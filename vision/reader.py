@@ -216,6 +216,9 @@ class TileReading:
     pips: tuple[Detections, Detections] | None = field(default=None, repr=False)
     #: The counts each half could be, ``((low, high), (low, high))`` (``RANGE_BAND``).
     ranges: tuple[tuple[int, int], tuple[int, int]] | None = None
+    #: A hand covers part of it (``vision.cover_check``; hand photos only): some pips
+    #: may be out of view, and the tile is ``uncertain``.
+    covered: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The ``read --json`` form of this tile."""

@@ -77,8 +77,11 @@ def _store_photo(game: store.Game, number: int, seat: int, photo: hand_reading.P
             readings = hand_reading.read_tiles(photo, current_app.config["MODELS_DIR"],
                                                game.rules)
             uncertain = sum(r["uncertain"] for r in readings)
+            covered = sum(bool(r.get("covered")) for r in readings)
             note = (f"{len(readings)} tile(s) read" +
-                    (f", {uncertain} uncertain — check them" if uncertain else "") + ".")
+                    (f", {uncertain} uncertain" if uncertain else "") +
+                    (f" ({covered} partly covered by a hand)" if covered else "") +
+                    (" — check them" if uncertain else "") + ".")
         except hand_reading.HandError as exc:
             note = str(exc)
     tiles = [r["values"] for r in readings]  # out-of-set values show, and must be corrected

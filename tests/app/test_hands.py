@@ -155,15 +155,20 @@ def test_read_tiles_with_a_fake_reader(game: Table, monkeypatch: pytest.MonkeyPa
              "uncertain": False},
             {"values": [6, 6], "corners": [[20, 1], [29, 1], [29, 20], [20, 20]],
              "confidence": 0.4, "uncertain": True},
+            {"values": [1, 2], "corners": [[30, 1], [39, 1], [39, 20], [30, 20]],
+             "confidence": 0.9, "uncertain": True, "covered": True},
         ]
 
     monkeypatch.setattr(hands, "read_tiles", fake_read)
     upload(game, png(40, 30))
     page = game.client.get("/games/1/rounds/1/hands").get_data(as_text=True)
-    assert "2 tile(s) read, 1 uncertain" in page
-    assert page.count("<polygon") == 2 and 'class="uncertain"' in page
-    assert 'value="3-4"' in page and 'value="6-6"' in page
-    assert "19 pts (not saved)" in page
+    assert "3 tile(s) read, 2 uncertain (1 partly covered by a hand) — check them." in page
+    assert page.count("<polygon") == 3  # an uncertain tile: its polygon and its field marked
+    assert page.count('class="uncertain"') == 4
+    assert 'value="3-4"' in page and 'value="6-6"' in page and 'value="1-2"' in page
+    assert page.count("A hand covers part of this tile") == 1
+    assert page.count("Read with doubt") == 1
+    assert "22 pts (not saved)" in page
 
 
 def test_a_hand_is_read_from_the_table_camera(game: Table, app: Flask) -> None:

@@ -184,3 +184,16 @@ def test_read_hands_a_mat_in_view_to_the_table_reconstruction(
 
 def cv2_bgr(image: np.ndarray) -> np.ndarray:
     return np.dstack([image] * 3) if image.ndim == 2 else image
+
+
+@needs_trained_models
+def test_score_asks_for_a_look_at_a_tile_a_hand_covers(capsys: pytest.CaptureFixture[str]) -> None:
+    """An eval hand with an arm over a 3-3: its covered half cannot be read, so it is
+    named in the check-by-eye line as partly covered (``vision.cover_check``)."""
+    photo = ROOT / "datasets" / "eval" / "hands_9001_000018.jpg"
+    label = json.loads(photo.with_suffix(".json").read_text())
+    assert any(t["values"] == [3, 3] and t["visible"] < 0.8 for t in label["tiles"])
+    code, out, _ = run(capsys, "score", str(photo), "--rules", "standard")
+    assert code == 0
+    line = next(x for x in out.splitlines() if x.startswith("check by eye: "))
+    assert "partly covered" in line
