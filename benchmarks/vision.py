@@ -11,9 +11,10 @@ Writes ``benchmarks/results/vision.json``. Parts:
   either order; over all labelled tiles, so a missed tile counts as wrong),
   hand-total exact rate (``hands`` scenes: penalty of all tiles read equals the
   penalty of all tiles labelled, standard rules), and how well ``uncertain``
-  flags the wrong readings; tile-exact also apart for the tiles with every pip
-  in view (``pips_in_view``) and those a hand or marker partly covers (the
-  target stays on all tiles). Each scene is read for its set (its label's ``set``,
+  flags the wrong readings; tile-exact, and the share found and flagged
+  ``uncertain``, also apart for the tiles with every pip in view
+  (``pips_in_view``) and those a hand or marker partly covers (the target stays
+  on all tiles). Each scene is read for its set (its label's ``set``,
   double-6 to double-18), as ``mtrain read``/``score`` read for the set the rules
   name; **synthetic_set_unknown** repeats the main figures with readers not told
   the set (``TileReader(max_value=None)``). ``hands`` scenes are read as ``mtrain score`` reads a
@@ -140,7 +141,8 @@ def synthetic(reader: TileReader, folder: Path, limit: int | None,
     flagged_wrong = wrong = flagged_right = right = 0
     marker_truth = marker_found = marker_read = 0
     by_kind: dict[str, list[int]] = {}  # kind -> [labelled, found, exact]
-    in_view = {True: [0, 0], False: [0, 0]}  # every pip in view? -> [labelled, exact]
+    # every pip in view? -> [labelled, exact, found and flagged uncertain]
+    in_view = {True: [0, 0, 0], False: [0, 0, 0]}
     misses: list[str] = []
     rules = RuleSet()
     for path, obj in scenes:
@@ -180,6 +182,7 @@ def synthetic(reader: TileReader, folder: Path, limit: int | None,
             exact += ok
             counts[2] += ok
             in_view[legible[i]][1] += ok
+            in_view[legible[i]][2] += reading.uncertain
             if ok:
                 right += 1
                 flagged_right += reading.uncertain
@@ -206,9 +209,11 @@ def synthetic(reader: TileReader, folder: Path, limit: int | None,
         "tile_exact": rate(exact, n_truth),
         "tile_exact_of_found": rate(exact, n_match),
         "pips_in_view": {"tiles": in_view[True][0],
-                         "tile_exact": rate(in_view[True][1], in_view[True][0])},
+                         "tile_exact": rate(in_view[True][1], in_view[True][0]),
+                         "flagged": rate(in_view[True][2], in_view[True][0])},
         "pips_hidden": {"tiles": in_view[False][0],
-                        "tile_exact": rate(in_view[False][1], in_view[False][0])},
+                        "tile_exact": rate(in_view[False][1], in_view[False][0]),
+                        "flagged": rate(in_view[False][2], in_view[False][0])},
         "hand_total_exact": rate(hands_ok, hands), "hands": hands,
         "marker_recall": rate(marker_found, marker_truth),
         "marker_precision": rate(marker_found, marker_read),
