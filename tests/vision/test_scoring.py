@@ -122,8 +122,9 @@ class TestCoveredTiles:
         frame = read_hand(_CheckedReader(tiles, check),  # type: ignore[arg-type]
                           np.zeros((300, 800, 3), np.uint8))
         assert check.calls == 1
-        assert [(t.values, t.uncertain) for t in frame.tiles] == [
-            ((6, 6), False), ((3, 5), True), ((1, 2), True), ((0, 4), False)]
+        assert [(t.values, t.uncertain, t.covered) for t in frame.tiles] == [
+            ((6, 6), False, False), ((3, 5), True, True), ((1, 2), True, True),
+            ((0, 4), False, False)]
         hand = hand_from_reading(frame, RuleSet())
         assert hand.uncertain == (1, 2) and hand.points == 12 + 8 + 3 + 4  # flagged, priced
 
