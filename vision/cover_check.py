@@ -3,7 +3,7 @@
 A hand or a sleeve reaching over a tile hides some of its pips, and the half
 classifier, trained on halves in full view, still names a count for what shows,
 often surely and wrongly (a 12-12 with a sleeve over one half read 3-12, 91 %
-sure). On 200 rendered hands scenes (seed 9401) 24 of the 29 tiles read wrong had
+sure). On 200 rendered hands scenes (seed 9401) 25 of the 29 tiles read wrong had
 pips out of view, and 19 of the 29 were read without a doubt. The ``covered`` model
 (``models/covered.onnx``, classes ``covered`` and ``open``, trained on the
 ``crops-covered`` half crops of ``datasets.render``) looks at each half crop of
