@@ -67,7 +67,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engine import RuleSet, Tile, hand_points  # noqa: E402
-from vision.crops import HALF_PX  # noqa: E402
+from vision.crops import HALF_PX, half_polygons  # noqa: E402
 from vision.detections import Detections, match_boxes, polygon_iou  # noqa: E402
 from vision.images import load_image  # noqa: E402
 from vision.reader import TileReader, _inside_half, tile_half_crops  # noqa: E402
@@ -106,13 +106,6 @@ def aligned_values(truth_corners: np.ndarray, read_corners: np.ndarray,
     if np.linalg.norm(mine_a - a_end) <= np.linalg.norm(mine_b - a_end):
         return read_values
     return read_values[1], read_values[0]
-
-
-def half_polygons(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The two halves of a tile as quadrilaterals (``a`` half first)."""
-    c = np.asarray(corners, np.float32)
-    m03, m12 = (c[0] + c[3]) / 2, (c[1] + c[2]) / 2
-    return np.array([c[0], c[1], m12, m03]), np.array([m03, m12, c[2], c[3]])
 
 
 def box_corners(xyxy: Iterable[float]) -> np.ndarray:

@@ -35,7 +35,7 @@ from datasets.table_scene import (
     tile_corners,
 )
 from datasets.textures import TileStyle, background, render_face
-from vision.crops import HALF_PX, half_crops
+from vision.crops import HALF_PX, half_crops, half_polygons
 
 KINDS = ("hands", "table", "table-mat", "closeup", "crops", "crops-table", "crops-high",
          "crops-covered")
@@ -1015,14 +1015,6 @@ def render_covered_crops(
             label.update(covered=covered, visible=round(shown, 3))
             out.append((crop, label))
     return out
-
-
-def half_polygons(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The faces of a tile's two halves (``corners``: 0-1 the short edge at the first
-    half), as ``(4, 2)`` polygons."""
-    c = np.asarray(corners, np.float64).reshape(4, 2)
-    left, right = (c[0] + c[3]) / 2, (c[1] + c[2]) / 2
-    return np.array([c[0], c[1], right, left]), np.array([left, right, c[2], c[3]])
 
 
 def _crop_pair(

@@ -20,6 +20,7 @@ _EXPORTS = {
     "rectify_tile": "vision.crops",
     "tile_halves": "vision.crops",
     "half_crops": "vision.crops",
+    "half_polygons": "vision.crops",
     "order_corners": "vision.crops",
     "chosen_precision": "vision.precision",
     "TileReader": "vision.reader",
@@ -54,7 +55,13 @@ if TYPE_CHECKING:
     from vision.camera_plan import CameraPlan, plan_camera  # noqa: F401
     from vision.closer_look import look_closer  # noqa: F401
     from vision.cover_check import CoverCheck, flag_covered  # noqa: F401
-    from vision.crops import half_crops, order_corners, rectify_tile, tile_halves  # noqa: F401
+    from vision.crops import (  # noqa: F401
+        half_crops,
+        half_polygons,
+        order_corners,
+        rectify_tile,
+        tile_halves,
+    )
     from vision.detections import Detections, polygon_iou  # noqa: F401
     from vision.fragments import join_fragments  # noqa: F401
     from vision.hollow_markers import drop_hollow  # noqa: F401

@@ -53,6 +53,16 @@ def rectify_tile(image: np.ndarray, corners: np.ndarray, half_px: int = HALF_PX,
                                borderMode=cv2.BORDER_REPLICATE)
 
 
+def half_polygons(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The faces of a tile's two halves in image pixels, ``(4, 2)`` quadrilaterals, the
+    first half's first (``corners`` in the corner convention: 0-1 the short edge at the
+    first half). Float input keeps its precision."""
+    c = np.asarray(corners)
+    c = c.astype(np.result_type(c.dtype, np.float32), copy=False).reshape(4, 2)
+    left, right = (c[0] + c[3]) / 2, (c[1] + c[2]) / 2
+    return np.array([c[0], c[1], right, left]), np.array([left, right, c[2], c[3]])
+
+
 def tile_halves(crop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Split an upright crop into its two halves, each ``(half_px, half_px, 3)``.
 

@@ -11,7 +11,6 @@ from datasets.render import (
     Scene,
     crop_labels,
     detector_jitter,
-    half_polygons,
     jitter_corners,
     render_covered_crops,
     render_crops,
@@ -19,7 +18,7 @@ from datasets.render import (
     render_table_crops,
     scene_rng,
 )
-from vision.crops import HALF_PX, half_crops
+from vision.crops import HALF_PX, half_crops, half_polygons
 
 
 def _labelled(scene: Scene) -> dict:
