@@ -29,7 +29,7 @@ import copy
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -387,7 +387,7 @@ class TileReader:
         #: on first use (``cover_check``), shared with this reader's copies (``for_set``).
         self.cover_spec = specs.get("covered") if check_cover else None
         self._threads = threads
-        self._loaded: dict[str, Any] = {}
+        self._cover_check: list[CoverCheck] = []  # a list: for_set's copies share it
 
     def _set_top(self, top: int | None) -> None:
         if top is not None and not 1 <= top <= MAX_VALUE:
@@ -411,12 +411,11 @@ class TileReader:
         first use; None when ``models.json`` lists none (or ``check_cover=False``)."""
         if self.cover_spec is None:
             return None
-        check = self._loaded.get("cover")
-        if check is None:
+        if not self._cover_check:
             from vision.cover_check import CoverCheck
 
-            check = self._loaded["cover"] = CoverCheck(self.cover_spec, threads=self._threads)
-        return cast("CoverCheck", check)
+            self._cover_check.append(CoverCheck(self.cover_spec, threads=self._threads))
+        return self._cover_check[0]
 
     def reset(self) -> None:
         """Forget what earlier frames taught (the closer look a video needed): the
