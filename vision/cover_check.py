@@ -9,8 +9,15 @@ pips out of view, and 19 of the 29 were read without a doubt. The ``covered`` mo
 ``crops-covered`` half crops of ``datasets.render``) looks at each half crop of
 a hand photo; a tile with a half it finds covered is flagged ``uncertain``, so
 that ``mtrain score`` and the companion's hand page ask for a look by eye
-instead of pricing a guess silently. Its reading is left as it is: the hidden
-pips cannot be read, only owned up to.
+instead of pricing a guess silently.
+
+The hidden pips cannot be read, but the ones in view often tell the count: a
+half's pips follow its count's layout, and a centre pip or a column running
+under a sleeve rules counts in and out. The ``halves_covered`` model (session 26,
+``models/halves_covered.onnx``) is the half classifier trained on further on the
+same crops, covered and open, each by its true count; a half found covered is
+counted again by it (:func:`recount`), and its tile stays flagged: the count is
+the likeliest one, not a sure one.
 """
 
 from __future__ import annotations
@@ -21,7 +28,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from vision.onnx_models import Classifier, ModelSpec
-from vision.reader import FrameReading, TileReading, tile_half_crops
+from vision.reader import (
+    MAX_VALUE,
+    FrameReading,
+    TileReading,
+    _class_counts,
+    tile_half_crops,
+)
 
 #: A half the cover check gives at least this probability of ``covered`` is covered.
 #: Chosen on 200 development hands scenes (seed 9101; 0.5 flagged 25 of the 1568
@@ -32,34 +45,88 @@ COVERED_SURE = 0.9
 
 
 class CoverCheck:
-    """The ``covered`` classifier on the half crops of read tiles."""
+    """The ``covered`` classifier on the half crops of read tiles and, when given
+    (``counter``), the ``halves_covered`` classifier that counts the halves it finds
+    covered."""
 
-    def __init__(self, spec: ModelSpec, threads: int | None = None) -> None:
+    def __init__(self, spec: ModelSpec, counter: ModelSpec | None = None,
+                 threads: int | None = None) -> None:
         if "covered" not in spec.names:
             raise ValueError(f"{spec.file}: a cover check names a 'covered' class, "
                              f"got {list(spec.names)}")
         self.classifier = Classifier(spec, threads=threads)
         self.covered_class = spec.names.index("covered")
+        #: The count each class of ``counter`` stands for (empty without one).
+        self.counts = (_class_counts(counter.names, str(counter.file)) if counter
+                       else np.zeros(0, int))
+        self.counter = Classifier(counter, threads=threads) if counter else None
 
-    def covered(self, image: np.ndarray, tiles: Sequence[TileReading]) -> np.ndarray:
-        """The probability that a hand covers each half of each tile: ``(len(tiles), 2)``,
-        column ``k`` the half of ``values[k]``."""
-        if not tiles:
-            return np.zeros((0, 2), np.float32)
+    def crops(self, image: np.ndarray, tiles: Sequence[TileReading]) -> list[np.ndarray]:
+        """The half crops of ``tiles``, two per tile, in the order of its ``values``."""
         crops: list[np.ndarray] = []
         for tile in tiles:
             crops.extend(tile_half_crops(image, tile.corners))
-        probs = self.classifier(crops)[:, self.covered_class]
+        return crops
+
+    def covered(self, image: np.ndarray, tiles: Sequence[TileReading],
+                crops: Sequence[np.ndarray] | None = None) -> np.ndarray:
+        """The probability that a hand covers each half of each tile: ``(len(tiles), 2)``,
+        column ``k`` the half of ``values[k]`` (``crops``: :meth:`crops`, if cut already)."""
+        if not tiles:
+            return np.zeros((0, 2), np.float32)
+        crops = self.crops(image, tiles) if crops is None else crops
+        probs = self.classifier(list(crops))[:, self.covered_class]
         return np.asarray(probs, np.float32).reshape(len(tiles), 2)
+
+    def recount(self, crops: Sequence[np.ndarray], top: int) -> list[tuple[int, float]]:
+        """Each half crop's likeliest count up to ``top`` (the set's largest half) and its
+        probability among those counts, by the covered-half counter; empty without one."""
+        if self.counter is None or not crops:
+            return []
+        probs = self.counter(list(crops))
+        allowed = self.counts <= top
+        if not allowed.any():
+            return []
+        out = []
+        for row in probs:
+            kept = np.where(allowed, row, 0.0)
+            best = int(np.argmax(kept))
+            total = float(kept.sum())
+            out.append((int(self.counts[best]), float(kept[best]) / total if total > 0 else 0.0))
+        return out
 
 
 def flag_covered(frame: FrameReading, image: np.ndarray, check: CoverCheck | None,
-                 sure: float = COVERED_SURE) -> FrameReading:
+                 sure: float = COVERED_SURE, top: int = MAX_VALUE) -> FrameReading:
     """``frame`` with every tile that has a half ``check`` finds covered (``sure`` or
-    more) flagged ``uncertain`` and ``covered``; as it is without a check."""
+    more) flagged ``uncertain`` and ``covered``, and each such half counted again by
+    the check's covered-half counter (:meth:`CoverCheck.recount`, counts up to ``top``)
+    when it has one; as it is without a check."""
     if check is None or not frame.tiles:
         return frame
-    covered = check.covered(image, frame.tiles).max(axis=1) >= sure
-    tiles = [dataclasses.replace(t, uncertain=True, covered=True) if hidden else t
-             for t, hidden in zip(frame.tiles, covered.tolist(), strict=True)]
+    crops = check.crops(image, frame.tiles)
+    hidden = check.covered(image, frame.tiles, crops) >= sure
+    where = [(i, k) for i, k in zip(*np.nonzero(hidden), strict=True)]
+    counts = dict(zip(where, check.recount([crops[2 * i + k] for i, k in where], top),
+                      strict=False))
+    tiles = []
+    for i, tile in enumerate(frame.tiles):
+        if not hidden[i].any():
+            tiles.append(tile)
+            continue
+        values = list(tile.values)
+        certainty = list(tile.half_certainty)
+        ranges = [list(r) for r in tile.ranges] if tile.ranges else None
+        for k in (0, 1):
+            if (i, k) not in counts:
+                continue
+            values[k], certainty[k] = counts[(i, k)]
+            if ranges is not None:
+                ranges[k] = [min(ranges[k][0], values[k]), max(ranges[k][1], values[k])]
+        tiles.append(dataclasses.replace(
+            tile, values=(values[0], values[1]),
+            confidence=min(tile.confidence, *certainty), uncertain=True, covered=True,
+            half_certainty=(certainty[0], certainty[1]),
+            ranges=((ranges[0][0], ranges[0][1]), (ranges[1][0], ranges[1][1]))
+            if ranges is not None else None))
     return FrameReading(tiles, frame.markers, frame.shape)

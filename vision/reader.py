@@ -386,6 +386,8 @@ class TileReader:
         #: The cover check's model (``vision.cover_check``) when listed and wanted: loaded
         #: on first use (``cover_check``), shared with this reader's copies (``for_set``).
         self.cover_spec = specs.get("covered") if check_cover else None
+        #: The covered-half counter the check counts covered halves with, when listed.
+        self.cover_count_spec = specs.get("halves_covered") if check_cover else None
         self._threads = threads
         self._cover_check: list[CoverCheck] = []  # a list: for_set's copies share it
 
@@ -414,7 +416,8 @@ class TileReader:
         if not self._cover_check:
             from vision.cover_check import CoverCheck
 
-            self._cover_check.append(CoverCheck(self.cover_spec, threads=self._threads))
+            self._cover_check.append(CoverCheck(self.cover_spec, self.cover_count_spec,
+                                                threads=self._threads))
         return self._cover_check[0]
 
     def reset(self) -> None:

@@ -20,7 +20,7 @@ import numpy as np
 
 from engine import RuleSet, Tile, hand_points
 from vision.cover_check import flag_covered
-from vision.reader import FrameReading, TileReader, TileReading
+from vision.reader import MAX_VALUE, FrameReading, TileReader, TileReading
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,8 @@ def read_hand(reader: TileReader, photo: str | os.PathLike[str] | np.ndarray) ->
     image = photo if isinstance(photo, np.ndarray) else load_image(photo)
     frame = read_from_above(reader, image)
     check = getattr(reader, "cover_check", None)
-    return flag_covered(frame, image, check() if callable(check) else None)
+    return flag_covered(frame, image, check() if callable(check) else None,
+                        top=getattr(reader, "max_value", MAX_VALUE))
 
 
 def score_photos(paths: Sequence[str | os.PathLike[str]], rules: RuleSet,

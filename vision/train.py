@@ -53,8 +53,11 @@ HALVES_PX = {"halves": 96, "halves_quick": 64}
 #: Input side of the cover check (``covered``: whether a hand hides part of a half,
 #: ``vision.cover_check``), trained on ``crops-covered`` crops shrunk to it.
 COVERED_PX = 64
-#: The classifiers: the half counters and the cover check.
-CLASSIFIERS = (*HALVES_PX, "covered")
+#: Input side of the covered-half counter (``halves_covered``: the count of a half a
+#: hand may partly cover, ``vision.cover_check``), trained on the same crops.
+HALVES_COVERED_PX = 64
+#: The classifiers: the half counters, the cover check and the covered-half counter.
+CLASSIFIERS = (*HALVES_PX, "covered", "halves_covered")
 
 #: The pip network: YOLO11's layers at a quarter of the nano width ... [depth 0.33, width
 #: 0.125]; about 0.8 M parameters, 3-4x faster than yolo11n on 96 px crops. Pips are
@@ -239,18 +242,24 @@ def halves_dataset(data: Path, plan: Plan) -> Path:
     return class_folders(crop_folders(data, plan), data / "halves-cls")
 
 
-def covered_dataset(data: Path, plan: Plan) -> Path:
-    """``crops-covered`` crops (``plan.pip_count`` to train on, a twelfth as many to
-    validate; generated if missing) as a classification dataset: ``out/{train,val}/covered``
-    and ``.../open`` hold links to the crops; returns its folder."""
+def covered_crops(data: Path, plan: Plan) -> dict[str, Path]:
+    """The ``crops-covered`` crop folders (``plan.pip_count`` to train on, a twelfth as
+    many to validate), generated if missing."""
     crops = data / "crops"
     n, n_val = plan.pip_count, max(16, plan.pip_count // 12)
-    folders = {
+    return {
         "train": _synth_once(crops / "covered-train", "crops-covered", n,
                              SEEDS["crops-covered-train"], plan.jobs),
         "val": _synth_once(crops / "covered-val", "crops-covered", n_val,
                            SEEDS["crops-covered-val"], plan.jobs),
     }
+
+
+def covered_dataset(data: Path, plan: Plan) -> Path:
+    """``crops-covered`` crops (:func:`covered_crops`) as a classification dataset:
+    ``out/{train,val}/covered`` and ``.../open`` hold links to the crops; returns its
+    folder."""
+    folders = covered_crops(data, plan)
     out = data / "covered-cls"
     if out.exists():
         shutil.rmtree(out)
@@ -262,6 +271,14 @@ def covered_dataset(data: Path, plan: Plan) -> Path:
             crop = label.with_suffix(".png")
             _link(crop, out / name / COVER_NAMES[0 if covered else 1] / crop.name)
     return out
+
+
+def halves_covered_dataset(data: Path, plan: Plan) -> Path:
+    """The same ``crops-covered`` crops (:func:`covered_crops`), covered and open, as a
+    classification dataset by their count (:func:`class_folders`); returns its folder."""
+    folders = covered_crops(data, plan)
+    return class_folders({name: [folder] for name, folder in folders.items()},
+                         data / "halves-covered-cls")
 
 
 def _link(src: Path, link: Path) -> None:
@@ -541,20 +558,26 @@ def _merge_json(path: Path, update: dict[str, Any]) -> None:
 
 def run_training(which: str, plan: Plan, data: Path, runs: Path, models: Path) -> dict[str, Any]:
     """Generate, train, export and install ``which`` (``tiles``, ``pips``, ``halves``,
-    ``halves_quick`` or ``covered``). The quick classifier starts from
-    ``models/halves.pt`` when no ``init`` is given and that file is there (the recipe of
-    the shipped one), else from the yaml."""
+    ``halves_quick``, ``covered`` or ``halves_covered``). The quick classifier starts
+    from ``models/halves.pt`` and the covered-half counter from ``models/halves_quick.pt``
+    when no ``init`` is given and that file is there (the recipes of the shipped ones),
+    else from the yaml."""
     if which == "tiles":
         yaml, imgsz, epochs = tile_dataset(data, plan), plan.imgsz, plan.tile_epochs
     elif which in HALVES_PX:
         yaml, imgsz, epochs = halves_dataset(data, plan), HALVES_PX[which], plan.pip_epochs
     elif which == "covered":
         yaml, imgsz, epochs = covered_dataset(data, plan), COVERED_PX, plan.pip_epochs
+    elif which == "halves_covered":
+        yaml, imgsz = halves_covered_dataset(data, plan), HALVES_COVERED_PX
+        epochs = plan.pip_epochs
     else:
         yaml, imgsz, epochs = pip_dataset(data, plan), 96, plan.pip_epochs
     init = Path(plan.init) if plan.init else None
     if which == "halves_quick" and init is None and (models / "halves.pt").is_file():
         init = models / "halves.pt"
+    if which == "halves_covered" and init is None and (models / "halves_quick.pt").is_file():
+        init = models / "halves_quick.pt"
     best, metrics, seconds, ran = train_model(
         which, yaml, epochs, imgsz, runs, plan.threads, plan.hours, init, device=plan.device
     )
@@ -569,7 +592,7 @@ def run_training(which: str, plan: Plan, data: Path, runs: Path, models: Path) -
         "count": plan.tile_count if which == "tiles" else plan.pip_count,
         **(
             {"table_crop_sets": plan.table_crop_sets, "high_crop_sets": plan.high_crop_sets}
-            if which not in ("tiles", "covered")
+            if which not in ("tiles", "covered", "halves_covered")
             else {}
         ),
         "init": str(init) if init else None,
@@ -592,12 +615,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     defaults = Plan()
     p.add_argument("--which", choices=("tiles", "pips", "halves", "halves_quick", "covered",
-                                       "both", "all"),
+                                       "halves_covered", "both", "all"),
                    default="all",
                    help="the model to train: the tile detector, the pip detector, the half "
                    "classifier, its quick 64 px version (from models/halves.pt when there), "
-                   "the cover check (crops-covered crops, seeds 120 and 220), both "
-                   "detectors or all five (default all)")
+                   "the cover check (crops-covered crops, seeds 120 and 220), the "
+                   "covered-half counter (the same crops by count, from "
+                   "models/halves_quick.pt when there), both detectors or all six "
+                   "(default all)")
     p.add_argument(
         "--epochs",
         type=int,
@@ -677,7 +702,7 @@ def run(args: argparse.Namespace) -> int:
     if args.init is not None:
         if args.which in ("both", "all"):
             raise BadInputError("--init", "continues one model: give --which tiles, pips, "
-                                "halves, halves_quick or covered")
+                                "halves, halves_quick, covered or halves_covered")
         if not Path(args.init).is_file():
             raise BadInputError(args.init, "no such weights file")
     import importlib.util
@@ -710,7 +735,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2))
         return 0
     which = {"both": ("tiles", "pips"),
-             "all": ("tiles", "pips", "halves", "halves_quick", "covered")}.get(
+             "all": ("tiles", "pips", "halves", "halves_quick", "covered",
+                     "halves_covered")}.get(
         args.which, (args.which,))
     for name in which:
         info = run_training(name, plan, Path(args.data), Path(args.runs), Path(args.out))

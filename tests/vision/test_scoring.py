@@ -92,41 +92,52 @@ class TestReadHand:
 
 
 class _Check:
-    """A cover check that finds the halves it is told covered."""
+    """A cover check that finds the halves it is told covered and counts each covered
+    half as the set's largest half allows, up to 9."""
 
     def __init__(self, probs: list[tuple[float, float]]) -> None:
         self.probs = np.array(probs, np.float32)
         self.calls = 0
+        self.tops: list[int] = []
 
-    def covered(self, image: np.ndarray, tiles: list[TileReading]) -> np.ndarray:
+    def crops(self, image: np.ndarray, tiles: list[TileReading]) -> list[np.ndarray]:
+        return [image[:2, :2]] * (2 * len(tiles))
+
+    def covered(self, image: np.ndarray, tiles: list[TileReading],
+                crops: list[np.ndarray] | None = None) -> np.ndarray:
         self.calls += 1
-        assert len(tiles) == len(self.probs)
+        assert len(tiles) == len(self.probs) and crops is not None
         return self.probs
+
+    def recount(self, crops: list[np.ndarray], top: int) -> list[tuple[int, float]]:
+        self.tops.append(top)
+        return [(min(9, top), 0.7)] * len(crops)
 
 
 class _CheckedReader(_Reader):
     def __init__(self, tiles: list[TileReading], check: _Check | None) -> None:
         super().__init__(tiles)
         self.check = check
+        self.max_value = 12  # a double-12 set
 
     def cover_check(self) -> _Check | None:
         return self.check
 
 
 class TestCoveredTiles:
-    def test_a_tile_with_a_covered_half_is_flagged_and_its_reading_kept(self) -> None:
+    def test_a_tile_with_a_covered_half_is_flagged_and_that_half_counted_again(self) -> None:
         tiles = [_scored((6, 6), 0, 0.95), _scored((3, 5), 200, 0.9), _scored((1, 2), 400, 0.9),
                  _scored((0, 4), 600, 0.9)]
         below = COVERED_SURE - 0.05
         check = _Check([(0.1, 0.2), (0.05, COVERED_SURE), (0.99, 0.0), (below, below)])
         frame = read_hand(_CheckedReader(tiles, check),  # type: ignore[arg-type]
                           np.zeros((300, 800, 3), np.uint8))
-        assert check.calls == 1
+        assert check.calls == 1 and check.tops == [12]  # counted up to the set's largest
         assert [(t.values, t.uncertain, t.covered) for t in frame.tiles] == [
-            ((6, 6), False, False), ((3, 5), True, True), ((1, 2), True, True),
+            ((6, 6), False, False), ((3, 9), True, True), ((9, 2), True, True),
             ((0, 4), False, False)]
         hand = hand_from_reading(frame, RuleSet())
-        assert hand.uncertain == (1, 2) and hand.points == 12 + 8 + 3 + 4  # flagged, priced
+        assert hand.uncertain == (1, 2) and hand.points == 12 + 12 + 11 + 4  # flagged, priced
 
     def test_without_a_check_nothing_is_flagged(self) -> None:
         frame = read_hand(_CheckedReader([_scored((4, 4), 0, 0.9)], None),  # type: ignore[arg-type]

@@ -153,6 +153,16 @@ def test_tiny_training_run_exports_onnx_and_models_json(tmp_path: Path) -> None:
     check = ort.InferenceSession(str(tmp_path / "models" / "covered.onnx"))
     out = check.run(None, {check.get_inputs()[0].name: np.zeros((3, 3, 64, 64), np.float32)})[0]
     assert out.shape == (3, 2) and np.allclose(out.sum(axis=1), 1.0, atol=1e-4)
+    # the covered-half counter: the same crops by count, from the quick classifier, in float
+    counter = spec["halves_covered"]
+    assert (counter["file"], counter["imgsz"], counter["task"]) == (
+        "halves_covered.onnx", 64, "classify")
+    counted = sorted((tmp_path / "data" / "halves-covered-cls" / "train").iterdir())
+    assert counter["names"] == [c.name for c in counted] and counted
+    assert trained["halves_covered"]["init"] == str(tmp_path / "models" / "halves_quick.pt")
+    check = ort.InferenceSession(str(tmp_path / "models" / "halves_covered.onnx"))
+    out = check.run(None, {check.get_inputs()[0].name: np.zeros((2, 3, 64, 64), np.float32)})[0]
+    assert out.shape == (2, len(counter["names"]))
     from reader_fixtures import softmax_axes
 
     for name in ("tiles.onnx", "tiles.int8.onnx", "pips.onnx", "pips.int8.onnx"):
@@ -360,3 +370,10 @@ def test_covered_crops_become_a_covered_and_an_open_folder(tmp_path: Path) -> No
     assert listed["train"]["covered"] == ["c_000.png", "c_003.png"]
     assert listed["train"]["open"] == ["c_001.png", "c_002.png", "c_004.png"]
     assert listed["val"] == {"covered": ["c_001.png"], "open": ["c_000.png"]}
+    # the covered-half counter's dataset: the same crops, covered and open, by their count
+    from vision.train import halves_covered_dataset
+
+    out = halves_covered_dataset(tmp_path, plan)
+    assert sorted(f.name for f in (out / "train" / "03").iterdir()) == [
+        f"covered-train_c_{k:03d}.png" for k in range(5)]
+    assert [d.name for d in (out / "val").iterdir()] == ["03"]
