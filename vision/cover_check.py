@@ -83,17 +83,13 @@ class CoverCheck:
         probability among those counts, by the covered-half counter; empty without one."""
         if self.counter is None or not crops:
             return []
-        probs = self.counter(list(crops))
         allowed = self.counts <= top
         if not allowed.any():
             return []
-        out = []
-        for row in probs:
-            kept = np.where(allowed, row, 0.0)
-            best = int(np.argmax(kept))
-            total = float(kept.sum())
-            out.append((int(self.counts[best]), float(kept[best]) / total if total > 0 else 0.0))
-        return out
+        kept = np.where(allowed, self.counter(list(crops)), 0.0)
+        best = kept.argmax(axis=1)
+        share = kept[np.arange(len(kept)), best] / np.maximum(kept.sum(axis=1), 1e-12)
+        return [(int(self.counts[b]), float(p)) for b, p in zip(best, share, strict=True)]
 
 
 def flag_covered(frame: FrameReading, image: np.ndarray, check: CoverCheck | None,
@@ -106,7 +102,7 @@ def flag_covered(frame: FrameReading, image: np.ndarray, check: CoverCheck | Non
         return frame
     crops = check.crops(image, frame.tiles)
     hidden = check.covered(image, frame.tiles, crops) >= sure
-    where = [(i, k) for i, k in zip(*np.nonzero(hidden), strict=True)]
+    where = [(int(i), int(k)) for i, k in np.argwhere(hidden)]
     counts = dict(zip(where, check.recount([crops[2 * i + k] for i, k in where], top),
                       strict=False))
     tiles = []
