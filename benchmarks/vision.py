@@ -37,6 +37,12 @@ Writes ``benchmarks/results/vision.json``. Parts:
   pixel frame, EXIF rotation not applied); ``row/row.jpg`` the eight tiles;
   ``detect/`` tile recall against the labelled boxes (axis-aligned IoU >= 0.5
   with the bounds of each read tile). Every miss is listed by image name.
+- **face_down** (``--face-down N``, default 30): N rendered tables with a boneyard
+  beside them and N hands scenes with three tiles turned face down, from
+  ``FACE_DOWN_SEED`` (never trained on; tables as frames, hands as ``mtrain score``
+  reads them): how many backs the detector finds, how many of those are set apart
+  (``vision.face_down``) and how many are still read as tiles (0-0), how many tiles
+  set apart lie on no back, and how many blank faces (0-0) are found and read.
 - **latency**: median of reading a rendered 1280x720 table frame (image in
   memory, all tiles read), of loading + reading a 12 MP JPEG of a
   rendered scene, and of loading + reading a 12 MP JPEG of a hand photographed
@@ -84,6 +90,7 @@ TUNE_SEED = 777_001
 #: checked), and their JPEG quality cap (the eval set's).
 MORE_SEED = 9301
 MORE_MAX_QUALITY = 80
+FACE_DOWN_SEED = 9501
 ROW_TRUTH = [(0, 0), (1, 10), (2, 3), (4, 5), (6, 7), (8, 11), (9, 10), (10, 12)]
 TARGETS = {"synthetic_recall": 0.995, "synthetic_tile_exact": 0.995,
            "real_tiles_exact": 0.95, "real_row_exact": 0.95, "real_halves_accuracy": 0.95,
@@ -241,6 +248,61 @@ def synthetic_more(reader: TileReader, folder: Path,
     result = synthetic(reader, folder, None, hands_from_above)
     result["seed"] = MORE_SEED
     return result
+
+
+# -- tiles lying face down -----------------------------------------------------------
+
+def _centre_in(corners: np.ndarray, boxes: list[np.ndarray], reach: float = 0.0) -> bool:
+    """Whether the centre of ``corners`` lies inside (or ``reach`` pixels from) a box."""
+    x, y = (float(v) for v in np.asarray(corners).mean(axis=0))
+    return any(cv2.pointPolygonTest(np.asarray(b, np.float32), (x, y), True) >= -reach
+               for b in boxes)
+
+
+def face_down(reader: TileReader, count: int) -> dict[str, Any]:
+    """Tables with a boneyard and hands with tiles face down (module docstring)."""
+    from datasets.render import render_hands, render_table, scene_rng
+    from vision.scoring import read_hand
+
+    out: dict[str, Any] = {"seed": FACE_DOWN_SEED, "scenes_each": count}
+    for kind in ("table", "hands"):
+        backs = found = set_apart = read_as_tiles = stray = blank = blank_read = 0
+        strays: list[str] = []
+        for i in range(count):
+            if kind == "table":
+                scene = render_table(scene_rng(FACE_DOWN_SEED, i), boneyard=12)
+                reader.reset()
+                frame = reader.read(scene.image)
+            else:
+                scene = render_hands(scene_rng(FACE_DOWN_SEED + 1, i), face_down=3)
+                frame = read_hand(reader, scene.image)
+            shown = [t.corners for t in scene.face_down if t.visible >= 0.35]
+            width = float(np.median([np.linalg.norm(t.corners[1] - t.corners[0])
+                                     for t in scene.tiles + scene.face_down]))
+            backs += len(shown)
+            apart = [c for c in frame.face_down if _centre_in(c, shown, 0.5 * width)]
+            on_backs = [t for t in frame.tiles if _centre_in(t.corners, shown)]
+            set_apart += len(apart)
+            read_as_tiles += len(on_backs)
+            found += sum(any(_centre_in(c, [b]) for c in
+                             [*frame.face_down, *(t.corners for t in frame.tiles)])
+                         for b in shown)
+            for c in frame.face_down:
+                if not _centre_in(c, shown, 0.5 * width):
+                    stray += 1
+                    under = [t.values for t in scene.tiles if _centre_in(c, [t.corners])]
+                    strays.append(f"{kind} {i}: {under[0] if under else 'no tile'}")
+            blanks = [t for t in scene.tiles if t.values == (0, 0) and t.visible >= 0.35]
+            blank += len(blanks)
+            for t in blanks:
+                blank_read += any(r.values == (0, 0) and _centre_in(r.corners, [t.corners])
+                                  for r in frame.tiles)
+        out[kind] = {"backs": backs, "backs_found": found, "set_apart": set_apart,
+                     "read_as_tiles": read_as_tiles,
+                     "set_apart_share": rate(set_apart, set_apart + read_as_tiles),
+                     "set_apart_on_no_back": stray, "on_no_back": strays,
+                     "blank_faces": blank, "blank_faces_read": blank_read}
+    return out
 
 
 # -- real photos -------------------------------------------------------------------
@@ -565,6 +627,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="read hands scenes as frames (not as mtrain score reads a hand)")
     parser.add_argument("--more", type=int, default=200, metavar="N",
                         help="also read N hands scenes rendered from MORE_SEED (0: skip)")
+    parser.add_argument("--face-down", type=int, default=30, metavar="N",
+                        help="read N rendered tables with a boneyard and N hands with tiles "
+                             "face down (0: skip)")
     parser.add_argument("--tune", type=int, default=0, metavar="N",
                         help="also sweep the pip threshold on N rendered scenes")
     parser.add_argument("--threads", type=int, default=None,
@@ -603,6 +668,10 @@ def _run(args: argparse.Namespace, more_dir: Path, render_seconds: float) -> int
         results["synthetic_more"] = synthetic_more(reader, more_dir, not args.plain_hands)
         results["synthetic_more"]["seconds"] = round(time.perf_counter() - t0, 1)
         results["synthetic_more"]["render_seconds"] = round(render_seconds, 1)
+    if args.face_down:
+        t0 = time.perf_counter()
+        results["face_down"] = face_down(reader, args.face_down)
+        results["face_down"]["seconds"] = round(time.perf_counter() - t0, 1)
     real_dir = Path(args.realdata)
     if real_dir.is_dir():
         results["real"] = real(reader, real_dir)
@@ -669,6 +738,15 @@ def summary(r: dict[str, Any]) -> str:
                      f"{more['tiles']} tiles: recall {more['recall']}, precision "
                      f"{more['precision']}, tile-exact {more['tile_exact']} (every pip in "
                      f"view {more['pips_in_view']}), hand totals {more['hand_total_exact']}")
+    down = r.get("face_down", {})
+    for kind in ("table", "hands"):
+        if kind in down:
+            d = down[kind]
+            lines.append(f"[vision] face down ({kind}, seed {down['seed']}): {d['backs']} backs, "
+                         f"{d['backs_found']} found, {d['set_apart']} set apart, "
+                         f"{d['read_as_tiles']} read as tiles, {d['set_apart_on_no_back']} set "
+                         f"apart on no back; blank faces read {d['blank_faces_read']}"
+                         f"/{d['blank_faces']}")
     for name, part in r.get("real", {}).items():
         shown = {k: v for k, v in part.items() if k not in ("misses", "read")}
         lines.append(f"[vision] real {name}: {shown}")

@@ -91,6 +91,16 @@ def read_tiles(photo: Photo, models_dir: str | os.PathLike[str],
 
     Raises :class:`HandError` with the reader's message when the photo cannot be read.
     """
+    return read_hand_photo(photo, models_dir, rules_json)[0]
+
+
+def read_hand_photo(photo: Photo, models_dir: str | os.PathLike[str],
+                    rules_json: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
+    """``read_tiles``'s tiles, and how many tiles lie face down in the photo: those are
+    not read (``vision.face_down``), and the player must turn them over.
+
+    Raises :class:`HandError` with the reader's message when the photo cannot be read.
+    """
     from engine import RuleSet
     from vision.reader import TileReader
     from vision.scoring import hand_from_reading, read_hand
@@ -121,7 +131,7 @@ def read_tiles(photo: Photo, models_dir: str | os.PathLike[str],
             "covered": bool(tile.covered),
         }
         for i, tile in enumerate(hand.readings)
-    ]
+    ], hand.face_down
 
 
 def parse_tiles(texts: list[str], set_size: int) -> list[list[int]]:

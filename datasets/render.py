@@ -29,12 +29,13 @@ from datasets.table_scene import (
     PlaneScene,
     PlaneTile,
     hands_objects,
+    overlaps,
     pick_set_size,
     random_values,
     table_objects,
     tile_corners,
 )
-from datasets.textures import TileStyle, background, render_face
+from datasets.textures import TileStyle, background, render_back, render_face
 from vision.crops import HALF_PX, half_crops, half_polygons
 
 KINDS = ("hands", "table", "table-mat", "closeup", "crops", "crops-table", "crops-high",
@@ -64,6 +65,8 @@ class RenderedTile:
     pip_visible: list[bool] = field(default_factory=list)
     #: The share of each half's face in view (an arm may cover one half more).
     half_visible: tuple[float, float] = (1.0, 1.0)
+    #: Lying face down: its back shows, no values (``values`` is what it hides).
+    face_down: bool = False
 
 
 @dataclass
@@ -82,6 +85,9 @@ class Scene:
     tiles: list[RenderedTile]
     markers: list[RenderedMarker]
     table: dict[str, Any] | None = None
+    #: Tiles lying face down (a boneyard, a hand not turned over): they carry no
+    #: values to read, and are left out of ``tiles`` and of the labels' tiles.
+    face_down: list[RenderedTile] = field(default_factory=list)
 
     def labels(self, image_name: str, min_visible: float = 0.35) -> dict[str, Any]:
         """The label JSON of DESIGN.md; tiles hidden below ``min_visible`` are left out."""
@@ -113,6 +119,11 @@ class Scene:
                         }
                     )
         markers = [{"corners": _round(m.corners), "kind": m.kind} for m in self.markers]
+        extra: dict[str, Any] = {}
+        if self.face_down:
+            extra["face_down"] = [
+                {"corners": _round(t.corners), "visible": round(float(t.visible), 3)}
+                for t in self.face_down if t.visible >= min_visible]
         return {
             "image": image_name,
             "width": int(w),
@@ -123,6 +134,7 @@ class Scene:
             "pips": pips,
             "markers": markers,
             "table": self.table,
+            **extra,
         }
 
 
@@ -238,7 +250,8 @@ class _Painter:
 
     # tiles ------------------------------------------------------------------
     def tile(
-        self, values: tuple[int, int], corners_mm: np.ndarray, width_mm: float
+        self, values: tuple[int, int], corners_mm: np.ndarray, width_mm: float,
+        face_down: bool = False,
     ) -> RenderedTile:
         st, cam = self.style, self.cam
         height = st.thickness * width_mm
@@ -250,7 +263,11 @@ class _Painter:
         top = cam.project(np.concatenate([corners_mm, np.full((4, 1), height)], 1))
         width_px = float(np.linalg.norm(top[1] - top[0]))
         tex_w = int(np.clip(round(2 * width_px), 24, 220))
-        face, alpha, pips = render_face(values, st, tex_w, self.rng)
+        if face_down:
+            face, alpha = render_back(st, tex_w, self.rng)
+            pips: list[tuple[int, float, float, float]] = []
+        else:
+            face, alpha, pips = render_face(values, st, tex_w, self.rng)
         sigma = 0.45 * tex_w / max(width_px, 1)
         if sigma > 0.6:
             face = cv2.GaussianBlur(face, (0, 0), sigma)
@@ -281,7 +298,7 @@ class _Painter:
             pts = np.array([px, py]) + pr * ring
             mapped = cv2.perspectiveTransform(pts[None].astype(np.float64), matrix)[0]
             out.append((half, mapped))
-        return RenderedTile(values=values, corners=top, pips=out)
+        return RenderedTile(values=values, corners=top, pips=out, face_down=face_down)
 
     # markers ----------------------------------------------------------------
     def marker(self, m: PlaneMarker) -> RenderedMarker:
@@ -665,7 +682,7 @@ def _paint(
         else:
             if steady is not None:
                 painter.rng = np.random.default_rng([steady, *sorted(obj.values)])
-            tiles[i] = painter.tile(obj.values, obj.corners, width_mm)
+            tiles[i] = painter.tile(obj.values, obj.corners, width_mm, obj.face_down)
             painter.rng = rng
     for _ in range(arms):
         painter.arm()
@@ -685,9 +702,10 @@ def _paint(
         image=image,
         kind=kind,
         set_size=plane.set_size,
-        tiles=tiles,
+        tiles=[t for t in tiles if not t.face_down],
         markers=markers,
         table=plane.table,
+        face_down=[t for t in tiles if t.face_down],
     )
 
 
@@ -707,9 +725,11 @@ def render_hands(
     size: tuple[int, int] | None = None,
     tile_px: tuple[float, float] = (55, 260),
     arms: int | None = None,
+    face_down: int = 0,
 ) -> Scene:
     """Loose tiles on a table, seen from above or at an angle; ``arms`` reaching over
-    them (``None``: none, one or two, drawn)."""
+    them (``None``: none, one or two, drawn); ``face_down`` of them (at most) lying face
+    down (``Scene.face_down``). Without it the scene is drawn as it always was."""
     size = size or _pick_size(rng)
     width_mm = float(rng.uniform(21, 26))
     oblique = rng.random() < 0.3
@@ -728,6 +748,10 @@ def render_hands(
     plane.extras["region"] = region
     if arms is None:
         arms = int(rng.random() < 0.3) + int(rng.random() < 0.1)
+    if face_down and plane.tiles:
+        turn = rng.choice(len(plane.tiles), min(face_down, len(plane.tiles)), replace=False)
+        for i in turn:
+            plane.tiles[int(i)].face_down = True
     return _paint(plane, cam, rng, width_mm, "hands", arms)
 
 
@@ -811,14 +835,46 @@ def _keep_inside(plane: PlaneScene, cam: Camera, width_mm: float) -> PlaneScene:
     return plane
 
 
+def add_boneyard(plane: PlaneScene, count: int, width_mm: float,
+                 rng: np.random.Generator) -> None:
+    """Lay ``count`` face-down tiles (the boneyard) in a loose heap beside the layout,
+    on a side drawn at random, touching none of its tiles or markers."""
+    pts = np.concatenate([t.corners for t in plane.tiles] + [m.centre[None] for m in plane.markers])
+    lo, hi = pts.min(0), pts.max(0)
+    centre_of_play = (lo + hi) / 2
+    side = rng.uniform(0, 2 * np.pi)
+    direction = np.array([np.cos(side), np.sin(side)])
+    reach = float(np.max(np.abs((pts - centre_of_play) @ direction)))
+    spread = 1.2 * width_mm * np.sqrt(count)
+    heap = centre_of_play + direction * (reach + spread + width_mm * rng.uniform(1, 3))
+    taken = [t.corners for t in plane.tiles] + [
+        tile_corners(m.centre, m.angle, m.size / 2) for m in plane.markers]
+    laid = 0
+    for _ in range(40 * count):
+        if laid >= count:
+            break
+        c = heap + rng.normal(0, spread / 2, 2)
+        corners = tile_corners(c, rng.uniform(0, 2 * np.pi), width_mm)
+        if any(overlaps(corners, other, 1.0) for other in taken):
+            continue
+        plane.tiles.append(PlaneTile((0, 0), corners, face_down=True))
+        taken.append(corners)
+        laid += 1
+
+
 def render_table(
-    rng: np.random.Generator, size: tuple[int, int] | None = None, mat: bool = False
+    rng: np.random.Generator, size: tuple[int, int] | None = None, mat: bool = False,
+    boneyard: int = 0,
 ) -> Scene:
     """A Mexican Train table seen by a webcam above it (sometimes at an angle); with
-    ``mat``, laid out on the printed hub mat."""
+    ``mat``, laid out on the printed hub mat; with ``boneyard``, that many tiles lying
+    face down beside the layout (``Scene.face_down``). Without it the scene is drawn as
+    it always was."""
     size = size or ((1280, 720) if rng.random() < 0.7 else _pick_size(rng))
     width_mm = float(rng.uniform(21, 26))
     plane = table_objects(rng, width_mm, mat)
+    if boneyard:
+        add_boneyard(plane, boneyard, width_mm, rng)
     pts = np.concatenate([t.corners for t in plane.tiles] + [m.centre[None] for m in plane.markers])
     oblique = rng.random() < 0.2
     centre = pts.mean(0) if rng.random() < 0.5 else (pts.min(0) + pts.max(0)) / 2

@@ -362,17 +362,20 @@ def composite_mat(image: np.ndarray, table_to_image: np.ndarray, layout: TableLa
 
 def render_tables(layouts: Sequence[TableLayout], size: tuple[int, int] = FRAME_SIZE,
                   style_seed: int = 0, renderer: str = "generator",
-                  area_mm: tuple[float, float, float, float] | None = None) -> list[Shown]:
+                  area_mm: tuple[float, float, float, float] | None = None,
+                  boneyard: int = 0) -> list[Shown]:
     """Picture every layout from one fixed camera straight above the table.
 
     ``renderer`` ``"generator"`` uses the synthetic generator's painter (tile
     style, shadows, lighting as in the training images) when it is there,
     else (or with ``"simple"``) :func:`draw_layout`. The camera frames every
     layout's tiles and markers, and ``area_mm`` ``(x0, y0, x1, y1)`` when given.
+    ``boneyard`` (the generator's painter only): that many tiles lying face down in a
+    heap beside the layouts, the same in every picture (``boneyard_tiles``).
     """
     if renderer == "generator":
         try:
-            return _render_with_generator(layouts, size, style_seed, area_mm)
+            return _render_with_generator(layouts, size, style_seed, area_mm, boneyard)
         except (ImportError, AttributeError, TypeError):  # the generator's internals moved
             pass
     to_image = framing(layouts, size, area_mm=area_mm)
@@ -387,15 +390,45 @@ def render_tables(layouts: Sequence[TableLayout], size: tuple[int, int] = FRAME_
     return out
 
 
+def boneyard_tiles(layouts: Sequence[TableLayout], count: int,
+                   seed: int = 0) -> list[np.ndarray]:
+    """The corners (table mm) of ``count`` tiles lying face down in a loose heap to the
+    right of every layout's tiles and markers, touching none of them or each other."""
+    from datasets.table_scene import overlaps, tile_corners
+
+    lo, hi = _extent(layouts, None)
+    width = 24.0
+    spread = 1.2 * width * np.sqrt(count)
+    heap = np.array([hi[0] + spread + 2 * width, (lo[1] + hi[1]) / 2])
+    rng = np.random.default_rng([seed, count])
+    laid: list[np.ndarray] = []
+    for _ in range(40 * count):
+        if len(laid) >= count:
+            break
+        corners = tile_corners(heap + rng.normal(0, spread / 2, 2), rng.uniform(0, np.pi), width)
+        if corners[:, 0].min() > hi[0] + width and not any(
+                overlaps(corners, other, 1.0) for other in laid):
+            laid.append(corners)
+    return laid
+
+
 def _render_with_generator(layouts: Sequence[TableLayout], size: tuple[int, int],
                            style_seed: int,
-                           area_mm: tuple[float, float, float, float] | None = None
-                           ) -> list[Shown]:
+                           area_mm: tuple[float, float, float, float] | None = None,
+                           boneyard: int = 0) -> list[Shown]:
     """The generator's painter (``datasets.render``), one fixed overhead camera, seat 0 down."""
     from datasets import render
     from datasets.camera import Camera
     from datasets.table_scene import PlaneMarker, PlaneScene, PlaneTile
 
+    backs = boneyard_tiles(layouts, boneyard, style_seed) if boneyard else []
+    if backs:
+        pts = np.concatenate(backs)
+        heap = (float(pts[:, 0].min()), float(pts[:, 1].min()),
+                float(pts[:, 0].max()), float(pts[:, 1].max()))
+        area_mm = heap if area_mm is None else (
+            min(area_mm[0], heap[0]), min(area_mm[1], heap[1]),
+            max(area_mm[2], heap[2]), max(area_mm[3], heap[3]))
     lo, hi = _extent(layouts, area_mm)
     lo, hi = lo - 40.0, hi + 40.0
     origin = (lo + hi) / 2
@@ -420,7 +453,8 @@ def _render_with_generator(layouts: Sequence[TableLayout], size: tuple[int, int]
                                        size={"coin": 23.0, "toy-train": 40.0, "pawn": 18.0}
                                        .get(str(m.kind), 20.0)))
         scene = PlaneScene(tiles=[PlaneTile((int(t.values[0]), int(t.values[1])),
-                                            plane(t.corners)) for t in lay.tiles],
+                                            plane(t.corners)) for t in lay.tiles]
+                           + [PlaneTile((0, 0), plane(b), face_down=True) for b in backs],
                            markers=markers, hub=None, table=None, set_size=12)
         painted = render._paint(scene, cam, np.random.default_rng(style_seed), 24.0, "table", 0,
                                 steady=style_seed)

@@ -18,10 +18,13 @@ MARKER_KINDS = ("coin", "toy-train", "pawn")
 
 @dataclass
 class PlaneTile:
-    """A tile lying face up: ``values`` (a, b) and corners in mm, first two at the ``a`` end."""
+    """A tile lying face up: ``values`` (a, b) and corners in mm, first two at the ``a`` end;
+    or, ``face_down``, a tile of the boneyard (or of a hand not yet turned over) showing
+    its back."""
 
     values: tuple[int, int]
     corners: np.ndarray  # (4, 2)
+    face_down: bool = False
 
 
 @dataclass

@@ -173,6 +173,51 @@ def render_face(
     return np.clip(face, 0, 255).astype(np.float32), alpha, pips
 
 
+#: Colours of tile backs other than the face's own (RGB): some sets are dark or
+#: coloured behind.
+BACK_COLOURS: list[RGB] = [
+    (40, 40, 44),
+    (150, 30, 35),
+    (30, 60, 130),
+    (35, 100, 60),
+    (200, 170, 120),
+]
+
+
+def render_back(
+    style: TileStyle, width: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """The back of a tile lying face down, ``(2*width, width)`` pixels: ``(bgr float32,
+    alpha float32)``. No divider and no pips; mostly the face's own colour, sometimes
+    another, sometimes with a faint pressed pattern (a ring or lines along the tile)."""
+    w, h = width, 2 * width
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    alpha = rounded_mask(h, w, style.corner * w)
+    colour = (style.face if rng.random() < 0.65
+              else _bgr(BACK_COLOURS[int(rng.integers(len(BACK_COLOURS)))]))
+    g = rng.uniform(-0.05, 0.05, 2)
+    shade = 1 + g[0] * (xx / w - 0.5) + g[1] * (yy / h - 0.5)
+    back = colour[None, None, :] * shade[..., None]
+    dist = cv2.distanceTransform((alpha > 0.5).astype(np.uint8), cv2.DIST_L2, 3)
+    edge = np.exp(-dist / max(1.0, 0.07 * w))
+    back = back * (1 - style.bevel * edge)[..., None]
+    back += (30 * edge * np.clip(1 - yy / h - xx / w, 0, 1))[..., None] * rng.uniform(0, 1)
+    pattern = rng.random()
+    if pattern < 0.15:  # a pressed ring in the middle
+        r = rng.uniform(0.2, 0.35) * w
+        d = np.sqrt((xx - w / 2) ** 2 + (yy - h / 2) ** 2)
+        ring = np.clip(1 - np.abs(d - r) / max(1.0, 0.03 * w), 0, 1)
+        back *= (1 - 0.12 * ring)[..., None]
+    elif pattern < 0.25:  # pressed lines along the tile
+        for x in (0.3 * w, 0.7 * w):
+            line = np.clip(1 - np.abs(xx - x) / max(1.0, 0.02 * w), 0, 1) * (
+                np.abs(yy - h / 2) < 0.7 * h / 2)
+            back *= (1 - 0.12 * line)[..., None]
+    noise = rng.normal(0, 2.0, (h // 2 + 1, w // 2 + 1)).astype(np.float32)
+    back += cv2.resize(noise, (w, h))[..., None]
+    return np.clip(back, 0, 255).astype(np.float32), alpha
+
+
 def _draw_pip(
     face: np.ndarray,
     xx: np.ndarray,

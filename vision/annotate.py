@@ -37,16 +37,18 @@ class ReadingAnnotator:
     """Draws each tile's outline, its divider and its values; markers as polygons.
 
     Sure readings are drawn in ``color``, uncertain ones in ``uncertain_color``
-    with a question mark. Text scales with the image so it stays legible on a
-    12 MP photo.
+    with a question mark; tiles lying face down as grey outlines marked "down". Text
+    scales with the image so it stays legible on a 12 MP photo.
     """
 
     def __init__(self, color: Color = (40, 200, 40), uncertain_color: Color = (0, 0, 255),
                  marker_color: Color = (255, 160, 0), thickness: int | None = None,
-                 text_scale: float | None = None, show_confidence: bool = True) -> None:
+                 text_scale: float | None = None, show_confidence: bool = True,
+                 face_down_color: Color = (128, 128, 128)) -> None:
         self.color = color
         self.uncertain_color = uncertain_color
         self.marker_color = marker_color
+        self.face_down_color = face_down_color
         self.thickness = thickness
         self.text_scale = text_scale
         self.show_confidence = show_confidence
@@ -70,6 +72,11 @@ class ReadingAnnotator:
             if self.show_confidence:
                 label += f" {tile.confidence:.2f}"
             _label(out, label, c.mean(axis=0), color, scale, thickness)
+        for back in readings.face_down if isinstance(readings, FrameReading) else ():
+            c = np.asarray(back, dtype=np.float32)
+            cv2.polylines(out, [np.round(c).astype(np.int32)], True, self.face_down_color,
+                          thickness, cv2.LINE_AA)
+            _label(out, "down", c.mean(axis=0), self.face_down_color, scale, thickness)
         if isinstance(readings, FrameReading) and len(readings.markers):
             out = PolygonAnnotator(self.marker_color, thickness).annotate(out, readings.markers)
         return out

@@ -99,6 +99,9 @@ def run_score(args: argparse.Namespace) -> int:
         listed = ", ".join(f"{t} (seat {seat}{', partly covered' if covered else ''})"
                            for seat, t, covered in doubtful)
         print(f"check by eye: {listed}")
+    down = [f"seat {seat} ({hand.face_down})" for seat, hand in enumerate(hands) if hand.face_down]
+    if down:
+        print(f"face down, not counted: {', '.join(down)}; turn them over and score again")
     return 0
 
 
@@ -173,7 +176,8 @@ def read_text(source: str, frame: FrameReading, table: Any | None) -> str:
     doubtful = len(frame.uncertain)
     lines = [f"{source}: {len(frame.tiles)} tile{'s' * (len(frame.tiles) != 1)}"
              + (f" ({doubtful} uncertain)" if doubtful else "")
-             + f", {len(frame.markers)} marker{'s' * (len(frame.markers) != 1)}"]
+             + f", {len(frame.markers)} marker{'s' * (len(frame.markers) != 1)}"
+             + (f", {len(frame.face_down)} face down" if frame.face_down else "")]
     lines += [f"  {tile}" for tile in frame.tiles]
     state = getattr(table, "table", None)
     if state is not None:

@@ -174,7 +174,7 @@ def look_closer(reader: Any, image: np.ndarray, frame: FrameReading, reading: An
     if not changed:
         return frame, reading
     tiles.sort(key=lambda t: -t.confidence)
-    closer = FrameReading(tiles, frame.markers, frame.shape)
+    closer = FrameReading(tiles, frame.markers, frame.shape, frame.face_down)
     again = rebuild(closer)
     return (closer, again) if _laid(again) > _laid(reading) else (frame, reading)
 

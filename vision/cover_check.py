@@ -125,4 +125,4 @@ def flag_covered(frame: FrameReading, image: np.ndarray, check: CoverCheck | Non
             half_certainty=(certainty[0], certainty[1]),
             ranges=((ranges[0][0], ranges[0][1]), (ranges[1][0], ranges[1][1]))
             if ranges is not None else None))
-    return FrameReading(tiles, frame.markers, frame.shape)
+    return FrameReading(tiles, frame.markers, frame.shape, frame.face_down)

@@ -39,6 +39,7 @@ from vision.box_shape import box_sizes, neighbour_shapes, to_neighbour_shape, tu
 from vision.crops import HALF_PX, MARGIN, half_crops, order_corners
 from vision.detections import Detections, polygon_iou
 from vision.divider import even_about_divider, snap_to_divider
+from vision.face_down import markers_on_backs, split_face_down
 from vision.fragments import join_fragments
 from vision.half_votes import vote
 from vision.hollow_markers import drop_hollow
@@ -251,10 +252,18 @@ class FrameReading:
     markers: Detections
     #: Image size (height, width) in pixels.
     shape: tuple[int, int] = (0, 0)
+    #: The boxes (corners ``(4, 2)``, image pixels) of tiles lying face down: the
+    #: boneyard, a tile not turned over (``vision.face_down``). They carry no values.
+    face_down: tuple[np.ndarray, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        """``{"tiles": [...]}`` as ``read --json`` prints it (without ``table``)."""
-        return {"tiles": [t.to_json() for t in self.tiles]}
+        """``{"tiles": [...]}`` as ``read --json`` prints it (without ``table``), and
+        ``"face_down": [{"corners": ...}, ...]`` when some tiles lie face down."""
+        out: dict[str, Any] = {"tiles": [t.to_json() for t in self.tiles]}
+        if self.face_down:
+            out["face_down"] = [{"corners": [[round(float(x), 1), round(float(y), 1)]
+                                             for x, y in c]} for c in self.face_down]
+        return out
 
     @property
     def uncertain(self) -> list[TileReading]:
@@ -320,6 +329,7 @@ class TileReader:
                  quick_look: bool = True,
                  drop_hollow_markers: bool = True,
                  check_cover: bool = True,
+                 spot_face_down: bool = True,
                  threads: int | None = None,
                  precision: str | None = None) -> None:
         specs = load_specs(models_dir, precision)
@@ -381,6 +391,9 @@ class TileReader:
         #: A marker box whose middle is the table around it (a loop or line of the
         #: background's thread) is dropped (``vision.hollow_markers``).
         self.drop_hollow_markers = drop_hollow_markers
+        #: A 0-0 reading with no divider in its middle is the back of a tile lying face
+        #: down (the boneyard): set apart, not read (``vision.face_down``).
+        self.spot_face_down = spot_face_down
         #: Input side of the closer look the last frame needed: video frames start with it.
         self._close_side: int | None = None
         #: The cover check's model (``vision.cover_check``) when listed and wanted: loaded
@@ -430,11 +443,20 @@ class TileReader:
         if not isinstance(image, np.ndarray):
             image = load_image(image)
         found = self.detect(image)
-        tiles = self.read_tiles(image, found[found.class_id == self.tile_class])
+        tiles, backs = self.read_tiles_and_backs(image, found[found.class_id == self.tile_class])
         markers = self._more_markers(image, found)
         if self.drop_hollow_markers:
             markers = drop_hollow(markers, image)
-        return FrameReading(tiles, markers, (int(image.shape[0]), int(image.shape[1])))
+        down = [np.asarray(b.corners, np.float32) for b in backs]
+        if down and len(markers):  # a back the detector called a marker is a back
+            gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+            on_backs = markers_on_backs(gray, markers.corners, down)
+            down += [np.asarray(markers.corners[i], np.float32)
+                     for i in np.flatnonzero(on_backs)
+                     if not _found_near(markers.corners[i:i + 1], np.array(down))[0]]
+            markers = markers[~on_backs]
+        return FrameReading(tiles, markers, (int(image.shape[0]), int(image.shape[1])),
+                            tuple(down))
 
     def _more_markers(self, image: np.ndarray, found: Detections) -> Detections:
         """The markers in ``found``, and when it came from a closer look that shrank a big
@@ -570,7 +592,14 @@ class TileReader:
         return float(np.median(sides.min(axis=1))) * float(tiles.metadata.get("gain", 1.0))
 
     def read_tiles(self, image: np.ndarray, tiles: Detections) -> list[TileReading]:
-        """Read the values of already-located tiles (corners in ``image`` pixels).
+        """Read the values of already-located tiles (corners in ``image`` pixels); the
+        backs of tiles lying face down are left out (``read_tiles_and_backs``)."""
+        return self.read_tiles_and_backs(image, tiles)[0]
+
+    def read_tiles_and_backs(self, image: np.ndarray, tiles: Detections
+                             ) -> tuple[list[TileReading], list[TileReading]]:
+        """Read the values of already-located tiles (corners in ``image`` pixels), and set
+        apart the backs of tiles lying face down (``vision.face_down``; read 0-0).
 
         Small tiles are read twice, as found and snapped to their divider, and
         the more confident reading is kept (larger ones, as found and lengthened at
@@ -581,12 +610,12 @@ class TileReader:
         lies in (``turned_boxes``; kept only when sure and more confident).
         Readings of one tile found twice are merged (see ``SNAP_BELOW_PX``,
         ``DUPLICATE_IOU``), and overlapping pieces of one tile are joined first
-        (``vision.fragments``). Best first.
+        (``vision.fragments``). Best first, both.
         """
         sides = np.linalg.norm(np.roll(tiles.corners, -1, axis=1) - tiles.corners, axis=2)
         tiles = tiles[sides.min(axis=1) >= MIN_SIDE_PX] if len(tiles) else tiles
         if not len(tiles):
-            return []
+            return [], []
         if self.join_fragments:
             tiles = join_fragments(tiles)
         boxes = [order_corners(c) for c in tiles.corners]
@@ -642,7 +671,10 @@ class TileReader:
                 best[owner[k]] = reading
         readings = sorted(best.values(), key=lambda t: -t.confidence)
         readings = [readings[i] for i in distinct(readings)]
-        return [t for j, t in enumerate(readings) if not _over_a_seam(j, readings)]
+        readings = [t for j, t in enumerate(readings) if not _over_a_seam(j, readings)]
+        if not self.spot_face_down:
+            return readings, []
+        return split_face_down(image if gray is None else gray, readings)
 
     def read_at(self, image: np.ndarray, corners: np.ndarray,
                 detector_confidence: np.ndarray | None = None) -> list[TileReading]:

@@ -5,7 +5,9 @@ Each photo is read with a ``TileReader``; the tiles become ``engine.Tile``s and
 the rules say). Doubtful readings are not guessed away: a tile read with low
 confidence, with a value outside the set, or seen twice (a set holds each tile
 once) is listed in ``uncertain`` so the table can check it by eye, as is a tile a
-hand partly covers (``vision.cover_check``).
+hand partly covers (``vision.cover_check``). A tile lying face down is not a
+tile read (``vision.face_down``): it is counted in ``face_down``, not priced, and
+the hand must be turned over and photographed again.
 """
 
 from __future__ import annotations
@@ -33,16 +35,24 @@ class HandReading:
     points: int
     #: Indices into ``tiles`` that need a look.
     uncertain: tuple[int, ...] = ()
+    #: Tiles seen lying face down: not read, not in ``points``.
+    face_down: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        """``{"tiles": [[a, b], ...], "points": N, "uncertain": [i, ...]}``."""
-        return {"tiles": [[t.a, t.b] for t in self.tiles], "points": self.points,
-                "uncertain": list(self.uncertain)}
+        """``{"tiles": [[a, b], ...], "points": N, "uncertain": [i, ...]}``, and
+        ``"face_down": n`` when n tiles lay face down (not counted)."""
+        out: dict[str, Any] = {"tiles": [[t.a, t.b] for t in self.tiles],
+                               "points": self.points, "uncertain": list(self.uncertain)}
+        if self.face_down:
+            out["face_down"] = self.face_down
+        return out
 
     def text(self) -> str:
         shown = " ".join(str(t) + ("?" if i in self.uncertain else "")
                          for i, t in enumerate(self.tiles))
-        return f"{shown or '(no tiles)'}  = {self.points} points"
+        down = (f"  ({self.face_down} tile{'s' * (self.face_down != 1)} face down, "
+                "not counted: turn them over)") if self.face_down else ""
+        return f"{shown or '(no tiles)'}  = {self.points} points{down}"
 
 
 def hand_from_reading(reading: FrameReading, rules: RuleSet, source: str = "") -> HandReading:
@@ -52,7 +62,8 @@ def hand_from_reading(reading: FrameReading, rules: RuleSet, source: str = "") -
     tiles = tuple(Tile(*r.values) for r in readings)
     uncertain = tuple(i for i, r in enumerate(readings)
                       if r.uncertain or max(r.values) > rules.set)
-    return HandReading(source, tiles, tuple(readings), hand_points(tiles, rules), uncertain)
+    return HandReading(source, tiles, tuple(readings), hand_points(tiles, rules), uncertain,
+                       len(reading.face_down))
 
 
 def flag_duplicates(hands: Sequence[HandReading]) -> list[HandReading]:
@@ -62,7 +73,7 @@ def flag_duplicates(hands: Sequence[HandReading]) -> list[HandReading]:
     for h in hands:
         extra = {i for i, t in enumerate(h.tiles) if seen[t] > 1}
         out.append(HandReading(h.source, h.tiles, h.readings, h.points,
-                               tuple(sorted(set(h.uncertain) | extra))))
+                               tuple(sorted(set(h.uncertain) | extra)), h.face_down))
     return out
 
 

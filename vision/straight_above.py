@@ -167,4 +167,4 @@ def read_from_above(reader: Any, image: np.ndarray, fov_deg: float = FOV_DEG) ->
     seen = reader.read(above)
     from_above = np.linalg.inv(to_above)
     tiles = merge(frame.tiles, [_back(t, from_above) for t in seen.tiles])
-    return FrameReading(tiles, frame.markers, shape)
+    return FrameReading(tiles, frame.markers, shape, getattr(frame, "face_down", ()))

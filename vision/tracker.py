@@ -576,8 +576,19 @@ class Tracker:
         matches = [cache.match(c) for c in tiles_found.corners]
         keep = [i for i, m in enumerate(matches) if m is not None and known(m)]
         fresh_rows = [i for i in range(len(matches)) if i not in set(keep)]
-        fresh = (read_tiles(frame, tiles_found[np.array(fresh_rows, dtype=np.int64)])
-                 if fresh_rows else [])
+        both = getattr(reader, "read_tiles_and_backs", None)
+        fresh_boxes = tiles_found[np.array(fresh_rows, dtype=np.int64)]
+        if not fresh_rows:
+            fresh, backs = [], []
+        elif both is not None:
+            fresh, backs = both(frame, fresh_boxes)
+        else:
+            fresh, backs = read_tiles(frame, fresh_boxes), []
+        if backs and len(markers):  # a back of the boneyard the detector called a marker
+            from vision.face_down import markers_on_backs
+
+            markers = markers[~markers_on_backs(_grey(frame), markers.corners,
+                                                [np.asarray(b.corners) for b in backs])]
         self.tiles_read += len(fresh)
         self.tiles_reused += len(keep)
         held: list[tuple[Any, int, bool, np.ndarray | None]] = []  # reading, agree, settled, look

@@ -74,14 +74,16 @@ def _store_photo(game: store.Game, number: int, seat: int, photo: hand_reading.P
     note = problem
     if problem is None:
         try:
-            readings = hand_reading.read_tiles(photo, current_app.config["MODELS_DIR"],
-                                               game.rules)
+            readings, face_down = hand_reading.read_hand_photo(
+                photo, current_app.config["MODELS_DIR"], game.rules)
             uncertain = sum(r["uncertain"] for r in readings)
             covered = sum(bool(r.get("covered")) for r in readings)
             note = (f"{len(readings)} tile(s) read" +
                     (f", {uncertain} uncertain" if uncertain else "") +
                     (f" ({covered} partly covered by a hand)" if covered else "") +
-                    (" — check them" if uncertain else "") + ".")
+                    (" — check them" if uncertain else "") + "." +
+                    (f" {face_down} tile(s) lie face down and were not counted: turn them"
+                     " over and take the photo again." if face_down else ""))
         except hand_reading.HandError as exc:
             note = str(exc)
     tiles = [r["values"] for r in readings]  # out-of-set values show, and must be corrected

@@ -149,7 +149,8 @@ def test_read_tiles_with_a_fake_reader(game: Table, monkeypatch: pytest.MonkeyPa
     """With models present, the photo's tiles are read and drawn over it, uncertain ones marked."""
     monkeypatch.setattr(hands, "models_status", lambda folder: None)
 
-    def fake_read(photo: hands.Photo, folder: object, rules: object) -> list[dict[str, object]]:
+    def fake_read(photo: hands.Photo, folder: object,
+                  rules: object) -> tuple[list[dict[str, object]], int]:
         return [
             {"values": [3, 4], "corners": [[1, 1], [9, 1], [9, 20], [1, 20]], "confidence": 0.9,
              "uncertain": False},
@@ -157,18 +158,37 @@ def test_read_tiles_with_a_fake_reader(game: Table, monkeypatch: pytest.MonkeyPa
              "confidence": 0.4, "uncertain": True},
             {"values": [1, 2], "corners": [[30, 1], [39, 1], [39, 20], [30, 20]],
              "confidence": 0.9, "uncertain": True, "covered": True},
-        ]
+        ], 0
 
-    monkeypatch.setattr(hands, "read_tiles", fake_read)
+    monkeypatch.setattr(hands, "read_hand_photo", fake_read)
     upload(game, png(40, 30))
     page = game.client.get("/games/1/rounds/1/hands").get_data(as_text=True)
     assert "3 tile(s) read, 2 uncertain (1 partly covered by a hand) — check them." in page
+    assert "face down" not in page
     assert page.count("<polygon") == 3  # an uncertain tile: its polygon and its field marked
     assert page.count('class="uncertain"') == 4
     assert 'value="3-4"' in page and 'value="6-6"' in page and 'value="1-2"' in page
     assert page.count("A hand covers part of this tile") == 1
     assert page.count("Read with doubt") == 1
     assert "22 pts (not saved)" in page
+
+
+def test_tiles_face_down_are_named_and_not_counted(game: Table, monkeypatch: pytest.MonkeyPatch,
+                                                   app: Flask) -> None:
+    """A photo with tiles lying face down says so: they are not in the hand's points."""
+    monkeypatch.setattr(hands, "models_status", lambda folder: None)
+
+    def fake_read(photo: hands.Photo, folder: object,
+                  rules: object) -> tuple[list[dict[str, object]], int]:
+        return [{"values": [3, 4], "corners": [[1, 1], [9, 1], [9, 20], [1, 20]],
+                 "confidence": 0.9, "uncertain": False}], 2
+
+    monkeypatch.setattr(hands, "read_hand_photo", fake_read)
+    upload(game, png(40, 30))
+    page = game.client.get("/games/1/rounds/1/hands").get_data(as_text=True)
+    assert ("1 tile(s) read. 2 tile(s) lie face down and were not counted: turn them over"
+            " and take the photo again.") in page
+    assert "7 pts (not saved)" in page
 
 
 def test_a_hand_is_read_from_the_table_camera(game: Table, app: Flask) -> None:
@@ -220,5 +240,11 @@ def test_a_hand_photo_is_read_for_the_game_s_set(monkeypatch: pytest.MonkeyPatch
     photo = hands.check_photo(png(), "hand.png")
     tiles = hands.read_tiles(photo, tmp_path, {"name": "standard", "set": 15})
     assert asked == [15] and [t["values"] for t in tiles] == [[15, 2]]
+    back = np.array([[30, 0], [40, 0], [40, 20], [30, 20]], np.float32)
+    monkeypatch.setattr(vision.scoring, "read_hand", lambda reader, path: FrameReading(
+        [TileReading((15, 2), back - [30, 0], 0.9, False)], Detections.empty(), (20, 40),
+        (back,)))
+    tiles, face_down = hands.read_hand_photo(photo, tmp_path, {"name": "standard", "set": 15})
+    assert [t["values"] for t in tiles] == [[15, 2]] and face_down == 1
     with pytest.raises(hands.HandError, match="rules could not be read"):
         hands.read_tiles(photo, tmp_path, {"name": "standard", "set": "lots"})
