@@ -38,8 +38,8 @@ from datasets.table_scene import (
 from datasets.textures import TileStyle, background, render_back, render_face
 from vision.crops import HALF_PX, half_crops, half_polygons
 
-KINDS = ("hands", "table", "table-mat", "closeup", "crops", "crops-table", "crops-high",
-         "crops-covered")
+KINDS = ("hands", "table", "table-mat", "closeup", "hands-face-down", "table-boneyard", "crops",
+         "crops-table", "crops-high", "crops-covered")
 #: The kinds that write half-tile crops (the pip model's data) rather than scenes.
 CROP_KINDS = ("crops", "crops-table", "crops-high", "crops-covered")
 #: ``crops-covered``: a half whose face shows less than this is ``covered``...
@@ -1097,7 +1097,9 @@ def _crop_pair(
 
 
 def render(kind: str, rng: np.random.Generator) -> Scene:
-    """One scene of ``kind`` (``hands``, ``table``, ``table-mat`` or ``closeup``)."""
+    """One scene of ``kind`` (``hands``, ``table``, ``table-mat``, ``closeup``; or
+    ``hands-face-down``, hands with one to four tiles face down, and ``table-boneyard``,
+    a table with a boneyard of 6 to 24 tiles beside it)."""
     if kind == "hands":
         return render_hands(rng)
     if kind == "table":
@@ -1106,4 +1108,8 @@ def render(kind: str, rng: np.random.Generator) -> Scene:
         return render_table(rng, mat=True)
     if kind == "closeup":
         return render_closeup(rng)
+    if kind == "hands-face-down":
+        return render_hands(rng, face_down=int(rng.integers(1, 5)))
+    if kind == "table-boneyard":
+        return render_table(rng, boneyard=int(rng.integers(6, 25)))
     raise ValueError(f"unknown scene kind {kind!r}")

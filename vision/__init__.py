@@ -32,6 +32,8 @@ _EXPORTS = {
     "score_photos": "vision.scoring",
     "read_hand": "vision.scoring",
     "read_from_above": "vision.straight_above",
+    "split_face_down": "vision.face_down",
+    "lies_face_down": "vision.face_down",
     "CoverCheck": "vision.cover_check",
     "flag_covered": "vision.cover_check",
     "reconstruct": "vision.table",
@@ -63,6 +65,7 @@ if TYPE_CHECKING:
         tile_halves,
     )
     from vision.detections import Detections, polygon_iou  # noqa: F401
+    from vision.face_down import lies_face_down, split_face_down  # noqa: F401
     from vision.fragments import join_fragments  # noqa: F401
     from vision.hollow_markers import drop_hollow  # noqa: F401
     from vision.images import load_image  # noqa: F401

@@ -265,3 +265,39 @@ def test_oblique_hands_stay_where_the_camera_looks() -> None:
             c = np.array(tile["corners"])
             sides = np.linalg.norm(np.roll(c, -1, axis=0) - c, axis=1)
             assert sides.min() >= 12.0, (index, tile["values"], sides.round(1))
+
+
+def test_scenes_without_backs_are_drawn_as_before() -> None:
+    """Tiles face down are drawn only when asked for: the committed eval set's labels come
+    out of the generator again, seed for seed."""
+    import json
+    from pathlib import Path
+
+    from datasets.render import render
+
+    eval_dir = Path(__file__).resolve().parents[2] / "datasets" / "eval"
+    for kind, seed, index in (("hands", 9001, 3), ("table", 9002, 5)):
+        scene = render(kind, scene_rng(seed, index))
+        name = f"{kind}_{seed}_{index:06d}"
+        assert not scene.face_down
+        assert scene.labels(f"{name}.jpg") == json.loads((eval_dir / f"{name}.json").read_text())
+
+
+def test_boneyard_and_face_down_kinds_lay_backs_apart_from_the_tiles() -> None:
+    from datasets.render import render, render_table
+    from datasets.table_scene import overlaps
+
+    yard = render("table-boneyard", scene_rng(71, 0))
+    assert 6 <= len(yard.face_down) <= 24 and yard.kind == "table"
+    assert not any(t.pips for t in yard.face_down)
+    for back in yard.face_down:  # the heap touches no tile of the trains
+        assert not any(overlaps(back.corners, t.corners, 0.0) for t in yard.tiles)
+    labels = yard.labels("x.jpg")
+    assert len(labels["face_down"]) == sum(t.visible >= 0.35 for t in yard.face_down)
+    assert all(len(b["corners"]) == 4 for b in labels["face_down"])
+    hands = render("hands-face-down", scene_rng(72, 1))
+    assert 1 <= len(hands.face_down) <= 4
+    # the same table without the heap: the same tiles, values and all
+    plain = render_table(scene_rng(73, 0))
+    heaped = render_table(scene_rng(73, 0), boneyard=10)
+    assert [t.values for t in heaped.tiles] == [t.values for t in plain.tiles]

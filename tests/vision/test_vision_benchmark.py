@@ -22,7 +22,9 @@ if str(ROOT) not in sys.path:  # benchmarks/ is a folder of scripts, not an inst
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.vision import (  # noqa: E402
+    FACE_DOWN_SEED,
     MORE_SEED,
+    face_down,
     pips_in_view,
     render_more,
     synthetic_more,
@@ -84,3 +86,42 @@ def test_a_tile_with_pips_hidden_is_told_apart() -> None:
     labels = {"tiles": [{"values": [2, 1]}, {"values": [0, 3]}, {"values": [0, 0]}],
               "pips": [{"tile": 0}, {"tile": 0}, {"tile": 0}, {"tile": 1}, {"tile": 1}]}
     assert pips_in_view(labels) == [True, False, True]
+
+
+class BackReader:
+    """Reads the rendered face-down scenes as if it set apart every back but the first,
+    which it reads as a 0-0 tile, and reads every tile face up right."""
+
+    def __init__(self, count: int) -> None:
+        from datasets.render import render_hands, render_table, scene_rng
+
+        self.scenes = {}
+        for i in range(count):
+            for scene in (render_table(scene_rng(FACE_DOWN_SEED, i), boneyard=12),
+                          render_hands(scene_rng(FACE_DOWN_SEED + 1, i), face_down=3)):
+                self.scenes[scene.image.tobytes()] = scene
+
+    def reset(self) -> None:
+        pass
+
+    def read(self, image: np.ndarray) -> Any:
+        from vision.reader import FrameReading, TileReading
+
+        scene = self.scenes.get(image.tobytes())
+        if scene is None:
+            return FrameReading([], NO_MARKERS, image.shape[:2])
+        backs = [t.corners.astype(np.float32) for t in scene.face_down if t.visible >= 0.35]
+        tiles = [TileReading(t.values, t.corners.astype(np.float32), 0.9, False)
+                 for t in scene.tiles if t.visible >= 0.35]
+        tiles += [TileReading((0, 0), c, 0.9, False) for c in backs[:1]]
+        return FrameReading(tiles, NO_MARKERS, image.shape[:2], tuple(backs[1:]))
+
+
+def test_face_down_counts_backs_set_apart_and_read_as_tiles() -> None:
+    result = face_down(BackReader(2), 2)  # type: ignore[arg-type]
+    for kind in ("table", "hands"):
+        part = result[kind]
+        assert part["backs"] > 2 and part["backs_found"] == part["backs"]
+        assert part["read_as_tiles"] == 2 and part["set_apart"] == part["backs"] - 2
+        assert part["set_apart_on_no_back"] == 0
+        assert part["blank_faces_read"] == part["blank_faces"]
