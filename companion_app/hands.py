@@ -94,10 +94,11 @@ def read_tiles(photo: Photo, models_dir: str | os.PathLike[str],
     return read_hand_photo(photo, models_dir, rules_json)[0]
 
 
-def read_hand_photo(photo: Photo, models_dir: str | os.PathLike[str],
-                    rules_json: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
-    """``read_tiles``'s tiles, and how many tiles lie face down in the photo: those are
-    not read (``vision.face_down``), and the player must turn them over.
+def read_hand_photo(photo: Photo, models_dir: str | os.PathLike[str], rules_json: dict[str, Any]
+                    ) -> tuple[list[dict[str, Any]], list[list[list[float]]]]:
+    """``read_tiles``'s tiles, and the boxes (corners, image pixels) of the tiles lying
+    face down in the photo: those are not read (``vision.face_down``), and the player
+    must turn them over.
 
     Raises :class:`HandError` with the reader's message when the photo cannot be read.
     """
@@ -119,7 +120,9 @@ def read_hand_photo(photo: Photo, models_dir: str | os.PathLike[str],
         path = Path(folder) / f"hand{suffix}"
         path.write_bytes(photo.data)
         try:
-            hand = hand_from_reading(read_hand(reader, path), rules, str(path))
+            frame = read_hand(reader, path)
+            hand = hand_from_reading(frame, rules, str(path))
+            face_down = frame.face_down
         except BadInputError as exc:
             raise HandError(f"The photo could not be read: {exc.problem}") from None
     return [
@@ -131,7 +134,7 @@ def read_hand_photo(photo: Photo, models_dir: str | os.PathLike[str],
             "covered": bool(tile.covered),
         }
         for i, tile in enumerate(hand.readings)
-    ], hand.face_down
+    ], [[[round(float(x), 1), round(float(y), 1)] for x, y in box] for box in face_down]
 
 
 def parse_tiles(texts: list[str], set_size: int) -> list[list[int]]:

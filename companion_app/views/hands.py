@@ -71,11 +71,13 @@ def photo(game_id: int, number: int, seat: int) -> Response:
 def _store_photo(game: store.Game, number: int, seat: int, photo: hand_reading.Photo) -> Any:
     problem = hand_reading.models_status(current_app.config["MODELS_DIR"])
     readings: list[dict[str, Any]] = []
+    backs: list[list[list[float]]] = []
     note = problem
     if problem is None:
         try:
-            readings, face_down = hand_reading.read_hand_photo(
+            readings, backs = hand_reading.read_hand_photo(
                 photo, current_app.config["MODELS_DIR"], game.rules)
+            face_down = len(backs)
             uncertain = sum(r["uncertain"] for r in readings)
             covered = sum(bool(r.get("covered")) for r in readings)
             note = (f"{len(readings)} tile(s) read" +
@@ -87,6 +89,8 @@ def _store_photo(game: store.Game, number: int, seat: int, photo: hand_reading.P
         except hand_reading.HandError as exc:
             note = str(exc)
     tiles = [r["values"] for r in readings]  # out-of-set values show, and must be corrected
+    # the backs are drawn on the photo after the tiles (the tiles keep their numbers)
+    readings = readings + [{"corners": box, "face_down": True} for box in backs]
     store.save_hand_photo(get_db(), game.id, number, seat, photo=photo.data,
                           photo_type=photo.mimetype, size=(photo.width, photo.height),
                           readings=readings, tiles=tiles, note=note)

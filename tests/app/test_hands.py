@@ -150,7 +150,7 @@ def test_read_tiles_with_a_fake_reader(game: Table, monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(hands, "models_status", lambda folder: None)
 
     def fake_read(photo: hands.Photo, folder: object,
-                  rules: object) -> tuple[list[dict[str, object]], int]:
+                  rules: object) -> tuple[list[dict[str, object]], list[object]]:
         return [
             {"values": [3, 4], "corners": [[1, 1], [9, 1], [9, 20], [1, 20]], "confidence": 0.9,
              "uncertain": False},
@@ -158,7 +158,7 @@ def test_read_tiles_with_a_fake_reader(game: Table, monkeypatch: pytest.MonkeyPa
              "confidence": 0.4, "uncertain": True},
             {"values": [1, 2], "corners": [[30, 1], [39, 1], [39, 20], [30, 20]],
              "confidence": 0.9, "uncertain": True, "covered": True},
-        ], 0
+        ], []
 
     monkeypatch.setattr(hands, "read_hand_photo", fake_read)
     upload(game, png(40, 30))
@@ -179,9 +179,10 @@ def test_tiles_face_down_are_named_and_not_counted(game: Table, monkeypatch: pyt
     monkeypatch.setattr(hands, "models_status", lambda folder: None)
 
     def fake_read(photo: hands.Photo, folder: object,
-                  rules: object) -> tuple[list[dict[str, object]], int]:
+                  rules: object) -> tuple[list[dict[str, object]], list[object]]:
         return [{"values": [3, 4], "corners": [[1, 1], [9, 1], [9, 20], [1, 20]],
-                 "confidence": 0.9, "uncertain": False}], 2
+                 "confidence": 0.9, "uncertain": False}], [
+            [[12, 1], [20, 1], [20, 20], [12, 20]], [[22, 1], [30, 1], [30, 20], [22, 20]]]
 
     monkeypatch.setattr(hands, "read_hand_photo", fake_read)
     upload(game, png(40, 30))
@@ -189,6 +190,8 @@ def test_tiles_face_down_are_named_and_not_counted(game: Table, monkeypatch: pyt
     assert ("1 tile(s) read. 2 tile(s) lie face down and were not counted: turn them over"
             " and take the photo again.") in page
     assert "7 pts (not saved)" in page
+    assert page.count('class="face-down"') == 2 and page.count(">face down</text>") == 2
+    assert 'value="3-4"' in page and page.count('name="tile"') == 1  # backs are no tiles
 
 
 def test_a_hand_is_read_from_the_table_camera(game: Table, app: Flask) -> None:
@@ -244,7 +247,8 @@ def test_a_hand_photo_is_read_for_the_game_s_set(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(vision.scoring, "read_hand", lambda reader, path: FrameReading(
         [TileReading((15, 2), back - [30, 0], 0.9, False)], Detections.empty(), (20, 40),
         (back,)))
-    tiles, face_down = hands.read_hand_photo(photo, tmp_path, {"name": "standard", "set": 15})
-    assert [t["values"] for t in tiles] == [[15, 2]] and face_down == 1
+    tiles, backs = hands.read_hand_photo(photo, tmp_path, {"name": "standard", "set": 15})
+    assert [t["values"] for t in tiles] == [[15, 2]]
+    assert backs == [[[30.0, 0.0], [40.0, 0.0], [40.0, 20.0], [30.0, 20.0]]]
     with pytest.raises(hands.HandError, match="rules could not be read"):
         hands.read_tiles(photo, tmp_path, {"name": "standard", "set": "lots"})

@@ -48,3 +48,10 @@ def test_reading_annotator_colours_by_certainty() -> None:
 def test_reading_annotator_accepts_a_list_of_readings() -> None:
     drawn = ReadingAnnotator().annotate(scene(), [TileReading((0, 0), TILE, 0.9, False)])
     assert not np.array_equal(drawn, scene())
+
+
+def test_tiles_face_down_are_outlined_apart() -> None:
+    frame = FrameReading([], Detections.empty(), (300, 400), (TILE + [0, 120],))
+    drawn = ReadingAnnotator(face_down_color=(200, 0, 200), thickness=1).annotate(scene(), frame)
+    assert is_colour(drawn[220, 110], (200, 0, 200))
+    assert (drawn[230:250, 110:170] == 255).all(axis=2).any()  # its "down" label
