@@ -107,7 +107,8 @@ def test_reader_reads_a_short_small_box_in_its_neighbours_shape(
     cx, cy = boxes[4].mean(0)
     short = _box(cx, cy, 16, 26)
     boxes[4] = short
-    reader = TileReader(untrained_models, reshape_small=reshape)
+    # the picture is plain grey: every box would be a tile lying face down (no divider)
+    reader = TileReader(untrained_models, reshape_small=reshape, spot_face_down=False)
     vars(reader)["detector"] = _Found(
         Detections(boxes, np.full(len(boxes), 0.9, np.float32), np.zeros(len(boxes), int)))
     vars(reader)["pip_detector"] = _Pips()
