@@ -107,6 +107,29 @@ def rounded_mask(height: int, width: int, radius: float) -> np.ndarray:
     return cv2.resize(mask, (width, height), interpolation=cv2.INTER_AREA).astype(np.float32) / 255
 
 
+def _plain_side(
+    colour: np.ndarray, style: TileStyle, width: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One side of a tile with nothing on it yet, ``(2*width, width)`` pixels: ``colour``
+    with a soft gradient, the bevelled edge and its lit rim. Returns ``(bgr float,
+    alpha, xx, yy)`` (the pixel grids, for what is drawn on it)."""
+    w, h = width, 2 * width
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    alpha = rounded_mask(h, w, style.corner * w)
+    # base colour with a soft gradient and a faint texture
+    g = rng.uniform(-0.05, 0.05, 2)
+    shade = 1 + g[0] * (xx / w - 0.5) + g[1] * (yy / h - 0.5)
+    side = colour[None, None, :] * shade[..., None]
+    # bevel: darker near the edge
+    dist = cv2.distanceTransform((alpha > 0.5).astype(np.uint8), cv2.DIST_L2, 3)
+    bevel_w = max(1.0, 0.07 * w)
+    edge = np.exp(-dist / bevel_w)
+    side = side * (1 - style.bevel * edge)[..., None]
+    # a bright rim on the lit side of the bevel
+    side += (30 * edge * np.clip(1 - yy / h - xx / w, 0, 1))[..., None] * rng.uniform(0, 1)
+    return side, alpha, xx, yy
+
+
 def render_face(
     values: tuple[int, int], style: TileStyle, width: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray, list[tuple[int, float, float, float]]]:
@@ -116,19 +139,7 @@ def render_face(
     ``(half, x, y, radius)`` in face pixels.
     """
     w, h = width, 2 * width
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    alpha = rounded_mask(h, w, style.corner * w)
-    # base colour with a soft gradient and a faint texture
-    g = rng.uniform(-0.05, 0.05, 2)
-    shade = 1 + g[0] * (xx / w - 0.5) + g[1] * (yy / h - 0.5)
-    face = style.face[None, None, :] * shade[..., None]
-    # bevel: darker near the edge
-    dist = cv2.distanceTransform((alpha > 0.5).astype(np.uint8), cv2.DIST_L2, 3)
-    bevel_w = max(1.0, 0.07 * w)
-    edge = np.exp(-dist / bevel_w)
-    face = face * (1 - style.bevel * edge)[..., None]
-    # a bright rim on the lit side of the bevel
-    face += (30 * edge * np.clip(1 - yy / h - xx / w, 0, 1))[..., None] * rng.uniform(0, 1)
+    face, alpha, xx, yy = _plain_side(style.face, style, width, rng)
     # divider bar
     bar_len = rng.uniform(0.62, 0.86) * w
     bar_t = max(1.0, rng.uniform(0.022, 0.04) * h)
@@ -191,17 +202,9 @@ def render_back(
     alpha float32)``. No divider and no pips; mostly the face's own colour, sometimes
     another, sometimes with a faint pressed pattern (a ring or lines along the tile)."""
     w, h = width, 2 * width
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    alpha = rounded_mask(h, w, style.corner * w)
     colour = (style.face if rng.random() < 0.65
               else _bgr(BACK_COLOURS[int(rng.integers(len(BACK_COLOURS)))]))
-    g = rng.uniform(-0.05, 0.05, 2)
-    shade = 1 + g[0] * (xx / w - 0.5) + g[1] * (yy / h - 0.5)
-    back = colour[None, None, :] * shade[..., None]
-    dist = cv2.distanceTransform((alpha > 0.5).astype(np.uint8), cv2.DIST_L2, 3)
-    edge = np.exp(-dist / max(1.0, 0.07 * w))
-    back = back * (1 - style.bevel * edge)[..., None]
-    back += (30 * edge * np.clip(1 - yy / h - xx / w, 0, 1))[..., None] * rng.uniform(0, 1)
+    back, alpha, xx, yy = _plain_side(colour, style, width, rng)
     pattern = rng.random()
     if pattern < 0.15:  # a pressed ring in the middle
         r = rng.uniform(0.2, 0.35) * w
