@@ -32,7 +32,7 @@ from vision.reader import (
     MAX_VALUE,
     FrameReading,
     TileReading,
-    _class_counts,
+    class_counts,
     tile_half_crops,
 )
 
@@ -57,7 +57,7 @@ class CoverCheck:
         self.classifier = Classifier(spec, threads=threads)
         self.covered_class = spec.names.index("covered")
         #: The count each class of ``counter`` stands for (empty without one).
-        self.counts = (_class_counts(counter.names, str(counter.file)) if counter
+        self.counts = (class_counts(counter.names, str(counter.file)) if counter
                        else np.zeros(0, int))
         self.counter = Classifier(counter, threads=threads) if counter else None
 

@@ -357,9 +357,9 @@ class TileReader:
                                  if classify and quick_look and "halves_quick" in specs
                                  else None)
         if classify:
-            _class_counts(specs["halves"].names, str(specs["halves"].file))  # fail early
+            class_counts(specs["halves"].names, str(specs["halves"].file))  # fail early
         if self.quick_classifier is not None:
-            _class_counts(specs["halves_quick"].names, str(specs["halves_quick"].file))
+            class_counts(specs["halves_quick"].names, str(specs["halves_quick"].file))
         #: Markers scored above this are taken from one look; those from
         #: ``FAINT_MARKER`` up only where the other look finds one too.
         self.marker_threshold = tile_threshold
@@ -726,7 +726,7 @@ class TileReader:
     def _by_count(self, probs: np.ndarray, names: Sequence[str]) -> np.ndarray:
         """A classifier's ``probs`` (columns: its classes ``names``) by count, 0 to
         ``classified_up_to``."""
-        values = _class_counts(names, "halves")
+        values = class_counts(names, "halves")
         top = self.classified_up_to
         by_count = np.zeros((len(probs), max(int(values.max()), top) + 1), np.float32)
         by_count[:, values] = probs
@@ -843,7 +843,7 @@ def _within_set(value: int, low: int, high: int, top: int) -> tuple[int, int, in
     return min(value, top), low, min(high, top)
 
 
-def _class_counts(names: Sequence[str], where: str) -> np.ndarray:
+def class_counts(names: Sequence[str], where: str) -> np.ndarray:
     """The counts a count classifier's classes stand for: its class names, ``00``-``18``."""
     try:
         counts = np.array([int(name) for name in names])

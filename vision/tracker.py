@@ -553,7 +553,8 @@ class Tracker:
             frame_reading = reader.read(frame)
             self.tiles_read += len(frame_reading.tiles)
             return frame_reading.tiles, frame_reading.markers
-        still = cache.unchanged(_grey(frame))
+        grey = _grey(frame)
+        still = cache.unchanged(grey)
 
         def known(m: int) -> bool:
             return still[m] or (cache.agree[m] >= CONFIRMED_READS and not cache.settled[m])
@@ -577,17 +578,15 @@ class Tracker:
         keep = [i for i, m in enumerate(matches) if m is not None and known(m)]
         fresh_rows = [i for i in range(len(matches)) if i not in set(keep)]
         both = getattr(reader, "read_tiles_and_backs", None)
-        fresh_boxes = tiles_found[np.array(fresh_rows, dtype=np.int64)]
-        if not fresh_rows:
-            fresh, backs = [], []
-        elif both is not None:
-            fresh, backs = both(frame, fresh_boxes)
-        else:
-            fresh, backs = read_tiles(frame, fresh_boxes), []
+        fresh, backs = [], []
+        if fresh_rows:
+            fresh_boxes = tiles_found[np.array(fresh_rows, dtype=np.int64)]
+            fresh, backs = (both(frame, fresh_boxes) if both is not None
+                            else (read_tiles(frame, fresh_boxes), []))
         if backs and len(markers):  # a back of the boneyard the detector called a marker
             from vision.face_down import markers_on_backs
 
-            markers = markers[~markers_on_backs(_grey(frame), markers.corners,
+            markers = markers[~markers_on_backs(grey, markers.corners,
                                                 [np.asarray(b.corners) for b in backs])]
         self.tiles_read += len(fresh)
         self.tiles_reused += len(keep)
