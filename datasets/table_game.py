@@ -630,7 +630,8 @@ def follow(shown: Sequence[Shown], players: int, rules: RuleSet, seed: int,
             latencies.append((later[0] - end) / FPS)
     return {"tables": tables, "alerts": alerts, "frames": capture.count, "seconds": elapsed,
             "latencies": latencies, "tiles_read": tracker.tiles_read,
-            "tiles_reused": tracker.tiles_reused, "reads": tracker.reads}
+            "tiles_reused": tracker.tiles_reused, "reads": tracker.reads,
+            "backs_read": tracker.backs_read, "backs_reused": tracker.backs_reused}
 
 
 def benchmark_games(n: int, seed: int, players_cycle: Sequence[int] = (3, 4, 2, 5),

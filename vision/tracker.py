@@ -15,7 +15,9 @@ of images and yields :class:`TrackerEvent` s:
   tiles of a settled table keep theirs for as long as they look as they did
   then (brightness and contrast aside), so that a tile hard to read is not
   read differently at every move (each new reading of an old tile would be
-  a tile taken away and another laid);
+  a tile taken away and another laid); the backs of tiles lying face down
+  (the boneyard) are set apart by the reader once, and a box found where a
+  back lay that looks as it did then is that back, unread;
 - a table is *settled* when the same reading wins a vote over the still
   frames of a short while; each settled table that differs from the last is
   passed to :class:`engine.Observer`, whose alerts become events;
@@ -403,6 +405,10 @@ class _Cache:
     agree: list[int] = field(default_factory=list)
     settled: list[bool] = field(default_factory=list)
     looks: list[np.ndarray | None] = field(default_factory=list)
+    #: The backs of tiles lying face down set apart so far (their readings) and how each
+    #: looked when it was (:func:`tile_look`).
+    backs: list[Any] = field(default_factory=list)
+    back_looks: list[np.ndarray] = field(default_factory=list)
 
     def match(self, corners: np.ndarray) -> int | None:
         """Index of the cached tile lying where ``corners`` lie, if any."""
@@ -413,6 +419,20 @@ class _Cache:
         k = int(np.argmin(d))
         size = float(np.linalg.norm(self.corners[k][1] - self.corners[k][0]))
         return k if d[k] < 0.15 * max(size, 1.0) else None
+
+    def known_back(self, grey: np.ndarray, corners: np.ndarray) -> int | None:
+        """Index of the back set apart before that lies where ``corners`` lie and
+        looks in ``grey`` as it did then, if any."""
+        if not self.backs:
+            return None
+        held = np.array([np.asarray(b.corners, np.float32) for b in self.backs])
+        d = np.linalg.norm(held.mean(axis=1) - np.asarray(corners, np.float32).mean(axis=0),
+                           axis=1)
+        k = int(np.argmin(d))
+        size = float(np.linalg.norm(held[k][1] - held[k][0]))
+        if d[k] >= BACK_MOVED * max(size, 1.0):
+            return None
+        return k if same_look(self.back_looks[k], tile_look(grey, held[k])) else None
 
     def settle(self, grey: np.ndarray) -> None:
         """The tiles now held are those of a settled table, seen in ``grey``."""
@@ -472,6 +492,9 @@ def same_look(a: np.ndarray, b: np.ndarray) -> bool:
 
 #: A tile read the same way this many times in a row, unmoved, is not read again.
 CONFIRMED_READS = 2
+#: A box whose centre lies within this share of a tile's width of a back set apart
+#: before lies where that back lay (the detector's boxes move a pixel or two).
+BACK_MOVED = 0.25
 
 
 class Tracker:
@@ -522,6 +545,9 @@ class Tracker:
         self.tiles_reused = 0
         #: Confirmed tiles the detector missed, kept because they read the same again.
         self.tiles_kept = 0
+        #: Backs of tiles lying face down set apart by a reading, and found again unread.
+        self.backs_read = 0
+        self.backs_reused = 0
 
     @property
     def settled(self) -> TableState | None:
@@ -578,16 +604,30 @@ class Tracker:
         keep = [i for i, m in enumerate(matches) if m is not None and known(m)]
         fresh_rows = [i for i in range(len(matches)) if i not in set(keep)]
         both = getattr(reader, "read_tiles_and_backs", None)
+        # a back of the boneyard seen before, where it lay and looking as it did, is
+        # that back: not read again (a tile turned face up there looks otherwise)
+        held_backs: dict[int, int] = {}  # back index -> the box found on it
+        if both is not None and cache.backs:
+            for i in fresh_rows:
+                k = cache.known_back(grey, tiles_found.corners[i])
+                if k is not None and k not in held_backs:
+                    held_backs[k] = i
+            fresh_rows = [i for i in fresh_rows if i not in set(held_backs.values())]
         fresh, backs = [], []
         if fresh_rows:
             fresh_boxes = tiles_found[np.array(fresh_rows, dtype=np.int64)]
             fresh, backs = (both(frame, fresh_boxes) if both is not None
                             else (read_tiles(frame, fresh_boxes), []))
-        if backs and len(markers):  # a back of the boneyard the detector called a marker
+        self.backs_read += len(backs)
+        self.backs_reused += len(held_backs)
+        cache.back_looks = ([cache.back_looks[k] for k in held_backs]
+                            + [tile_look(grey, np.asarray(b.corners)) for b in backs])
+        cache.backs = [cache.backs[k] for k in held_backs] + list(backs)
+        if cache.backs and len(markers):  # a back of the boneyard the detector called a marker
             from vision.face_down import markers_on_backs
 
             markers = markers[~markers_on_backs(grey, markers.corners,
-                                                [np.asarray(b.corners) for b in backs])]
+                                                [np.asarray(b.corners) for b in cache.backs])]
         self.tiles_read += len(fresh)
         self.tiles_reused += len(keep)
         held: list[tuple[Any, int, bool, np.ndarray | None]] = []  # reading, agree, settled, look

@@ -187,3 +187,6 @@ def test_a_boneyard_beside_the_table_is_followed_without_alerts(record: list[Any
     result = follow(shown, 3, RULES, seed=2, reader=reader, hold_s=1.0, hand_s=0.6)
     assert result["tables"] == truth
     assert result["alerts"] == []
+    # the heap is set apart once, not read again at every still frame
+    assert result["backs_read"] >= 5
+    assert result["backs_reused"] > 4 * result["backs_read"]

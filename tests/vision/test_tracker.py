@@ -587,3 +587,88 @@ def test_a_train_stopping_at_an_askew_box_is_read_again_where_it_goes_on(
     settled = [e.table for e in events if e.kind == "table"]
     assert (settled == [game.state(k) for k in states]) == look
     assert any("read again there" in e.message for e in events if e.kind == "uncertain") == look
+
+
+#: A heap of four tiles lying face down in the corner of the view: plain boxes.
+HEAP = [np.array([[40 + 22 * j, 40], [54 + 22 * j, 40], [54 + 22 * j, 68], [40 + 22 * j, 68]],
+                 np.float32) for j in range(4)]
+
+
+class HeapReader(FakeReader):
+    """Also finds the heap's boxes and sets them apart as backs (``read_tiles_and_backs``);
+    counts the backs it set apart. A marker box lies on the first back."""
+
+    def __init__(self, game: Game) -> None:
+        super().__init__(game)
+        self.backs_set_apart = 0
+
+    def detector(self, frame: np.ndarray) -> Detections:
+        found = super().detector(frame)
+        heap = np.array(HEAP) + self.rng.normal(0, 0.3, (len(HEAP), 4, 2))
+        marker = HEAP[0] * 0.5 + HEAP[0].mean(axis=0) * 0.5
+        return Detections.merge([found, Detections(heap, np.ones(len(HEAP)),
+                                                   np.zeros(len(HEAP))),
+                                 Detections(marker[None], np.ones(1), np.ones(1))])
+
+    def read_tiles_and_backs(self, frame: np.ndarray, tiles: Detections
+                             ) -> tuple[list[SeenTile], list[SeenTile]]:
+        heap = np.array(HEAP).mean(axis=1)
+        on_heap = np.array([np.min(np.linalg.norm(heap - c.mean(axis=0), axis=1)) < 3
+                            for c in tiles.corners], bool)
+        backs = [SeenTile((0, 0), c) for c in tiles.corners[on_heap]]
+        self.backs_set_apart += len(backs)
+        return self.read_tiles(frame, tiles[~on_heap]), backs
+
+
+def _with_heap(frame: np.ndarray | None, turned: bool = False) -> np.ndarray | None:
+    """``frame`` with the heap drawn on it (its first tile turned face up: a pip on it)."""
+    if frame is None:
+        return None
+    out = frame.copy()
+    for box in HEAP:
+        cv2.fillPoly(out, [box.astype(np.int32)], (200, 200, 200))
+    if turned:
+        centre = HEAP[0].mean(axis=0).astype(int)
+        cv2.circle(out, (int(centre[0]), int(centre[1]) - 7), 3, (20, 20, 20), -1)
+        cv2.line(out, (42, 54), (52, 54), (20, 20, 20), 1)
+    return out
+
+
+def test_the_backs_of_a_heap_are_set_apart_once_not_at_every_frame(tmp_path: Path) -> None:
+    game = Game(7, n_tiles=8)
+    states = list(range(len(game.order) + 1))
+    frames = [_with_heap(f) for f in _video(game, states, np.random.default_rng(7))]
+    reader = HeapReader(game)
+    tracker, events = _track(tmp_path, game, frames, reader)
+    assert [e.table for e in events if e.kind == "table"] == [game.state(k) for k in states]
+    assert reader.backs_set_apart == tracker.backs_read == len(HEAP)
+    assert tracker.backs_reused >= 4 * len(HEAP)
+
+
+def test_a_back_that_looks_otherwise_is_read_again(tmp_path: Path) -> None:
+    game = Game(7, n_tiles=8)
+    rng = np.random.default_rng(8)
+    frames = [_with_heap(game.draw(2, rng)) for _ in range(10)]
+    frames += [_with_heap(game.draw(2, rng), turned=True) for _ in range(10)]
+    reader = HeapReader(game)
+    _track(tmp_path, game, frames, reader)
+    # the heap once, then the tile turned over, and only it
+    assert reader.backs_set_apart == len(HEAP) + 1
+
+
+def test_a_marker_on_a_back_known_already_is_no_marker(tmp_path: Path) -> None:
+    from vision.tracker import _Cache
+
+    game = Game(7, n_tiles=8)
+    rng = np.random.default_rng(9)
+    frame = _with_heap(game.draw(2, rng))
+    assert frame is not None
+    video = tmp_path / "game.mp4"
+    video.write_bytes(b"")
+    tracker = Tracker(video, game.players, reader=HeapReader(game), mat=False,
+                      opener=lambda _: FakeCapture([]), sleep=lambda _: None)
+    cache = _Cache()
+    for _ in range(3):  # the first read sets the heap apart; the next ones find it again
+        _, markers = tracker._read(frame, cache)
+        assert len(markers) == 0
+    assert tracker.backs_read == len(HEAP) and tracker.backs_reused == 2 * len(HEAP)
