@@ -76,6 +76,7 @@ from engine import RuleSet, Tile, hand_points  # noqa: E402
 from vision.crops import HALF_PX, half_polygons  # noqa: E402
 from vision.detections import Detections, match_boxes, polygon_iou  # noqa: E402
 from vision.images import load_image  # noqa: E402
+from vision.precision import cpu_flags, int8_is_exact  # noqa: E402
 from vision.reader import TileReader, _inside_half, tile_half_crops  # noqa: E402
 from vision.scoring import read_hand  # noqa: E402
 from vision.straight_above import plane_normal, tilt_degrees  # noqa: E402
@@ -559,12 +560,15 @@ def latency(reader: TileReader, runs: int) -> dict[str, Any]:
     scene = render_table(scene_rng(TUNE_SEED + 1, 0), size=(1280, 720))
     frame_image = scene.image
     reader.read(frame_image)  # warm up
-    times = []
+    times, detect_times = [], []
     for _ in range(runs):
         t0 = time.perf_counter()
         frame = reader.read(frame_image)
         times.append((time.perf_counter() - t0) * 1000)
-    tiles_in_frame = len(frame.tiles)
+        t0 = time.perf_counter()  # what limits the frame: the detector's share of it
+        reader.detect(frame_image)
+        detect_times.append((time.perf_counter() - t0) * 1000)
+    tiles_in_frame, detect_side = len(frame.tiles), reader.look_side
     four_three = render_table(scene_rng(TUNE_SEED + 1, 1), size=(1280, 960)).image
     big = cv2.resize(four_three, (4000, 3000), interpolation=cv2.INTER_CUBIC)
     with tempfile.TemporaryDirectory() as tmp:
@@ -591,7 +595,11 @@ def latency(reader: TileReader, runs: int) -> dict[str, Any]:
             t0 = time.perf_counter()
             hand_reading = read_hand(reader, path)
             hand_times.append((time.perf_counter() - t0) * 1000)
+    flags = cpu_flags()
     return {"frame_ms": round(statistics.median(times), 1), "frame_tiles": tiles_in_frame,
+            "frame_detect_ms": round(statistics.median(detect_times), 1),
+            "frame_detect_side": detect_side,
+            "cpu_sums_8_bits_exactly": int8_is_exact(flags),
             "hand_photo_ms": round(statistics.median(hand_times), 1),
             "hand_photo_tiles": len(hand_reading.tiles),
             "photo_ms": round(statistics.median(photo_times), 1),
@@ -765,6 +773,12 @@ def summary(r: dict[str, Any]) -> str:
                  f"(of which loading {lat['photo_load_ms']} ms), {lat['hand_photo_ms']} ms "
                  f"per 12 MP photo of a hand at a slant, read as mtrain score reads it "
                  f"({lat['hand_photo_tiles']} tiles)")
+    if "frame_detect_ms" in lat:
+        exact = {True: "yes", False: "no", None: "unknown"}[lat["cpu_sums_8_bits_exactly"]]
+        lines.append(f"[vision] of the frame, the tile detector "
+                     f"({lat.get('models', {}).get('tiles', '?')}) at "
+                     f"{lat['frame_detect_side']} px: {lat['frame_detect_ms']} ms; this CPU "
+                     f"sums 8-bit products exactly: {exact}")
     lines.append(f"[vision] targets met: {r['met']}")
     return "\n".join(lines)
 

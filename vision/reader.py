@@ -433,6 +433,12 @@ class TileReader:
                                                 threads=self._threads))
         return self._cover_check[0]
 
+    @property
+    def look_side(self) -> int:
+        """Long side of the detector's input at the next frame's first look: the closer
+        look's, once a video needed it, else the trained size."""
+        return self._close_side or self._base_side()
+
     def reset(self) -> None:
         """Forget what earlier frames taught (the closer look a video needed): the
         next image is read as a still, as a fresh reader would read it."""

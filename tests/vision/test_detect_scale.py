@@ -88,8 +88,11 @@ def test_tiny_tiles_are_looked_at_closer_and_video_keeps_the_closer_look(
     side = reader.detect(FRAME).metadata["side"]
     assert det.calls == [None, side]
     assert side == ZOOM_IN_SIDE
+    assert reader.look_side == side
     reader.detect(FRAME)  # the next frame goes straight to the closer look
     assert det.calls == [None, side, side]
+    reader.reset()  # a still: read afresh, at the trained size first
+    assert reader.look_side == 416
 
 
 def test_the_closer_look_is_bounded_by_the_image(untrained_models: Path) -> None:
