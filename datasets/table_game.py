@@ -636,17 +636,18 @@ def follow(shown: Sequence[Shown], players: int, rules: RuleSet, seed: int,
 
 def benchmark_games(n: int, seed: int, players_cycle: Sequence[int] = (3, 4, 2, 5),
                     reader: Any = None, max_tables: int | None = None,
-                    mat: bool = False) -> dict[str, Any]:
+                    mat: bool = False, boneyard: int = 0) -> dict[str, Any]:
     """Bots' rounds with injected breaches, filmed and followed; see ``benchmarks/table.py``.
 
     ``reader`` reads the frames (``None``: the oracle); ``max_tables`` cuts
-    each round short (the trained reader is slow on a CPU).
+    each round short (the trained reader is slow on a CPU); ``boneyard`` tiles lie
+    face down in a heap beside the trains throughout.
     """
     rules = RuleSet.preset("standard")
     injected = found = false = moves = frames = unexplained = 0
     renderer = ""
     seconds = 0.0
-    same = 0
+    same = backs_read = backs_reused = 0
     latencies: list[float] = []
     details = []
     for g in range(n):
@@ -656,7 +657,7 @@ def benchmark_games(n: int, seed: int, players_cycle: Sequence[int] = (3, 4, 2, 
         truth = camera_view(obs)[:max_tables]
         breaches = [b for b in breaches if max_tables is None or b.index < max_tables]
         layouts = layout_sequence(truth, players, np.random.default_rng(seed + g), mat=mat)
-        shown = render_tables(layouts, style_seed=seed + g)
+        shown = render_tables(layouts, style_seed=seed + g, boneyard=boneyard)
         renderer = shown[0].renderer
         # the engine told, as the companion app tells it (``mtrain watch --engine``)
         result = follow(shown, players, rules, seed + g, reader, mat, engine=truth[0].engine)
@@ -675,6 +676,8 @@ def benchmark_games(n: int, seed: int, players_cycle: Sequence[int] = (3, 4, 2, 
         frames += result["frames"]
         seconds += result["seconds"]
         latencies += result["latencies"]
+        backs_read += result["backs_read"]
+        backs_reused += result["backs_reused"]
         identical = (result["tables"] == truth
                      and _alert_keys(result["alerts"]) == _alert_keys(reference))
         same += identical
@@ -684,7 +687,7 @@ def benchmark_games(n: int, seed: int, players_cycle: Sequence[int] = (3, 4, 2, 
                         "found": hit, "reference_errors": sum(ref_errors.values()),
                         "tracker_errors": len(got), "identical": identical})
     return {
-        "rounds": n, "frames": renderer, "mat": mat,
+        "rounds": n, "frames": renderer, "mat": mat, "boneyard": boneyard,
         "reader": "oracle (the drawn tiles)" if reader is None else type(reader).__name__,
         "injected": injected, "injected_found": found,
         "found_rate": round(found / max(injected, 1), 4),
@@ -694,6 +697,7 @@ def benchmark_games(n: int, seed: int, players_cycle: Sequence[int] = (3, 4, 2, 
         "same_alerts_as_observer": f"{same}/{n}",
         "frames_per_second": round(frames / max(seconds, 1e-9), 1),
         "settled_latency_s_median": round(statistics_median(latencies), 3),
+        "backs_read": backs_read, "backs_found_again_unread": backs_reused,
         "rounds_detail": details,
     }
 
