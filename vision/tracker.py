@@ -612,7 +612,8 @@ class Tracker:
                 k = cache.known_back(grey, tiles_found.corners[i])
                 if k is not None and k not in held_backs:
                     held_backs[k] = i
-            fresh_rows = [i for i in fresh_rows if i not in set(held_backs.values())]
+            on_backs = set(held_backs.values())
+            fresh_rows = [i for i in fresh_rows if i not in on_backs]
         fresh, backs = [], []
         if fresh_rows:
             fresh_boxes = tiles_found[np.array(fresh_rows, dtype=np.int64)]
