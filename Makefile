@@ -14,7 +14,7 @@ help:
 	@echo "make run    set up .venv and start the companion on the bundled demo"
 	@echo "make test   set up .venv (with training extras) and run the tests"
 	@echo "make bench  run the benchmarks; results in benchmarks/results/"
-	@echo "make lint   ruff and mypy"
+	@echo "make lint   ruff (with the complexity limit), the import contracts and mypy"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -25,8 +25,8 @@ $(VENV)/.installed-run: pyproject.toml | $(PY)
 	$(PIP) install --quiet -e .
 	touch $@
 
-# Tests, lint and training: adds pytest, hypothesis, ruff, mypy, playwright,
-# torch (CPU use of the wheel on this machine's disk) and ultralytics.
+# Tests, lint and training: adds pytest, hypothesis, ruff, mypy, import-linter,
+# playwright, torch (its CPU wheel) and ultralytics.
 # ultralytics pulls the GUI build of OpenCV; the headless build is put back
 # so that the runtime needs no libGL.
 $(VENV)/.installed-test: pyproject.toml | $(PY)
@@ -41,6 +41,8 @@ venv-test: $(VENV)/.installed-test
 run: venv
 	$(VENV)/bin/mtrain serve
 
+# tests/test_architecture.py runs the import contracts and the complexity
+# limit too, so `make test` alone keeps the architecture.
 test: venv-test
 	sh tests/browser/ensure_chromium.sh
 	$(PY) -m pytest
@@ -50,7 +52,8 @@ bench: venv-test
 
 lint: venv-test
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports --no-cache
 	$(VENV)/bin/mypy engine vision companion_app datasets benchmarks tests
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .import_linter_cache
