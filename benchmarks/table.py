@@ -238,7 +238,7 @@ def rendered(n: int, mat: bool, reader: Any, seed_base: int = RENDERED_SEED_BASE
     """
     if camera not in ("table", "fit"):
         raise ValueError(f"camera must be 'table' or 'fit', not {camera!r}")
-    from benchmarks.vision import match
+    from benchmarks.matching import match
     from datasets.table_game import OracleReader, render_tables
     from vision.cli import read_table, reconstruct_table
     from vision.mat import detect_mat

@@ -4,42 +4,29 @@
 ``vision.quantize``); its float export lies beside it (``*.onnx``). ONNX
 Runtime's 8-bit convolutions multiply uint8 activations by int8 weights.
 With VNNI on x86 (``avx512_vnni``, ``avx_vnni``, AMX) or the dot-product
-instructions on Arm (``asimddp``) the products are summed in 32 bits, exactly.
-On an x86 CPU with AVX2 but no VNNI, pairs of products are summed in 16 bits,
-which can saturate (ONNX Runtime's quantization guide advises 7-bit weights,
-``reduce_range``, or uint8 weights for such CPUs). Measured on an AVX2-only AMD EPYC
-(session 16): the 8-bit models were hardly faster there (a 1280x720 frame of
-27 tiles read in 152 ms against 172 ms in float; run alone, the pip model took
-33 ms against 30 ms per 32 crops) and read worse: of 320 rendered 1920x1080
-tables, 275 read whole against 289 in float.
+instructions on Arm (``asimddp``) the products are summed in 32 bits, exactly,
+and every model runs in 8 bits. On an x86 CPU with AVX2 but no VNNI, pairs of
+products are summed in 16 bits, which can saturate (ONNX Runtime's quantization
+guide advises 7-bit weights, ``reduce_range``, or uint8 weights for such CPUs).
+Measured on an AVX2-only AMD EPYC, the 8-bit detectors were hardly faster there
+and read worse: of 320 rendered 1920x1080 tables, 275 read whole against 289
+in float, and at 1280x720 110 of 160 against 121.
 
-So the float export runs on such a CPU, and wherever ``MTRAIN_PRECISION=float``
-says so; ``MTRAIN_PRECISION=int8`` forces the 8-bit one. Where the CPU's flags
-cannot be read (no ``/proc/cpuinfo``: macOS, Windows) the shipped 8-bit export
-runs, as before.
+An 8-bit export quantized with 7-bit weights (``reduce_range``;
+``models.json`` ``"weight_bits": 7``) cannot saturate those 16-bit sums
+(2 x 255 x 64 < 32768), so it reads the same on every CPU. The half
+classifiers are quantized so: on the validation crops of 0-12 they name as many
+right as in float (top-1, ``crops`` / ``crops-table``: 99.48 / 98.85 % against
+99.38 / 98.54 %), and the quick one takes 22 ms for a frame's 68 crops against
+27 ms in float. The tile detector and the pip model keep 8-bit weights: with
+7-bit weights the detector read 148 of 160 development tables whole against
+153-154 in float. So on such a CPU ``auto`` chooses ``SEVEN_BIT``: the 8-bit
+export where its weights have 7 bits, the float one elsewhere.
 
-Session 17 checked it again on such a CPU: at the tracker's 1280x720 float read
-121 of 160 rendered tables whole against 110 in 8 bits; 8-bit exports quantized
-again with ``reduce_range`` read 278 of the 320 against 291 in float; and the
-benchmark round that float lost in session 16 (an 11-11 found as two boxes) is
-followed since ``vision.table`` reads such a tile again across its train. Only the
-eval set's hands read better in 8 bits there (95.9 % exact against 94.6 %). The pip
-threshold and the reader's constants were tuned on 8 bits with VNNI.
-
-Session 24 split the choice by model. An 8-bit export quantized with 7-bit
-weights (``reduce_range``; ``models.json`` ``"weight_bits": 7``) cannot saturate
-those 16-bit sums (2 x 255 x 64 < 32768), so it reads the same on every CPU. The
-half classifiers are quantized so since then: on the validation crops of 0-12
-the two of them name as many right as in float (top-1, ``crops`` /
-``crops-table``: 99.48 / 98.85 % against 99.38 / 98.54 %), through the reader
-they read 154 of 160 rendered 1920x1080 development tables whole against 153
-(seeds 1300000+ and 1400000+, mat and no mat), and on the AVX2 EPYC the quick
-one takes 22 ms for a frame's 68 crops against 27 ms in float. The tile
-detector and the pip model keep 8-bit weights and run in float there: with 7-bit
-weights the detector read 148 of those tables whole (150 with its head in
-float), with 8-bit ones 150, against 153-154 in float. So on such a CPU ``auto``
-chooses ``SEVEN_BIT``: the 8-bit export where its weights have 7 bits, the
-float one elsewhere.
+``MTRAIN_PRECISION`` overrides the choice (``int8``, ``float``, ``int8-7bit``).
+Where the CPU's flags cannot be read (no ``/proc/cpuinfo``: macOS, Windows) the
+8-bit exports run. The pip threshold and the reader's constants were tuned on
+the 8-bit models with VNNI.
 """
 
 from __future__ import annotations

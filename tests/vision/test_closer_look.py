@@ -196,10 +196,10 @@ def test_a_box_found_closer_across_two_others_is_dropped() -> None:
 def test_a_train_broken_where_the_first_look_missed_a_tile_is_read_whole() -> None:
     """Rendered mat table 1100029 of the table benchmark: a train turning back on
     itself, whose 10-1 the detector misses at the frame's closer look; the train
-    stopped there and its last four tiles lay loose. A closer look finds it. (Since
-    session 22 the reader also turns the nearly square box it found there across
-    the train, and the table holds together from the first look; the closer look is
-    tested with the reader as it was.)"""
+    stopped there and its last four tiles lay loose. A closer look finds it. (A reader
+    that turns nearly square boxes across the train, the default, holds the table
+    together from the first look, so the closer look is tested with a reader that
+    does not, ``turn_squarish=False``.)"""
     from benchmarks.table import _draw
     from datasets.table_game import render_tables
     from vision.cli import read_table

@@ -1,4 +1,4 @@
-"""benchmarks/vision.py's ``synthetic_more`` part: hands rendered at run time and scored.
+"""The vision benchmark's ``synthetic_more`` part: hands rendered at run time and scored.
 
 A reader that hands back the labelled tiles scores them all found and right; one
 that sees nothing scores none, so the figures do move with what is read.
@@ -21,10 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # benchmarks/ is a folder of scripts, not an installed package
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.vision import (  # noqa: E402
-    FACE_DOWN_SEED,
+from benchmarks.vision_face_down import FACE_DOWN_SEED, face_down  # noqa: E402
+from benchmarks.vision_synthetic import (  # noqa: E402
     MORE_SEED,
-    face_down,
     pips_in_view,
     render_more,
     synthetic_more,
