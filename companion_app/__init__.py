@@ -17,6 +17,8 @@ from flask import Flask, render_template, request
 
 from companion_app import db, store
 from companion_app.events import Broadcaster
+from companion_app.pin import ITERATIONS as PIN_ITERATIONS
+from companion_app.pin import hash_pin, load_pin
 from companion_app.security import AccessError, check_csrf, csrf_token, is_unlocked
 
 MAX_UPLOAD_BYTES = 12 * 1024 * 1024
@@ -27,6 +29,9 @@ __all__ = ["MAX_UPLOAD_BYTES", "attach_worker", "create_app"]
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the app on the database ``DATABASE`` (default ``instance/mtrain.sqlite3``).
 
+    ``PIN`` is the plain PIN when it is known (drawn on this start, ``NEW_PIN``,
+    or converted from an old plain one), else None; ``PIN_HASH`` is its stored form.
+
     Raises :class:`engine.errors.BadInputError` naming the file when the
     database is corrupt or cannot be used; a read-only file opens read-only.
     """
@@ -35,6 +40,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         DATABASE=os.path.join(app.instance_path, "mtrain.sqlite3"),
         MAX_CONTENT_LENGTH=MAX_UPLOAD_BYTES,
         MODELS_DIR=str(Path(__file__).resolve().parent.parent / "models"),
+        NEW_PIN=False,
+        PIN_ITERATIONS=PIN_ITERATIONS,
         SESSION_COOKIE_SAMESITE="Lax",
         SSE_KEEPALIVE_SECONDS=15.0,
         SOURCE_LABEL="",
@@ -53,8 +60,13 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.secret_key = store.ensure_setting(
             conn, "secret_key", lambda: secrets.token_hex(32), read_only=ro
         )
-        if "PIN" not in app.config:
-            app.config["PIN"] = store.ensure_setting(conn, "pin", store.new_pin, read_only=ro)
+        if app.config.get("PIN"):  # given (tests): kept in memory only
+            app.config["PIN_HASH"] = hash_pin(app.config["PIN"],
+                                              iterations=app.config["PIN_ITERATIONS"])
+        else:
+            app.config["PIN"], app.config["PIN_HASH"] = load_pin(
+                conn, read_only=ro, renew=bool(app.config["NEW_PIN"]),
+                iterations=app.config["PIN_ITERATIONS"])
     finally:
         conn.close()
 

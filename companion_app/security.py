@@ -7,7 +7,12 @@
 - CSRF: every POST carries the session's token, in a ``csrf_token`` form field
   or an ``X-CSRF-Token`` header (the page's JavaScript), compared in constant
   time.
-- Wrong PINs are slowed down: after five in a row the table waits a minute.
+- Wrong PINs slow down the device that sends them (``companion_app.backoff``:
+  a few free tries, then exponentially longer waits); other devices are not
+  held up. The PIN itself is stored only as a salted digest
+  (``companion_app.pin``).
+- ``?next=`` after unlocking may only lead to a page of this site
+  (:func:`safe_next`).
 """
 
 from __future__ import annotations
@@ -15,20 +20,19 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-import threading
-import time
+import sqlite3
+import unicodedata
 from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar
+from urllib.parse import unquote, urlsplit
 
 from flask import current_app, request, session
 
+from companion_app.backoff import Backoff
+from companion_app.pin import save_pin, verify_pin
+
 F = TypeVar("F", bound=Callable[..., Any])
-
-MAX_FAILURES = 5
-LOCKOUT_SECONDS = 60.0
-
-_failures_lock = threading.Lock()
 
 
 class AccessError(Exception):
@@ -63,37 +67,81 @@ def check_csrf() -> None:
         )
 
 
-def _pin_tag(pin: str) -> str:
+def _pin_tag() -> str:
+    # tied to the stored PIN: a new PIN unlocks no browser that entered the old one
     key = str(current_app.secret_key).encode()
-    return hmac.new(key, pin.encode(), hashlib.sha256).hexdigest()[:32]
+    stored = str(current_app.config["PIN_HASH"]).encode()
+    return hmac.new(key, stored, hashlib.sha256).hexdigest()[:32]
 
 
 def is_unlocked() -> bool:
-    pin = current_app.config["PIN"]
     tag = session.get("unlocked")
-    return isinstance(tag, str) and hmac.compare_digest(tag, _pin_tag(pin))
+    return isinstance(tag, str) and hmac.compare_digest(tag, _pin_tag())
+
+
+def backoff() -> Backoff:
+    """The app's record of wrong PINs per client."""
+    found = current_app.extensions.get("mtrain_pin_backoff")
+    if not isinstance(found, Backoff):
+        found = current_app.extensions["mtrain_pin_backoff"] = Backoff()
+    return found
 
 
 def try_pin(pin: str) -> bool:
-    """Check a PIN; on success this browser stays unlocked."""
-    state = current_app.extensions.setdefault("mtrain_pin_failures", {"count": 0, "until": 0.0})
-    with _failures_lock:
-        if time.monotonic() < state["until"]:
-            raise AccessError(
-                429, "Too many wrong PINs. Wait a minute, then try again."
-            )
-    ok = hmac.compare_digest(pin.strip().encode(), str(current_app.config["PIN"]).encode())
-    with _failures_lock:
-        if ok:
-            state["count"] = 0
-        else:
-            state["count"] += 1
-            if state["count"] >= MAX_FAILURES:
-                state["count"] = 0
-                state["until"] = time.monotonic() + LOCKOUT_SECONDS
+    """Check a PIN; on success this browser stays unlocked.
+
+    Raises :class:`AccessError` (429) while this client must wait after wrong PINs.
+    """
+    client = request.remote_addr or "unknown"
+    limiter = backoff()
+    wait = limiter.start(client)
+    if wait > 0:
+        raise AccessError(429, f"Too many wrong PINs from this device. Wait {_duration(wait)}, "
+                          "then try again.")
+    ok = verify_pin(pin, str(current_app.config["PIN_HASH"]))
     if ok:
-        session["unlocked"] = _pin_tag(str(current_app.config["PIN"]))
+        limiter.succeeded(client)
+        session["unlocked"] = _pin_tag()
     return ok
+
+
+def _duration(seconds: float) -> str:
+    if seconds <= 90:
+        return f"{max(1, round(seconds))} seconds"
+    return f"{round(seconds / 60)} minutes"
+
+
+def set_pin(db: sqlite3.Connection, pin: str) -> None:
+    """Make ``pin`` the table's PIN (stored hashed); this browser stays unlocked."""
+    current_app.config["PIN_HASH"] = save_pin(
+        db, pin, iterations=current_app.config["PIN_ITERATIONS"])
+    current_app.config["PIN"] = pin
+    session["unlocked"] = _pin_tag()
+
+
+def safe_next(target: str | None, default: str = "/") -> str:
+    r"""``target`` when it is a path on this site, else ``default``.
+
+    Refused: anything not starting with exactly one ``/`` (``//host`` and
+    ``/\host`` lead off-site in a browser), any whitespace or control
+    character (a browser drops a tab, so ``/\t/host`` becomes ``//host``),
+    and anything with a scheme or a host, checked both as sent and
+    percent-decoded.
+
+    >>> safe_next("/games/1/pad"), safe_next("/\t/example.invalid/x")
+    ('/games/1/pad', '/')
+    """
+    if not target:
+        return default
+    for text in (target, unquote(target)):
+        if not text.startswith("/") or text.startswith(("//", "/\\")):
+            return default
+        if any(ch.isspace() or unicodedata.category(ch).startswith("C") for ch in text):
+            return default
+        parts = urlsplit(text)
+        if parts.scheme or parts.netloc:
+            return default
+    return target
 
 
 def require_pin() -> None:

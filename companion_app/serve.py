@@ -1,6 +1,10 @@
 """``mtrain serve``: the companion web app on the LAN, fed by the camera, a recording or the sim.
 
 Registration is cheap (argparse only); Flask and the sources load in the handler.
+The app runs under waitress, a production WSGI server with a pool of threads:
+each live page holds one thread for its event stream (sent as it is written,
+never buffered), so the pool has room for ``SSE_CLIENTS`` tablets and the
+page requests besides.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_PORT = 8000
+SSE_CLIENTS = 20
+THREADS = SSE_CLIENTS + 12
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,6 +38,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         help="the SQLite database (default instance/mtrain.sqlite3)")
     parser.add_argument("--turn-seconds", type=float, default=2.0,
                         help="sim and demo replay: seconds between tables (default 2)")
+    parser.add_argument("--new-pin", action="store_true",
+                        help="draw a new table PIN (the stored one is kept hashed and cannot "
+                        "be shown again; use this when it is forgotten)")
     parser.set_defaults(func=serve)
 
 
@@ -50,13 +59,29 @@ def page_url(host: str, port: int) -> str:
     return f"http://{shown}:{port}/"
 
 
-def print_banner(url: str, pin: str, source: str, why: str | None, read_only: bool,
+def make_server(app: Any, host: str, port: int, *, threads: int = THREADS) -> Any:
+    """A waitress server for ``app`` on ``host:port`` (0: a free port, see
+    ``server.effective_port``); ``run()`` serves until ``close()``.
+
+    Raises :class:`OSError` when the address cannot be listened on.
+    """
+    from waitress import create_server
+
+    return create_server(app, host=host, port=port, threads=threads, ident="mtrain",
+                         expose_tracebacks=False)
+
+
+def print_banner(url: str, pin: str | None, source: str, why: str | None, read_only: bool,
                  database: str) -> None:
     import segno
 
     out = sys.stdout
     print(f"mtrain serve: open {url} on a phone or tablet on this network", file=out)
-    print(f"mtrain serve: the table's PIN is {pin} (needed for any change)", file=out)
+    if pin:
+        print(f"mtrain serve: the table's PIN is {pin} (needed for any change)", file=out)
+    else:
+        print("mtrain serve: the table's PIN is the one shown when it was drawn (it is kept "
+              "hashed and cannot be shown again; forgotten? restart with --new-pin)", file=out)
     print(f"mtrain serve: live source: {source}" + (f" — {why}" if why else ""), file=out)
     print(f"mtrain serve: database {database}" + (" (READ-ONLY)" if read_only else ""), file=out)
     try:
@@ -67,8 +92,6 @@ def print_banner(url: str, pin: str, source: str, why: str | None, read_only: bo
 
 
 def serve(args: argparse.Namespace) -> int:
-    from werkzeug.serving import make_server
-
     from companion_app import attach_worker, create_app
     from companion_app.sources import default_source, source_from_arg
     from engine.errors import BadInputError
@@ -83,20 +106,20 @@ def serve(args: argparse.Namespace) -> int:
         source, why = default_source(args.turn_seconds)
     else:
         source = source_from_arg(args.source, args.turn_seconds)
-    app = create_app({"DATABASE": str(db_path)})
+    app = create_app({"DATABASE": str(db_path), "NEW_PIN": args.new_pin})
     try:
-        server: Any = make_server(args.host, args.port, app, threaded=True)
+        server = make_server(app, args.host, args.port)
     except OSError as exc:
         raise BadInputError(f"{args.host}:{args.port}", f"cannot listen ({exc.strerror})") from None
-    url = page_url(args.host, int(server.server_port))
+    url = page_url(args.host, int(server.effective_port))
     app.config["PUBLIC_URL"] = url
     worker = attach_worker(app, source)
     print_banner(url, app.config["PIN"], source.label, why, app.config["READ_ONLY"], str(db_path))
     try:
-        server.serve_forever()
+        server.run()
     except KeyboardInterrupt:
         print("mtrain serve: stopped", file=sys.stdout)
     finally:
         worker.stop()
-        server.server_close()
+        server.close()
     return 0

@@ -23,7 +23,7 @@ from flask import (
 
 from companion_app import store
 from companion_app.db import get_db
-from companion_app.security import AccessError, pin_required, try_pin
+from companion_app.security import AccessError, pin_required, safe_next, set_pin, try_pin
 from companion_app.views.common import worker
 
 bp = Blueprint("live", __name__)
@@ -126,9 +126,7 @@ def ack(alert_id: int) -> Any:
 @bp.route("/unlock", methods=["GET", "POST"])
 def unlock() -> Any:
     """Enter the table's PIN once; this browser may then change things."""
-    nxt = request.values.get("next") or url_for("live.index")
-    if not nxt.startswith("/") or nxt.startswith("//"):
-        nxt = url_for("live.index")
+    nxt = safe_next(request.values.get("next"), url_for("live.index"))
     if request.method == "POST":
         pin = request.form.get("pin", "")
         if not pin.strip():
@@ -174,9 +172,7 @@ def settings() -> str:
 def new_pin() -> Any:
     """Draw a new random PIN (shown once on this page and on the console)."""
     pin = store.new_pin()
-    store.set_setting(get_db(), "pin", pin)
-    current_app.config["PIN"] = pin
-    try_pin(pin)
+    set_pin(get_db(), pin)
     print(f"mtrain: the table's new PIN is {pin}", flush=True)
     flash(f"The table's new PIN is {pin}. Other devices must enter it again.")
     return redirect(url_for("live.settings"))

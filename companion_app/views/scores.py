@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import csv
-import io
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,6 +10,7 @@ from flask import Blueprint, Response, flash, redirect, render_template, request
 
 from companion_app import store
 from companion_app.db import get_db
+from companion_app.export import Cell, attachment, csv_text
 from companion_app.rules import describe
 from companion_app.security import pin_required
 from companion_app.views.common import FormError, game_or_404, parse_int, round_or_404
@@ -169,20 +169,16 @@ def parse_round_scores(form: Any, game: store.Game) -> dict[int, int]:
 def export_csv(game_id: int) -> Response:
     game = game_or_404(game_id)
     p = make_pad(game)
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["seat", "player"]
-                    + [f"round {n} ({game.engine_of(n)})" for n in range(1, game.rounds + 1)]
-                    + ["total"])
+    rows: list[Sequence[Cell]] = [
+        ["seat", "player"]
+        + [f"round {n} ({game.engine_of(n)})" for n in range(1, game.rounds + 1)]
+        + ["total"]
+    ]
     for seat, player in enumerate(game.players):
         row = [p.cells.get((n, seat), "") for n in range(1, game.rounds + 1)]
-        writer.writerow([seat, player, *row, p.totals[seat]])
-    name = "".join(c if c.isalnum() else "-" for c in game.name).strip("-") or "game"
-    return Response(
-        out.getvalue(),
-        mimetype="text/csv",
-        headers={"Content-Disposition": f'attachment; filename="{name}-{game.id}-scores.csv"'},
-    )
+        rows.append([seat, player, *row, p.totals[seat]])
+    return Response(csv_text(rows), mimetype="text/csv",
+                    headers=attachment(game.name, f"-{game.id}-scores.csv", fallback="game"))
 
 
 __all__ = ["FormError", "Pad", "bp", "chart", "make_pad"]

@@ -20,6 +20,7 @@ def make_app(db_path: Path, **config: Any) -> Flask:
         "TESTING": True,
         "DATABASE": str(db_path),
         "PIN": PIN,
+        "PIN_ITERATIONS": 1000,  # the stored digest's cost; kept low for speed here
         "MODELS_DIR": str(db_path.parent / "no-models"),
     }
     settings.update(config)
