@@ -13,13 +13,17 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import BadInputError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 ACCEPTED_FORMATS = {"JPEG": "image/jpeg", "PNG": "image/png", "WEBP": "image/webp",
                     "MPO": "image/jpeg", "BMP": "image/bmp"}
 MAX_PIXELS = 50_000_000
+SIDEWAYS = (5, 6, 7, 8)  # EXIF orientations that swap width and height
 
 TILE_TEXT = re.compile(r"^(\d{1,2})\s*[-/:|x]\s*(\d{1,2})$")
 
@@ -37,8 +41,14 @@ class Photo:
 
 
 def check_photo(data: bytes, filename: str = "upload") -> Photo:
-    """Accept ``data`` only if it is a JPEG, PNG, WebP or BMP photo; size after EXIF rotation."""
-    from PIL import Image, ImageOps, UnidentifiedImageError
+    """Accept ``data`` only if it is a JPEG, PNG, WebP or BMP photo; size after EXIF rotation.
+
+    Only the header is read here (no pixels are decoded): a small file can
+    describe a very large image.
+    """
+    from PIL import Image, UnidentifiedImageError
+
+    from vision.images import exif_orientation
 
     if not data:
         raise HandError(f"{filename}: the file is empty; take or choose a photo.")
@@ -47,11 +57,12 @@ def check_photo(data: bytes, filename: str = "upload") -> Photo:
             fmt = probe.format or ""
             probe.verify()
         with Image.open(io.BytesIO(data)) as image:
-            if image.width * image.height > MAX_PIXELS:
+            width, height = image.size
+            if width * height > MAX_PIXELS:
                 raise HandError(f"{filename}: the photo is too large "
-                                f"({image.width}×{image.height} pixels).")
-            upright = ImageOps.exif_transpose(image)
-            width, height = upright.size
+                                f"({width}×{height} pixels).")
+            if exif_orientation(image) in SIDEWAYS:
+                width, height = height, width
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
         if isinstance(exc, HandError):
             raise
@@ -63,6 +74,24 @@ def check_photo(data: bytes, filename: str = "upload") -> Photo:
         raise HandError(f"{filename}: {fmt or 'this'} images are not accepted; "
                         "use JPEG, PNG or WebP.")
     return Photo(data, ACCEPTED_FORMATS[fmt], width, height)
+
+
+def decode_photo(photo: Photo, folder: str | os.PathLike[str]) -> np.ndarray:
+    """The photo's pixels for reading: BGR, 8-bit, upright, at most
+    ``vision.images.MAX_DECODED_PIXELS`` pixels (a larger photo comes reduced,
+    same aspect). ``folder`` holds the file while it is decoded.
+
+    Raises :class:`HandError` when the pixels cannot be decoded.
+    """
+    from vision.images import MAX_DECODED_PIXELS, load_image
+
+    suffix = ".png" if photo.mimetype == "image/png" else ".jpg"
+    path = Path(folder) / f"hand{suffix}"
+    path.write_bytes(photo.data)
+    try:
+        return load_image(path, max_pixels=MAX_DECODED_PIXELS)
+    except BadInputError as exc:
+        raise HandError(f"The photo could not be read: {exc.problem}") from None
 
 
 def models_status(models_dir: str | os.PathLike[str]) -> str | None:
@@ -115,26 +144,30 @@ def read_hand_photo(photo: Photo, models_dir: str | os.PathLike[str], rules_json
     if reader is None:
         reader = _readers[key] = TileReader(models_dir)
     reader = reader.for_set(rules.set)  # the game's set: its top bounds every half
-    suffix = ".png" if photo.mimetype == "image/png" else ".jpg"
     with tempfile.TemporaryDirectory(prefix="mtrain-hand-") as folder:
-        path = Path(folder) / f"hand{suffix}"
-        path.write_bytes(photo.data)
+        image = decode_photo(photo, folder)
         try:
-            frame = read_hand(reader, path)
-            hand = hand_from_reading(frame, rules, str(path))
+            frame = read_hand(reader, image)
+            hand = hand_from_reading(frame, rules, "photo")
             face_down = frame.face_down
         except BadInputError as exc:
             raise HandError(f"The photo could not be read: {exc.problem}") from None
+    # corners in the photo's own pixels (a large photo was read reduced)
+    sx, sy = photo.width / image.shape[1], photo.height / image.shape[0]
+
+    def corners(box: Any) -> list[list[float]]:
+        return [[round(float(x) * sx, 1), round(float(y) * sy, 1)] for x, y in box]
+
     return [
         {
             "values": [int(v) for v in tile.values],
-            "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in tile.corners],
+            "corners": corners(tile.corners),
             "confidence": round(float(tile.confidence), 3),
             "uncertain": bool(tile.uncertain) or i in hand.uncertain,
             "covered": bool(tile.covered),
         }
         for i, tile in enumerate(hand.readings)
-    ], [[[round(float(x), 1), round(float(y), 1)] for x, y in box] for box in face_down]
+    ], [corners(box) for box in face_down]
 
 
 def parse_tiles(texts: list[str], set_size: int) -> list[list[int]]:

@@ -4,6 +4,12 @@ Pillow identifies the file and reads its EXIF orientation; JPEG and PNG pixels
 are decoded by OpenCV (about twice as fast on a 12 MP photo) and turned
 upright exactly as ``PIL.ImageOps.exif_transpose`` would; everything else,
 and any file OpenCV will not take whole, goes through Pillow.
+
+Memory is bounded by the header, not the file size: a 381 KB PNG may hold
+7000×7000 16-bit RGBA pixels (392 MB). With ``max_pixels``, a larger image is
+decoded reduced by 2, 4 or 8 (JPEG by the decoder's own DCT scaling, others
+resized as they come out of the decoder) and always as 8-bit colour, never
+as 16-bit or with its alpha kept in between.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from collections.abc import Callable
 
 import cv2
 import numpy as np
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import Image, UnidentifiedImageError
 
 from engine.errors import BadInputError
 
@@ -29,14 +35,52 @@ _UPRIGHT: dict[int, Callable[[np.ndarray], np.ndarray]] = {
     8: lambda a: cv2.rotate(a, cv2.ROTATE_90_COUNTERCLOCKWISE),
 }
 _OPENCV_FORMATS = ("JPEG", "PNG")
+_REDUCED_FLAGS = {2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4,
+                  8: cv2.IMREAD_REDUCED_COLOR_8}
+_REDUCIBLE_MODES = ("RGB", "RGBA", "L", "LA", "I")
+#: A bound for photos from outside: a 16 MP photo (4608×3456) is read whole.
+MAX_DECODED_PIXELS = 16_000_000
 
 
-def load_image(path: str | os.PathLike[str]) -> np.ndarray:
+def exif_orientation(im: Image.Image) -> int:
+    """The EXIF orientation (1-8) of an opened image, without decoding its pixels.
+
+    A PNG's EXIF is taken from an ``eXIf`` chunk before the pixels only
+    (Pillow's ``getexif`` would decode the whole image to look after them;
+    browsers ignore a late one too).
+    """
+    if im.format == "PNG":
+        raw = im.info.get("exif")
+        if not isinstance(raw, bytes):
+            return 1
+        exif = Image.Exif()
+        exif.load(raw)
+    else:
+        exif = im.getexif()
+    value = exif.get(0x0112, 1)
+    return value if isinstance(value, int) and 1 <= value <= 8 else 1
+
+
+def reduction(width: int, height: int, max_pixels: int | None) -> int:
+    """The factor (1, 2, 4 or 8) an image of this size is decoded reduced by.
+
+    >>> reduction(4032, 3024, MAX_DECODED_PIXELS), reduction(7000, 7000, MAX_DECODED_PIXELS)
+    (1, 2)
+    """
+    factor = 1
+    while max_pixels is not None and factor < 8 and width * height > max_pixels * factor**2:
+        factor *= 2
+    return factor
+
+
+def load_image(path: str | os.PathLike[str], *, max_pixels: int | None = None) -> np.ndarray:
     """The image at ``path`` as a BGR ``uint8`` array ``(H, W, 3)``, upright.
 
     The EXIF orientation tag is applied (a phone photo taken sideways comes
     out the way it was seen). Grey, palette, 16-bit and alpha images are
-    converted to colour; alpha is dropped.
+    converted to colour; alpha is dropped. An image of more than
+    ``max_pixels`` pixels comes back smaller by the factor :func:`reduction`
+    gives (same aspect; coordinates scale by ``original width / array width``).
 
     Raises:
         BadInputError: the file is missing, empty, not an image, corrupt or
@@ -55,30 +99,30 @@ def load_image(path: str | os.PathLike[str]) -> np.ndarray:
         raise BadInputError(source, "empty file")
     with _pillow_errors(source), Image.open(source) as im:
         image_format = im.format
-        orientation = int(im.getexif().get(0x0112, 1) or 1)
+        orientation = exif_orientation(im)
         if im.width * im.height > (Image.MAX_IMAGE_PIXELS or 1 << 62):
             raise Image.DecompressionBombError("too many pixels")
+        factor = reduction(im.width, im.height, max_pixels)
     if image_format in _OPENCV_FORMATS:
-        array = _decode_with_opencv(source, image_format)
+        array = _decode_with_opencv(source, image_format, factor)
         if array is not None:
             turn = _UPRIGHT.get(orientation)
             return np.ascontiguousarray(turn(array)) if turn else array
     with _pillow_errors(source), Image.open(source) as im:
-        im.load()
-        upright = ImageOps.exif_transpose(im)
-        rgb = upright if upright.mode == "RGB" else _to_rgb(upright)
-        array = np.asarray(rgb)
+        array = _decode_with_pillow(im, factor)
     if array.ndim != 3 or array.shape[0] == 0 or array.shape[1] == 0:
         raise BadInputError(source, "image has no pixels")
-    return cv2.cvtColor(array, cv2.COLOR_RGB2BGR)
+    bgr = cv2.cvtColor(array, cv2.COLOR_RGB2BGR)
+    turn = _UPRIGHT.get(orientation)
+    return np.ascontiguousarray(turn(bgr)) if turn else bgr
 
 
-def _decode_with_opencv(source: str, image_format: str) -> np.ndarray | None:
+def _decode_with_opencv(source: str, image_format: str, factor: int = 1) -> np.ndarray | None:
     """OpenCV's decode, or None when the file is not whole (Pillow then says why)."""
     data = np.fromfile(source, dtype=np.uint8)
     if image_format == "JPEG" and not _ends_like_jpeg(data):
         return None  # OpenCV would fill a truncated JPEG with grey and carry on
-    flags = cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION
+    flags = _REDUCED_FLAGS.get(factor, cv2.IMREAD_COLOR) | cv2.IMREAD_IGNORE_ORIENTATION
     try:
         array = cv2.imdecode(data, flags)
     except cv2.error:
@@ -86,6 +130,22 @@ def _decode_with_opencv(source: str, image_format: str) -> np.ndarray | None:
     if array is None or array.ndim != 3 or array.shape[2] != 3 or array.dtype != np.uint8:
         return None
     return array
+
+
+def _decode_with_pillow(im: Image.Image, factor: int) -> np.ndarray:
+    """RGB pixels as stored (not yet upright), reduced by ``factor``."""
+    target = max(1, im.width // factor), max(1, im.height // factor)
+    if factor > 1 and im.format == "JPEG":
+        im.draft("RGB", target)  # the decoder's DCT scaling: decoded small
+    im.load()
+    small: Image.Image = im
+    left = small.width // target[0]
+    if left > 1:
+        if small.mode not in _REDUCIBLE_MODES:
+            small = _to_rgb(small)
+        small = small.reduce(left)
+    rgb = small if small.mode == "RGB" else _to_rgb(small)
+    return np.asarray(rgb)
 
 
 def _ends_like_jpeg(data: np.ndarray) -> bool:
@@ -124,10 +184,12 @@ class _pillow_errors:
 
 def _to_rgb(im: Image.Image) -> Image.Image:
     if im.mode in ("I;16", "I;16B", "I;16L", "I"):  # 16/32-bit grey: scale to 8 bits
-        values = np.asarray(im, dtype=np.float64)
-        top = max(float(values.max()), 1.0)
-        scale = 255.0 / (65535.0 if top > 255 else 255.0)
-        grey = np.clip(values * scale, 0, 255).astype(np.uint8)
+        values = np.asarray(im)
+        top = int(values.max()) if values.size else 0
+        if top > 255:  # 16-bit range, in integers (no float copy of a large image)
+            grey = (np.clip(values, 0, 65535).astype(np.uint32) * 255 // 65535).astype(np.uint8)
+        else:
+            grey = np.clip(values, 0, 255).astype(np.uint8)
         return Image.fromarray(grey).convert("RGB")
     if im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info):
         return im.convert("RGBA").convert("RGB")
