@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import socket
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -59,16 +61,50 @@ def page_url(host: str, port: int) -> str:
     return f"http://{shown}:{port}/"
 
 
-def make_server(app: Any, host: str, port: int, *, threads: int = THREADS) -> Any:
-    """A waitress server for ``app`` on ``host:port`` (0: a free port, see
-    ``server.effective_port``); ``run()`` serves until ``close()``.
+class Server:
+    """``app`` under waitress on ``host:port`` (0: a free port, see :attr:`port`):
+    :meth:`run` serves until Ctrl+C or :meth:`close` (from any thread).
 
     Raises :class:`OSError` when the address cannot be listened on.
     """
-    from waitress import create_server
 
-    return create_server(app, host=host, port=port, threads=threads, ident="mtrain",
-                         expose_tracebacks=False)
+    def __init__(self, app: Any, host: str, port: int, *, threads: int = THREADS) -> None:
+        from waitress import create_server
+
+        self._connections: dict[int, Any] = {}  # waitress's socket map: listener and clients
+        self._server = create_server(app, map=self._connections, host=host, port=port,
+                                     threads=threads, ident="mtrain", expose_tracebacks=False)
+        self.port = int(self._server.effective_port)
+        self._running = threading.Event()
+
+    def run(self) -> None:
+        """Serve until :meth:`close`; Ctrl+C comes out as ``KeyboardInterrupt``."""
+        from waitress import wasyncore
+
+        adj = self._server.adj
+        self._running.set()
+        try:
+            wasyncore.loop(timeout=adj.asyncore_loop_timeout, map=self._connections,
+                           use_poll=adj.asyncore_use_poll)
+        finally:
+            self._running.clear()
+
+    def close(self) -> None:
+        """Stop listening, drop every connection (event streams included), end the threads."""
+        from waitress import wasyncore
+
+        def drop() -> None:
+            wasyncore.close_all(self._connections)
+
+        if self._running.is_set():  # the loop's own thread closes what it polls
+            self._server.trigger.pull_trigger(drop)
+            for _ in range(100):
+                if not self._running.is_set():
+                    break
+                time.sleep(0.05)
+        else:
+            drop()
+        self._server.task_dispatcher.shutdown(timeout=2)
 
 
 def print_banner(url: str, pin: str | None, source: str, why: str | None, read_only: bool,
@@ -108,10 +144,10 @@ def serve(args: argparse.Namespace) -> int:
         source = source_from_arg(args.source, args.turn_seconds)
     app = create_app({"DATABASE": str(db_path), "NEW_PIN": args.new_pin})
     try:
-        server = make_server(app, args.host, args.port)
+        server = Server(app, args.host, args.port)
     except OSError as exc:
         raise BadInputError(f"{args.host}:{args.port}", f"cannot listen ({exc.strerror})") from None
-    url = page_url(args.host, int(server.effective_port))
+    url = page_url(args.host, server.port)
     app.config["PUBLIC_URL"] = url
     worker = attach_worker(app, source)
     print_banner(url, app.config["PIN"], source.label, why, app.config["READ_ONLY"], str(db_path))

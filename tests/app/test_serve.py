@@ -244,3 +244,86 @@ def test_a_looped_recording_is_watched_at_its_pace_and_ends_its_round(
     assert [m["realtime"] for m in made] == [True, True]  # a file plays at its own pace
     list(sources.TrackerSource(0).events(ctx))
     assert made[-1]["realtime"] is False  # a camera delivers at its own pace anyway
+
+
+class LiveServer:
+    """The real server (waitress, as ``mtrain serve`` runs it) on a free loopback port."""
+
+    def __init__(self, app: object) -> None:
+        import threading
+
+        self.server = serve.Server(app, "127.0.0.1", 0)
+        self.port = self.server.port
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+
+    def connect(self) -> object:
+        import http.client
+
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+
+    def close(self) -> None:
+        self.server.close()
+        self.thread.join(timeout=10)
+
+
+def sse_event(response: object) -> dict[str, str]:
+    """The next server-sent event (comments and ``retry`` skipped)."""
+    fields: dict[str, str] = {}
+    while True:
+        line = response.readline().decode().rstrip("\r\n")  # type: ignore[attr-defined]
+        if not line:
+            if "event" in fields:
+                return fields
+            continue
+        key, _, value = line.partition(": ")
+        if key in ("event", "data"):
+            fields[key] = value
+
+
+def test_the_real_server_streams_events_to_20_tablets_and_still_serves_pages(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    from companion_app import store
+    from companion_app.db import connect
+
+    from .tablet import make_app
+
+    app = make_app(tmp_path / "live.sqlite3", SSE_KEEPALIVE_SECONDS=0.2)
+    conn = connect(tmp_path / "live.sqlite3")
+    store.create_game(conn, name="Семейный вечер", players=["Аня", "Ben"],
+                      rules={"name": "standard"}, set_size=12, rounds=13)
+    conn.close()
+    live = LiveServer(app)
+    streams = []
+    try:
+        for _ in range(serve.SSE_CLIENTS):
+            tablet = live.connect()
+            tablet.request("GET", "/stream")  # type: ignore[attr-defined]
+            response = tablet.getresponse()  # type: ignore[attr-defined]
+            assert response.status == 200
+            assert response.getheader("Content-Type").startswith("text/event-stream")
+            assert sse_event(response)["event"] == "snapshot"
+            streams.append((tablet, response))
+        page = live.connect()
+        streams.append((page, None))
+        page.request("GET", "/")  # type: ignore[attr-defined]
+        answer = page.getresponse()  # type: ignore[attr-defined]
+        assert answer.status == 200 and b"<html" in answer.read()
+        page.request("GET", "/games/1/scores.csv")  # type: ignore[attr-defined]
+        csv_answer = page.getresponse()  # type: ignore[attr-defined]
+        assert csv_answer.status == 200 and "Аня" in csv_answer.read().decode()
+        assert "filename*=UTF-8''" in csv_answer.getheader("Content-Disposition")
+        app.extensions["mtrain_broadcaster"].publish(
+            {"type": "status", "ok": True, "message": "camera 0"})
+        for _, response in streams[:-1]:  # at once: nothing sits in a buffer
+            event = sse_event(response)
+            assert event["event"] == "status"
+            assert json.loads(event["data"])["message"] == "camera 0"
+    finally:
+        for tablet, _ in streams:
+            tablet.close()  # type: ignore[attr-defined]
+        live.close()
+    assert not live.thread.is_alive()
