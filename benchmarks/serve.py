@@ -68,7 +68,7 @@ def start_server(folder: Path) -> tuple[subprocess.Popen[bytes], int, str]:
         port = re.search(r"open http://127\.0\.0\.1:(\d+)/", text)
         source = re.search(r"live source: (.*)", text)
         if port and source:
-            return server, int(port.group(1)), source.group(1).strip()
+            return server, int(port.group(1)), source.group(1).strip().replace(f"{ROOT}/", "")
         time.sleep(0.2)
     stop_server(server)
     raise RuntimeError(f"mtrain serve did not start: {log.read_text(errors='replace')[-500:]}")
