@@ -17,6 +17,8 @@ _EXPORTS = {
     "join_fragments": "vision.fragments",
     "drop_hollow": "vision.hollow_markers",
     "load_image": "vision.images",
+    "MAX_DECODED_PIXELS": "vision.images",
+    "exif_orientation": "vision.images",
     "rectify_tile": "vision.crops",
     "tile_halves": "vision.crops",
     "half_crops": "vision.crops",
@@ -68,7 +70,7 @@ if TYPE_CHECKING:
     from vision.face_down import lies_face_down, split_face_down  # noqa: F401
     from vision.fragments import join_fragments  # noqa: F401
     from vision.hollow_markers import drop_hollow  # noqa: F401
-    from vision.images import load_image  # noqa: F401
+    from vision.images import MAX_DECODED_PIXELS, exif_orientation, load_image  # noqa: F401
     from vision.mat import MatView, detect_mat, rectify, write_mat  # noqa: F401
     from vision.precision import chosen_precision  # noqa: F401
     from vision.reader import FrameReading, TileReader, TileReading  # noqa: F401
