@@ -10,7 +10,6 @@ from flask import abort, current_app
 from companion_app import store
 from companion_app.db import get_db
 
-
 #: What a number field takes: ASCII digits, a sign at most.
 WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import sqlite3
 from typing import Any
 
 from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
@@ -78,7 +79,8 @@ def pad(game_id: int) -> str:
     game = game_or_404(game_id)
     db = get_db()
     p = make_pad(game)
-    return render_template("pad.html", pad=p, chart=chart(p), history=store.score_history(db, game.id),
+    return render_template("pad.html", pad=p, chart=chart(p),
+                           history=store.score_history(db, game.id),
                            undone=changes.undone_ids(db, game.id),
                            last_change=changes.last_change(db, game.id),
                            rules=describe(game.rules), colours=COLOURS, error=None)
@@ -135,7 +137,7 @@ def save_round(game_id: int, number: int) -> Any:
     return redirect(url_for("scores.pad", game_id=game.id))
 
 
-def hand_conflicts(db: Any, game: store.Game, number: int, points: dict[int, int],
+def hand_conflicts(db: sqlite3.Connection, game: store.Game, number: int, points: dict[int, int],
                    form: Any) -> dict[int, int]:
     """Seats whose typed points would replace points counted from their hand, unticked:
     seat → the counted points."""

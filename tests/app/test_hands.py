@@ -319,7 +319,8 @@ def test_number_labels_fit_inside_small_tiles() -> None:
         {"corners": [[50, 10], [62, 10], [62, 34], [50, 34]], "face_down": True}]})
     assert [b["label"] for b in boxes] == ["1", "2", "3", ""]
     for b, corners in zip(boxes, small, strict=False):
-        assert b["size"] <= 0.6 * 12 + 0.05  # no wider than the tile: neighbours' labels do not meet
+        # no wider than the tile: neighbours' labels do not meet
+        assert b["size"] <= 0.6 * 12 + 0.05
         assert corners[0][0] < b["x"] < corners[1][0] and 10 < b["y"] < 34
     assert boxes[3]["kind"] == "face-down"
 
