@@ -56,7 +56,7 @@ def test_after_the_last_round_the_standings_and_a_new_game(game: Table) -> None:
     assert "Round 3 done — Ann went out. Game over: Ann wins with 13." in page
     standings = page.split('id="standings"')[1].split("</section>")[0]
     assert standings.index("Ann") < standings.index("Cy") < standings.index("Ben")
-    assert "🏆 Ann wins with 13" in standings
+    assert "<h2>Ann wins with 13</h2>" in standings
     assert 'data-seat="1">45<' in page and 'data-seat="2">30<' in page
     assert "Enter round" not in page and "New game, same players" in page
     assert game.post("/games/1/again").status_code == 302
