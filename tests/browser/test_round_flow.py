@@ -15,7 +15,7 @@ import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from PIL import Image, ImageDraw
@@ -24,14 +24,17 @@ from companion_app import create_app, store
 from companion_app.db import connect
 from companion_app.rules import build_rules
 
+if TYPE_CHECKING:
+    from playwright.sync_api import ViewportSize
+
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
 PIN = "135790"
 PLAYERS = ("Ann", "Benedict", "Cy")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-TABLET = {"width": 1024, "height": 768}
-PHONE = {"width": 390, "height": 844}
+TABLET: ViewportSize = {"width": 1024, "height": 768}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 #: The hands page of three hands with photos, at 1024 px wide, stays under this height.
 HANDS_PAGE_MAX_PX = 1800
 
@@ -131,8 +134,8 @@ def test_a_game_played_through_on_a_tablet_and_a_phone(server: tuple[str, Path],
 
     # Round 1 from the hands page: the last hand saved ends the round.
     page.goto(url + "/games/1/rounds/1/hands")
-    for seat, tiles in enumerate(("12-12 5-6", "", "3-4 0-0")):
-        page.fill(f"#seat-{seat} input[name=more]", tiles)
+    for seat, typed in enumerate(("12-12 5-6", "", "3-4 0-0")):
+        page.fill(f"#seat-{seat} input[name=more]", typed)
         page.click(f"#seat-{seat} .hand-tiles button")
     page.wait_for_selector("#pad")
     assert "Round 1 done — Benedict went out. Round 2 begins: engine 11-11." in page.inner_text(
