@@ -21,7 +21,7 @@ ACCEPTED_FORMATS = {"JPEG": "image/jpeg", "PNG": "image/png", "WEBP": "image/web
                     "MPO": "image/jpeg", "BMP": "image/bmp"}
 MAX_PIXELS = 50_000_000
 
-TILE_TEXT = re.compile(r"^(\d{1,2})\s*[-/:|x]\s*(\d{1,2})$")
+TILE_TEXT = re.compile(r"^([0-9]{1,2})\s*[-/:|x]\s*([0-9]{1,2})$")  # ASCII digits only
 
 
 class HandError(ValueError):

@@ -78,6 +78,8 @@ def test_an_empty_hand_scores_zero(game: Table) -> None:
         ("13-2", "a double-12 set has no 13"),
         ("five", "'five' is not a tile"),
         ("3-4 4-3", "3-4 is listed twice"),
+        ("５-７", "'５-７' is not a tile"),
+        ("١-٢", "'١-٢' is not a tile"),
     ],
 )
 def test_bad_tiles_get_a_clear_message(game: Table, text: str, message: str) -> None:
@@ -304,7 +306,7 @@ def test_a_tile_read_in_two_hands_is_flagged(game: Table) -> None:
     assert 'id="twice"' not in page
     game.post("/games/1/rounds/1/hands/1/tiles", {"more": "7-5 3-3"})
     page = game.client.get("/games/1/rounds/1/hands").get_data(as_text=True).replace("&#39;", "'")
-    assert "5-7 is read in Ann and Ben's hands" in page
+    assert "Read in two hands: <strong>5-7</strong> (Ann, Ben)." in page
     assert page.count('class=" twice"') == 2  # the two fields, nothing else
     other_round = game.client.get("/games/1/rounds/2/hands").get_data(as_text=True)
     assert 'id="twice"' not in other_round
