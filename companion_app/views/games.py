@@ -147,7 +147,7 @@ def set_round(game_id: int) -> Any:
         flash(str(exc), "error")
         return redirect(url_for("scores.pad", game_id=game.id)), 303
     db = get_db()
-    with changes.change(db, game.id, f"the table moved to round {number}") as log:
+    with changes.change(db, game.id, f"moving the table to round {number}") as log:
         store.set_current_round(db, game, number, log)
     notify_worker()
     flash(f"Round {number} (engine {game.engine_of(number)}-{game.engine_of(number)}).")

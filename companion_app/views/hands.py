@@ -191,6 +191,9 @@ def from_camera(game_id: int, number: int, seat: int) -> Any:
                        settled=store.last_table(get_db(), game, number)[0])
     note = problem or (_note(split.hand, " beside the table") +
                        f" {len(split.table)} tile(s) on the hub and trains left out.")
+    if split.groups > 1:
+        note += (f" The tiles beside the table lie in {split.groups} groups: if more than one"
+                 " hand lies face up, turn the others down and read again.")
     return _store_photo(game, number, seat, photo, split.hand, split.table, note)
 
 

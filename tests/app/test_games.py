@@ -113,7 +113,11 @@ def test_moving_the_table_to_another_round(unlocked: Table) -> None:
     assert "9-9" in unlocked.client.get("/").get_data(as_text=True)
     response = unlocked.post("/games/1/round", {"round": "40"})
     assert response.status_code == 303
-    assert "must be between 1 and 13" in unlocked.client.get("/games/1/pad").get_data(as_text=True)
+    pad = unlocked.client.get("/games/1/pad").get_data(as_text=True)
+    assert "must be between 1 and 13" in pad
+    assert "Undo moving the table to round 4" in pad
+    unlocked.post("/games/1/undo")
+    assert "12-12" in unlocked.client.get("/").get_data(as_text=True)
 
 
 def test_names_keep_what_shows(unlocked: Table) -> None:

@@ -382,3 +382,28 @@ def test_a_settled_table_s_tiles_are_never_a_hand_s() -> None:
     split = split_hand(readings, players=2, engine=11, settled=settled)
     assert [r["values"] for r in split.hand] == [[1, 2]]
     assert [r["values"] for r in split.table] == [[5, 12]]
+
+
+def test_hands_laid_out_together_are_pointed_out() -> None:
+    from companion_app.camera_hand import split_hand
+
+    def tile(x: float, y: float, values: list[int]) -> dict[str, object]:
+        return {"values": values, "corners": [[x, y], [x + 20, y], [x + 20, y + 40],
+                                              [x, y + 40]]}
+
+    one_hand = [tile(500 + 24 * i, 300, [1, i]) for i in range(4)]
+    assert split_hand(one_hand, players=2, engine=12).groups == 1
+    two_hands = one_hand + [tile(100 + 24 * i, 40, [2, i + 3]) for i in range(3)]
+    assert split_hand(two_hands, players=2, engine=12).groups == 2
+    assert split_hand([], players=2, engine=12).groups == 0
+
+
+def test_a_hand_s_double_is_not_taken_for_the_table() -> None:
+    """Without the round's engine in view, a double and the tiles beside it stay the hand's."""
+    from companion_app.camera_hand import split_hand
+
+    readings = [{"values": [5, 5], "corners": [[100, 100], [140, 100], [140, 120], [100, 120]]},
+                {"values": [5, 3], "corners": [[140, 100], [180, 100], [180, 120], [140, 120]]},
+                {"values": [3, 9], "corners": [[180, 100], [220, 100], [220, 120], [180, 120]]}]
+    split = split_hand(readings, players=3, engine=12)
+    assert len(split.hand) == 3 and split.table == [] and split.groups == 1
