@@ -89,11 +89,12 @@ def pad(game_id: int) -> str:
 def _round_page(game: store.Game, number: int, form: Any = None, error: str | None = None,
                 conflicts: dict[int, int] | None = None, status: int = 200) -> Any:
     db = get_db()
-    seat = request.args.get("seat", "")
+    seat = request.args.get("seat", "")  # the tapped cell's seat gets the focus
+    focus = int(seat) if seat.isascii() and seat.isdigit() else None
     return render_template(
         "round_scores.html", game=game, number=number, cells=store.scores(db, game.id),
         sources=store.score_sources(db, game.id), form=form, error=error,
-        conflicts=conflicts or {}, focus=int(seat) if seat.isdigit() else None), status
+        conflicts=conflicts or {}, focus=focus), status
 
 
 @bp.get("/<int:game_id>/rounds/<int:number>/scores")

@@ -23,7 +23,7 @@ def test_a_new_database_is_migrated_and_in_wal_mode(app: Flask, db_path: Path) -
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert {"games", "players", "rounds", "scores", "score_edits", "hands", "alerts",
-            "settings"} <= tables
+            "settings", "changes"} <= tables
 
 
 def test_migrating_twice_changes_nothing(db_path: Path) -> None:

@@ -215,4 +215,5 @@ def test_a_game_played_through_on_a_tablet_and_a_phone(server: tuple[str, Path],
     page.goto(url + "/games/")
     first = page.locator("#games li").first.inner_text()
     assert "Ann, Benedict, Cy" in first and "round 1 of 13" in first
+    check_phone(phone, url + "/games/", "games-phone")
     assert not errors, errors
