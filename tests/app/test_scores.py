@@ -162,6 +162,8 @@ def test_a_score_cell_opens_its_field(game: Table) -> None:
     field = form.split('name="points_2"')[1].split(">")[0]
     assert "autofocus" in field and 'value="25"' in field
     assert "autofocus" not in form.split('name="points_2"')[0]
+    odd = game.client.get("/games/1/rounds/1/scores?seat=²")  # a digit, but not 0-9
+    assert odd.status_code == 200 and "autofocus" not in odd.get_data(as_text=True)
 
 
 def test_undo_puts_back_the_last_change_even_after_a_restart(game: Table, db_path: Path) -> None:
