@@ -99,6 +99,12 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
             context.close()
 
 
+def go(page: Any, selector: str) -> None:
+    """Click what leaves the page (a link, a form's button) and wait for the next page."""
+    with page.expect_navigation():
+        page.click(selector)
+
+
 def shoot(page: Any, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
@@ -115,6 +121,10 @@ def check_phone(phone: Any, url: str, name: str) -> None:
     if phone.locator("#pad").count():
         wrap = phone.locator(".pad-wrap")
         assert wrap.evaluate("w => w.scrollWidth > w.clientWidth")  # 13 rounds scroll sideways
+        current = phone.locator("#pad th.current")
+        if current.count():  # the round being played is in view
+            box = current.bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
         for scroll in (0, 10_000):
             wrap.evaluate(f"w => {{ w.scrollLeft = {scroll}; }}")
             box = phone.locator("td.total[data-seat='1']").bounding_box()
@@ -130,35 +140,31 @@ def test_a_game_played_through_on_a_tablet_and_a_phone(server: tuple[str, Path],
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(url + "/unlock")
     page.fill("input[name=pin]", PIN)
-    page.click("form button")
+    go(page, "form button")
 
     # Round 1 from the hands page: the last hand saved ends the round.
     page.goto(url + "/games/1/rounds/1/hands")
     for seat, typed in enumerate(("12-12 5-6", "", "3-4 0-0")):
         page.fill(f"#seat-{seat} input[name=more]", typed)
-        page.click(f"#seat-{seat} .hand-tiles button")
-    page.wait_for_selector("#pad")
+        go(page, f"#seat-{seat} .hand-tiles button")
     assert "Round 1 done — Benedict went out. Round 2 begins: engine 11-11." in page.inner_text(
         "body")
     assert page.inner_text("#enter-round") == "Enter round 2"
 
     # Round 2 typed; then a cell tapped and changed, and undone in one tap.
-    page.click("#enter-round")
+    go(page, "#enter-round")
     for seat, points in enumerate(("9", "14", "0")):
         page.fill(f"input[name=points_{seat}]", points)
-    page.click("#round-form button")
-    page.wait_for_selector("#pad")
+    go(page, "#round-form button")
     assert "Round 2 done — Cy went out" in page.inner_text("body")
-    page.click("a.cell[href$='/rounds/2/scores?seat=1']")
+    go(page, "a.cell[href$='/rounds/2/scores?seat=1']")
     page.wait_for_function("document.activeElement && document.activeElement.name == 'points_1'",
                            timeout=5_000)  # the tapped cell's field has the focus
     page.keyboard.press("Control+A")
     page.keyboard.type("41")
-    page.click("#round-form button")
-    page.wait_for_selector("#pad")
+    go(page, "#round-form button")
     assert page.inner_text("td.total[data-seat='1']") == "41"
-    page.click("#undo")
-    page.wait_for_selector("#pad")
+    go(page, "#undo")
     assert page.inner_text("td.total[data-seat='1']") == "14"
     assert page.locator("td.out").count() == 2 and page.inner_text("#enter-round") == (
         "Enter round 3")
@@ -199,11 +205,11 @@ def test_a_game_played_through_on_a_tablet_and_a_phone(server: tuple[str, Path],
     conn.close()
     page.goto(url + "/games/1/pad")
     assert page.inner_text("#enter-round") == "Enter round 13"
-    page.click("#enter-round")
+    check_phone(phone, url + "/games/1/pad", "pad-round13-phone")  # scrolled to round 13
+    go(page, "#enter-round")
     for seat, points in enumerate(("0", "22", "5")):
         page.fill(f"input[name=points_{seat}]", points)
-    page.click("#round-form button")
-    page.wait_for_selector("#standings")
+    go(page, "#round-form button")
     text = page.inner_text("body")
     assert "Round 13 done — Ann went out. Game over:" in text
     assert page.locator("#enter-round").count() == 0 and "round 14" not in text.lower()
@@ -211,7 +217,7 @@ def test_a_game_played_through_on_a_tablet_and_a_phone(server: tuple[str, Path],
     assert standings.startswith("Final standings") and "wins with" in standings
     shoot(page, "pad-final-tablet")
     check_phone(phone, url + "/games/1/pad", "pad-final-phone")
-    page.click("#again")
+    go(page, "#again")
     page.goto(url + "/games/")
     first = page.locator("#games li").first.inner_text()
     assert "Ann, Benedict, Cy" in first and "round 1 of 13" in first
