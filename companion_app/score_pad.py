@@ -107,7 +107,7 @@ def standings(totals: list[int], positive: bool) -> list[Standing]:
     order = sorted(range(len(totals)), key=lambda s: (-totals[s] if positive else totals[s], s))
     out: list[Standing] = []
     for rank, seat in enumerate(order):
-        tied = out and totals[out[-1].seat] == totals[seat]
+        tied = bool(out) and totals[out[-1].seat] == totals[seat]
         out.append(Standing(out[-1].place if tied else rank + 1, seat, totals[seat]))
     return out
 

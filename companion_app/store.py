@@ -2,7 +2,9 @@
 
 Every function takes the connection first so the request handlers (through
 :func:`companion_app.db.get_db`) and the worker thread (its own connection)
-share one set of queries.
+share one set of queries. A score keeps where it came from (``"hand"``: counted
+from a hand, ``"pad"``: typed); the writers a tap on the pad makes take a
+:class:`~companion_app.changes.ChangeLog` that notes what they replace, for undo.
 """
 
 from __future__ import annotations
