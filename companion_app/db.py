@@ -2,9 +2,9 @@
 
 Everything the companion keeps lives here (standard library ``sqlite3``, WAL
 journal): games, players and seats, rule sets (JSON), rounds with their last
-settled table, scores and the history of their edits, hand photos, alerts with
-their acknowledgement, and the table's settings (PIN, session secret, current
-game).
+settled table, scores (and where each came from) with the history of their
+edits, the log of changes the pad can undo, hand photos, alerts with their
+acknowledgement, and the table's settings (PIN, session secret, current game).
 
 Opening is careful because a family's score pads live in this file:
 
@@ -13,7 +13,7 @@ Opening is careful because a family's score pads live in this file:
 - a file or folder the process may not write opens read-only, and the app
   shows a banner and refuses changes with a clear message;
 - the schema is brought up to date by numbered migrations recorded in the
-  ``schema_version`` table.
+  ``schema_version`` table; a migration keeps every score already kept.
 """
 
 from __future__ import annotations
@@ -108,6 +108,25 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX alerts_by_round ON alerts (game_id, round);
     CREATE INDEX edits_by_game ON score_edits (game_id, round, seat);
+    """,
+    # 2: where each score came from (a typed score never silently replaces a hand's),
+    # and the log of changes that the pad's undo walks back
+    """
+    ALTER TABLE scores ADD COLUMN source TEXT NOT NULL DEFAULT 'pad';
+    UPDATE scores SET source = COALESCE((
+        SELECT e.source FROM score_edits e
+        WHERE e.game_id = scores.game_id AND e.round = scores.round AND e.seat = scores.seat
+        ORDER BY e.id DESC LIMIT 1), 'pad');
+    CREATE TABLE changes (
+        id      INTEGER PRIMARY KEY,
+        game_id INTEGER NOT NULL REFERENCES games (id),
+        label   TEXT NOT NULL,
+        undo    TEXT NOT NULL,
+        at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%f', 'now')),
+        undone  TEXT
+    );
+    CREATE INDEX changes_by_game ON changes (game_id, id);
+    ALTER TABLE score_edits ADD COLUMN change_id INTEGER REFERENCES changes (id);
     """,
 )
 

@@ -25,7 +25,7 @@ ACCEPTED_FORMATS = {"JPEG": "image/jpeg", "PNG": "image/png", "WEBP": "image/web
 MAX_PIXELS = 50_000_000
 SIDEWAYS = (5, 6, 7, 8)  # EXIF orientations that swap width and height
 
-TILE_TEXT = re.compile(r"^(\d{1,2})\s*[-/:|x]\s*(\d{1,2})$")
+TILE_TEXT = re.compile(r"^([0-9]{1,2})\s*[-/:|x]\s*([0-9]{1,2})$")  # ASCII digits only
 
 
 class HandError(ValueError):

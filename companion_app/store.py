@@ -2,7 +2,9 @@
 
 Every function takes the connection first so the request handlers (through
 :func:`companion_app.db.get_db`) and the worker thread (its own connection)
-share one set of queries.
+share one set of queries. A score keeps where it came from (``"hand"``: counted
+from a hand, ``"pad"``: typed); the writers a tap on the pad makes take a
+:class:`~companion_app.changes.ChangeLog` that notes what they replace, for undo.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from companion_app.changes import ChangeLog
 from companion_app.db import transaction
 
 
@@ -126,8 +129,27 @@ def get_game(db: sqlite3.Connection, game_id: int) -> Game | None:
 
 
 def list_games(db: sqlite3.Connection) -> list[Game]:
-    ids = [int(r["id"]) for r in db.execute("SELECT id FROM games ORDER BY id DESC")]
+    """Every game, the one played last first (its latest change, else its start)."""
+    ids = [int(r["id"]) for r in db.execute(
+        "SELECT id FROM games ORDER BY MAX(created, COALESCE("
+        "(SELECT MAX(at) FROM changes WHERE changes.game_id = games.id), '')) DESC, id DESC")]
     return [g for g in (get_game(db, i) for i in ids) if g is not None]
+
+
+def rename_game(db: sqlite3.Connection, game_id: int, name: str) -> None:
+    with transaction(db):
+        db.execute("UPDATE games SET name = ? WHERE id = ?", (name, game_id))
+
+
+def delete_game(db: sqlite3.Connection, game_id: int) -> None:
+    """Remove a game and everything kept for it (scores, history, hands, alerts)."""
+    with transaction(db):
+        for table in ("score_edits", "changes", "scores", "hands", "alerts", "rounds",
+                      "players"):
+            db.execute(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
+        db.execute("DELETE FROM games WHERE id = ?", (game_id,))
+        db.execute("DELETE FROM settings WHERE key = 'current_game' AND value = ?",
+                   (str(game_id),))
 
 
 def current_game(db: sqlite3.Connection) -> Game | None:
@@ -145,8 +167,14 @@ def resume_game(db: sqlite3.Connection, game_id: int) -> None:
     set_setting(db, "current_game", str(game_id))
 
 
-def set_current_round(db: sqlite3.Connection, game: Game, number: int) -> None:
+def set_current_round(db: sqlite3.Connection, game: Game, number: int,
+                      log: ChangeLog | None = None) -> None:
     with transaction(db):
+        if log is not None:
+            row = db.execute("SELECT current_round FROM games WHERE id = ?",
+                             (game.id,)).fetchone()
+            if row is not None and int(row["current_round"]) != number:
+                log.round_moved(int(row["current_round"]))
         db.execute("UPDATE games SET current_round = ? WHERE id = ?", (number, game.id))
         db.execute(
             "INSERT OR IGNORE INTO rounds (game_id, number, engine) VALUES (?, ?, ?)",
@@ -194,31 +222,43 @@ def scores(db: sqlite3.Connection, game_id: int) -> dict[tuple[int, int], int]:
     }
 
 
-def set_score(
-    db: sqlite3.Connection, game_id: int, number: int, seat: int, points: int, source: str
-) -> bool:
-    """Write one score; an existing different value is kept in ``score_edits``.
+def score_sources(db: sqlite3.Connection, game_id: int) -> dict[tuple[int, int], str]:
+    """(round, seat) → where the score came from: ``"hand"`` (a hand counted on the
+    hands page) or ``"pad"`` (typed)."""
+    return {
+        (int(r["round"]), int(r["seat"])): str(r["source"])
+        for r in db.execute("SELECT round, seat, source FROM scores WHERE game_id = ?",
+                            (game_id,))
+    }
 
-    Returns whether anything changed.
-    """
+
+def set_score(
+    db: sqlite3.Connection, game_id: int, number: int, seat: int, points: int, source: str,
+    log: ChangeLog | None = None,
+) -> bool:
+    """Write one score; an existing different value is kept in ``score_edits`` (and in
+    ``log``, for undoing). Returns whether anything changed."""
     with transaction(db):
         row = db.execute(
-            "SELECT points FROM scores WHERE game_id = ? AND round = ? AND seat = ?",
+            "SELECT points, source FROM scores WHERE game_id = ? AND round = ? AND seat = ?",
             (game_id, number, seat),
         ).fetchone()
         old = None if row is None else int(row["points"])
         if old == points:
             return False
+        if log is not None:
+            log.score_replaced((number, seat, old, None if row is None else str(row["source"])))
         db.execute(
-            "INSERT INTO scores (game_id, round, seat, points, updated) "
-            "VALUES (?, ?, ?, ?, datetime('now')) ON CONFLICT (game_id, round, seat) "
-            "DO UPDATE SET points = excluded.points, updated = excluded.updated",
-            (game_id, number, seat, points),
+            "INSERT INTO scores (game_id, round, seat, points, source, updated) "
+            "VALUES (?, ?, ?, ?, ?, datetime('now')) ON CONFLICT (game_id, round, seat) "
+            "DO UPDATE SET points = excluded.points, source = excluded.source, "
+            "updated = excluded.updated",
+            (game_id, number, seat, points, source),
         )
         db.execute(
-            "INSERT INTO score_edits (game_id, round, seat, old_points, new_points, source) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (game_id, number, seat, old, points, source),
+            "INSERT INTO score_edits (game_id, round, seat, old_points, new_points, source, "
+            "change_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (game_id, number, seat, old, points, source, None if log is None else log.id),
         )
     return True
 
@@ -262,9 +302,15 @@ def save_hand_photo(
 
 
 def save_hand_tiles(
-    db: sqlite3.Connection, game_id: int, number: int, seat: int, tiles: list[list[int]]
+    db: sqlite3.Connection, game_id: int, number: int, seat: int, tiles: list[list[int]],
+    log: ChangeLog | None = None,
 ) -> None:
     with transaction(db):
+        if log is not None:
+            row = db.execute("SELECT tiles FROM hands WHERE game_id = ? AND round = ? "
+                             "AND seat = ?", (game_id, number, seat)).fetchone()
+            if row is None or json.loads(row["tiles"]) != tiles:
+                log.hand_replaced((number, seat, None if row is None else str(row["tiles"])))
         db.execute(
             "INSERT INTO hands (game_id, round, seat, tiles, updated) "
             "VALUES (?, ?, ?, ?, datetime('now')) ON CONFLICT (game_id, round, seat) "

@@ -1,4 +1,5 @@
-/* mtrain: helpers shared by every page (CSRF header, the PIN dialog). No external code. */
+/* mtrain: helpers shared by every page (CSRF header, the PIN dialog), and the score pad
+   scrolled to the round being played. No external code. */
 "use strict";
 
 const mtrain = (() => {
@@ -37,4 +38,13 @@ const mtrain = (() => {
   }
 
   return { csrf, post, askPin };
+})();
+
+/* On a narrow screen the pad scrolls sideways: show the round being played. */
+(() => {
+  const wrap = document.querySelector(".pad-wrap");
+  const current = wrap && wrap.querySelector("th.current");
+  if (current && wrap.scrollWidth > wrap.clientWidth) {
+    wrap.scrollLeft = Math.max(0, current.offsetLeft - wrap.clientWidth / 2);
+  }
 })();

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask import abort, current_app
 
 from companion_app import store
 from companion_app.db import get_db
+
+#: What a number field takes: ASCII digits, a sign at most.
+WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")
 
 
 class FormError(ValueError):
@@ -41,6 +45,9 @@ def parse_int(text: str | None, what: str, *, low: int, high: int) -> int:
     """An integer from a form field, or :class:`FormError` saying what is wrong."""
     if text is None or not text.strip():
         raise FormError(f"{what}: please enter a number.")
+    if WHOLE_NUMBER.fullmatch(text.strip()) is None:  # int() also takes "١٢", "５", "1_000"
+        raise FormError(f"{what}: {text.strip()!r} is not a whole number "
+                        "(type it with the digits 0-9).")
     try:
         value = int(text.strip())
     except ValueError:

@@ -1,4 +1,5 @@
-"""Games: the list of games kept, a new game, resuming one, moving to the next round."""
+"""Games: the list of games kept (the one played last first), a new game (or another with
+the same players), renaming, deleting, resuming one, moving the table to another round."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ from typing import Any
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 from werkzeug.datastructures import MultiDict
 
-from companion_app import rules, store
+from companion_app import changes, rules, store
 from companion_app.db import get_db
+from companion_app.names import NameProblem, clean_name, is_blank, same_name
+from companion_app.score_pad import load_pad
 from companion_app.security import pin_required
 from companion_app.views.common import FormError, game_or_404, notify_worker, parse_int
 
@@ -16,6 +19,7 @@ bp = Blueprint("games", __name__, url_prefix="/games")
 
 MAX_SEATS = 8
 MAX_NAME = 24
+MAX_GAME_NAME = 60
 
 
 @bp.get("/")
@@ -23,8 +27,8 @@ def index() -> str:
     db = get_db()
     games = store.list_games(db)
     current = store.current_game(db)
-    totals = {g.id: _totals(db, g) for g in games}
-    return render_template("games.html", games=games, current=current, totals=totals)
+    pads = {g.id: load_pad(db, g) for g in games}
+    return render_template("games.html", games=games, current=current, pads=pads)
 
 
 def _totals(db: Any, game: store.Game) -> list[int]:
@@ -66,22 +70,9 @@ def create() -> Any:
 
 def parse_new_game(form: MultiDict[str, str]) -> dict[str, Any]:
     """Validate the new-game form; :class:`FormError` names the first problem."""
-    name = form.get("name", "").strip() or "Mexican Train"
-    if len(name) > 60:
-        raise FormError("Game name: at most 60 characters.")
-    players = []
-    for seat in range(MAX_SEATS):
-        player = form.get(f"seat_{seat}", "").strip()
-        if player:
-            if len(player) > MAX_NAME:
-                raise FormError(f"Seat {seat + 1}: a name of at most {MAX_NAME} characters.")
-            players.append(player)
-        elif any(form.get(f"seat_{later}", "").strip() for later in range(seat + 1, MAX_SEATS)):
-            raise FormError(f"Seat {seat + 1} is empty: fill the seats in order, clockwise.")
-    if len(players) < 2:
-        raise FormError("Players: enter at least two names, one per seat.")
-    if len({p.casefold() for p in players}) != len(players):
-        raise FormError("Players: two seats have the same name; make them different.")
+    text = form.get("name", "")
+    name = "Mexican Train" if is_blank(text) else game_name(text)
+    players = parse_players(form)
     preset = form.get("preset", "standard")
     overrides = {}
     for key in rules.RULE_KEYS:
@@ -106,6 +97,35 @@ def parse_new_game(form: MultiDict[str, str]) -> dict[str, Any]:
             "rounds": rounds}
 
 
+def game_name(text: str) -> str:
+    try:
+        return clean_name(text, "Game name", limit=MAX_GAME_NAME)
+    except NameProblem as exc:
+        raise FormError(str(exc)) from None
+
+
+def parse_players(form: MultiDict[str, str]) -> list[str]:
+    """The seats' names in order; each must show something, no two alike."""
+    players: list[str] = []
+    for seat in range(MAX_SEATS):
+        text = form.get(f"seat_{seat}", "")
+        if is_blank(text):
+            if any(not is_blank(form.get(f"seat_{later}", ""))
+                   for later in range(seat + 1, MAX_SEATS)):
+                raise FormError(f"Seat {seat + 1} is empty: fill the seats in order, clockwise.")
+            continue
+        try:
+            players.append(clean_name(text, f"Seat {seat + 1}", limit=MAX_NAME))
+        except NameProblem as exc:
+            raise FormError(str(exc)) from None
+    if len(players) < 2:
+        raise FormError("Players: enter at least two names, one per seat.")
+    for i, player in enumerate(players):
+        if any(same_name(player, other) for other in players[:i]):
+            raise FormError("Players: two seats have the same name; make them different.")
+    return players
+
+
 @bp.post("/<int:game_id>/resume")
 @pin_required
 def resume(game_id: int) -> Any:
@@ -119,14 +139,64 @@ def resume(game_id: int) -> Any:
 @bp.post("/<int:game_id>/round")
 @pin_required
 def set_round(game_id: int) -> Any:
-    """Move the table to another round (the next one after scoring, usually)."""
+    """Move the table to another round (the pad does it when a round is done)."""
     game = game_or_404(game_id)
     try:
         number = parse_int(request.form.get("round"), "Round", low=1, high=game.rounds)
     except FormError as exc:
         flash(str(exc), "error")
         return redirect(url_for("scores.pad", game_id=game.id)), 303
-    store.set_current_round(get_db(), game, number)
+    db = get_db()
+    with changes.change(db, game.id, f"moving the table to round {number}") as log:
+        store.set_current_round(db, game, number, log)
     notify_worker()
     flash(f"Round {number} (engine {game.engine_of(number)}-{game.engine_of(number)}).")
+    return redirect(url_for("live.index"))
+
+
+@bp.post("/<int:game_id>/rename")
+@pin_required
+def rename(game_id: int) -> Any:
+    game = game_or_404(game_id)
+    try:
+        name = game_name(request.form.get("name", ""))
+    except FormError as exc:
+        flash(str(exc), "error")
+        return redirect(url_for("games.index")), 303
+    store.rename_game(get_db(), game.id, name)
+    flash(f"{game.name!r} is now called {name!r}.")
+    return redirect(url_for("games.index"))
+
+
+@bp.get("/<int:game_id>/delete")
+def confirm_delete(game_id: int) -> str:
+    """Deleting asks first, showing what would be lost."""
+    game = game_or_404(game_id)
+    db = get_db()
+    return render_template("delete_game.html", game=game, totals=_totals(db, game),
+                           entries=len(store.score_history(db, game.id)))
+
+
+@bp.post("/<int:game_id>/delete")
+@pin_required
+def delete(game_id: int) -> Any:
+    game = game_or_404(game_id)
+    if request.form.get("confirm") != "yes":
+        return redirect(url_for("games.confirm_delete", game_id=game.id))
+    store.delete_game(get_db(), game.id)
+    notify_worker()
+    flash(f"Game {game.name!r} deleted.")
+    return redirect(url_for("games.index"))
+
+
+@bp.post("/<int:game_id>/again")
+@pin_required
+def again(game_id: int) -> Any:
+    """A new game with the same players, seats, rules and number of rounds."""
+    game = game_or_404(game_id)
+    store.create_game(get_db(), name=game.name, players=game.players, rules=game.rules,
+                      set_size=game.set_size, rounds=game.rounds)
+    notify_worker()
+    flash(f"New game {game.name!r} with {', '.join(game.players)}: round 1, engine "
+          f"{game.set_size}-{game.set_size}.")
     return redirect(url_for("live.index"))

@@ -1,19 +1,28 @@
-"""The score pad: one column per round, running totals, the winner, edits, CSV, a chart."""
+"""The score pad: one column per round, running totals, who won each round, the final
+standings, edits (a typed score never silently replaces one counted from a hand), undo,
+CSV, a chart."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
 
-from companion_app import store
+from companion_app import changes, store
 from companion_app.db import get_db
 from companion_app.export import Cell, attachment, csv_text
 from companion_app.rules import describe
+from companion_app.score_pad import Pad, close_round, load_pad
 from companion_app.security import pin_required
-from companion_app.views.common import FormError, game_or_404, parse_int, round_or_404
+from companion_app.views.common import (
+    FormError,
+    game_or_404,
+    notify_worker,
+    parse_int,
+    round_or_404,
+)
 
 bp = Blueprint("scores", __name__, url_prefix="/games")
 
@@ -21,48 +30,9 @@ MAX_POINTS = 5000
 COLOURS = ("#e4572e", "#2e86ab", "#f3a712", "#4caf50", "#a23b72", "#7b6cf6", "#00a6a6", "#8d6e63")
 
 
-@dataclass(frozen=True)
-class Pad:
-    """The score pad of a game, ready for the page and the CSV."""
-
-    game: store.Game
-    cells: dict[tuple[int, int], int]
-    totals: list[int]
-    running: list[list[int | None]]  # per seat, the total after each round (None: not yet)
-    complete_rounds: int
-    winners: list[int]
-    finished: bool
-
-    @property
-    def positive(self) -> bool:
-        return bool(self.game.rules.get("positive_scoring"))
-
-
 def make_pad(game: store.Game) -> Pad:
-    cells = store.scores(get_db(), game.id)
-    totals = [sum(v for (r, s), v in cells.items() if s == seat) for seat in range(game.seats)]
-    complete = [
-        n for n in range(1, game.rounds + 1)
-        if all((n, s) in cells for s in range(game.seats))
-    ]
-    last = max(complete, default=0)
-    running: list[list[int | None]] = []
-    for seat in range(game.seats):
-        acc = 0
-        row: list[int | None] = []
-        for n in range(1, game.rounds + 1):
-            if n <= last:
-                acc += cells.get((n, seat), 0)
-                row.append(acc)
-            else:
-                row.append(None)
-        running.append(row)
-    finished = len(complete) == game.rounds
-    winners: list[int] = []
-    if any(cells):
-        best = max(totals) if game.rules.get("positive_scoring") else min(totals)
-        winners = [s for s, t in enumerate(totals) if t == best]
-    return Pad(game, cells, totals, running, len(complete), winners, finished)
+    """The game's pad from the request's database."""
+    return load_pad(get_db(), game)
 
 
 def chart(pad: Pad, width: int = 640, height: int = 260) -> dict[str, Any]:
@@ -107,49 +77,91 @@ def _nice_ticks(high: int) -> list[int]:
 @bp.get("/<int:game_id>/pad")
 def pad(game_id: int) -> str:
     game = game_or_404(game_id)
+    db = get_db()
     p = make_pad(game)
-    history = store.score_history(get_db(), game.id)
-    return render_template("pad.html", pad=p, chart=chart(p), history=history,
+    return render_template("pad.html", pad=p, chart=chart(p),
+                           history=store.score_history(db, game.id),
+                           undone=changes.undone_ids(db, game.id),
+                           last_change=changes.last_change(db, game.id),
                            rules=describe(game.rules), colours=COLOURS, error=None)
 
 
+def _round_page(game: store.Game, number: int, form: Any = None, error: str | None = None,
+                conflicts: dict[int, int] | None = None, status: int = 200) -> Any:
+    db = get_db()
+    seat = request.args.get("seat", "")  # the tapped cell's seat gets the focus
+    focus = int(seat) if seat.isascii() and seat.isdigit() else None
+    return render_template(
+        "round_scores.html", game=game, number=number, cells=store.scores(db, game.id),
+        sources=store.score_sources(db, game.id), form=form, error=error,
+        conflicts=conflicts or {}, focus=focus), status
+
+
 @bp.get("/<int:game_id>/rounds/<int:number>/scores")
-def round_form(game_id: int, number: int) -> str:
+def round_form(game_id: int, number: int) -> Any:
     game = game_or_404(game_id)
-    round_or_404(game, number)
-    cells = store.scores(get_db(), game.id)
-    return render_template("round_scores.html", game=game, number=number, cells=cells,
-                           form=None, error=None)
+    return _round_page(game, round_or_404(game, number))
 
 
 @bp.post("/<int:game_id>/rounds/<int:number>/scores")
 @pin_required
 def save_round(game_id: int, number: int) -> Any:
-    """Enter (or correct) a round's points, one field per seat; changes are kept in history."""
+    """Enter (or correct) a round's points, one field per seat; changes are kept in history.
+
+    A typed value different from a score counted from the seat's hand is not saved
+    unless its ``replace_<seat>`` box is ticked: the form comes back asking.
+    """
     game = game_or_404(game_id)
     round_or_404(game, number)
     try:
         points = parse_round_scores(request.form, game)
     except FormError as exc:
-        cells = store.scores(get_db(), game.id)
-        return render_template("round_scores.html", game=game, number=number, cells=cells,
-                               form=request.form, error=str(exc)), 400
+        return _round_page(game, number, request.form, str(exc), status=400)
     db = get_db()
-    changed = 0
-    for seat, value in points.items():
-        changed += store.set_score(db, game.id, number, seat, value, "pad")
-    if changed and number == game.current_round and number < game.rounds and all(
-        (number, s) in store.scores(db, game.id) for s in range(game.seats)
-    ):
-        store.set_current_round(db, game, number + 1)
-        from companion_app.views.common import notify_worker
-
+    conflicts = hand_conflicts(db, game, number, points, request.form)
+    if conflicts:
+        who = "; ".join(f"{game.players[s]}'s hand counts {old}, typed {points[s]}"
+                        for s, old in conflicts.items())
+        return _round_page(game, number, request.form, (
+            f"Nothing saved yet: {who}. Tick “replace” to use the typed points, or put "
+            "back the counted ones."), conflicts, 409)
+    with changes.change(db, game.id, f"round {number} points") as log:
+        changed = sum(store.set_score(db, game.id, number, seat, value, "pad", log)
+                      for seat, value in points.items())
+        done = close_round(db, game, number, log)
+    if done is not None:
         notify_worker()
-        flash(f"Round {number} scored; round {number + 1} begins "
-              f"(engine {game.engine_of(number + 1)}-{game.engine_of(number + 1)}).")
+        flash(done)
     else:
         flash(f"Round {number}: {changed} score(s) saved." if changed else
               f"Round {number}: nothing changed.")
+    return redirect(url_for("scores.pad", game_id=game.id))
+
+
+def hand_conflicts(db: sqlite3.Connection, game: store.Game, number: int, points: dict[int, int],
+                   form: Any) -> dict[int, int]:
+    """Seats whose typed points would replace points counted from their hand, unticked:
+    seat → the counted points."""
+    cells = store.scores(db, game.id)
+    sources = store.score_sources(db, game.id)
+    return {
+        seat: cells[(number, seat)] for seat, value in points.items()
+        if sources.get((number, seat)) == "hand" and cells[(number, seat)] != value
+        and not form.get(f"replace_{seat}")
+    }
+
+
+@bp.post("/<int:game_id>/undo")
+@pin_required
+def undo(game_id: int) -> Any:
+    """Undo the game's last change (a round's points, a hand, a move of the table)."""
+    game = game_or_404(game_id)
+    undone = changes.undo_last(get_db(), game.id)
+    if undone is None:
+        flash("Nothing to undo.")
+    else:
+        notify_worker()
+        flash(f"Undone: {undone.label}.")
     return redirect(url_for("scores.pad", game_id=game.id))
 
 
@@ -181,4 +193,4 @@ def export_csv(game_id: int) -> Response:
                     headers=attachment(game.name, f"-{game.id}-scores.csv", fallback="game"))
 
 
-__all__ = ["FormError", "Pad", "bp", "chart", "make_pad"]
+__all__ = ["FormError", "Pad", "bp", "chart", "hand_conflicts", "make_pad"]

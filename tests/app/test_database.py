@@ -23,7 +23,7 @@ def test_a_new_database_is_migrated_and_in_wal_mode(app: Flask, db_path: Path) -
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert {"games", "players", "rounds", "scores", "score_edits", "hands", "alerts",
-            "settings"} <= tables
+            "settings", "changes"} <= tables
 
 
 def test_migrating_twice_changes_nothing(db_path: Path) -> None:
@@ -127,3 +127,37 @@ def test_the_connection_helper_rolls_back_on_error(db_path: Path) -> None:
         store.set_setting(conn, "x", "1")
         raise RuntimeError("boom")
     assert store.get_setting(conn, "x") is None
+
+
+def test_a_version_1_database_is_migrated_and_keeps_its_scores(db_path: Path) -> None:
+    """A database written before scores knew their source opens with every score, and
+    the scores counted from hands are known as such."""
+    conn = sqlite3.connect(db_path)
+    conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    conn.executescript(db.MIGRATIONS[0])
+    conn.executescript("""
+        INSERT INTO schema_version VALUES (1);
+        INSERT INTO games (id, name, rules, set_size, rounds, current_round)
+            VALUES (1, 'Old', '{"name": "standard", "set": 12}', 12, 13, 2);
+        INSERT INTO players VALUES (1, 0, 'Ann'), (1, 1, 'Ben');
+        INSERT INTO rounds (game_id, number, engine) VALUES (1, 1, 12), (1, 2, 11);
+        INSERT INTO scores (game_id, round, seat, points) VALUES (1, 1, 0, 123), (1, 1, 1, 0);
+        INSERT INTO score_edits (game_id, round, seat, old_points, new_points, source)
+            VALUES (1, 1, 0, NULL, 120, 'pad'), (1, 1, 0, 120, 123, 'hand'),
+                   (1, 1, 1, NULL, 0, 'pad');
+    """)
+    conn.commit()
+    conn.close()
+    table = Table(make_app(db_path).test_client())
+    table.unlock()
+    conn = sqlite3.connect(db_path)
+    assert conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] == 2
+    assert dict(conn.execute("SELECT seat, source FROM scores").fetchall()) == {0: "hand",
+                                                                               1: "pad"}
+    pad = table.client.get("/games/1/pad").get_data(as_text=True)
+    assert 'data-seat="0">123<' in pad and "<s>120</s> → 123" in pad
+    assert 'id="enter-round">Enter round 2<' in pad and 'id="undo"' not in pad
+    response = table.post("/games/1/rounds/1/scores", {"points_0": "0", "points_1": "0"})
+    assert response.status_code == 409  # the hand's 123 is not replaced unasked
+    table.post("/games/1/rounds/2/scores", {"points_0": "0", "points_1": "7"})
+    assert "Undo round 2 points" in table.client.get("/games/1/pad").get_data(as_text=True)

@@ -54,6 +54,14 @@ def test_a_shorter_game_and_a_smaller_set(unlocked: Table, db_path: Path) -> Non
         ({"rule_chicken_foot": "maybe"}, ("Ann", "Ben"), "choose yes or no"),
         ({"preset": "nope"}, ("Ann", "Ben"), "unknown preset"),
         ({}, ("A" * 30, "Ben"), "at most 24 characters"),
+        ({}, ("Ann", "\u200b"), "Seat 2: a name needs at least one visible letter or digit"),
+        ({}, ("\u200b\u200d\ufeff", "Ben"), "Seat 1: a name needs at least one visible"),
+        ({}, ("Ann", "\x07\x1b"), "Seat 2: a name cannot hold control characters"),
+        ({}, ("Ann", "Ben\x00"), "Seat 2: a name cannot hold control characters"),
+        ({}, ("Ann", "ann\u200b"), "same name"),
+        ({}, ("Ann", "ＡＮＮ"), "same name"),
+        ({"name": "\u2060\u200b"}, ("Ann", "Ben"), "Game name: a name needs at least one"),
+        ({"rounds": "１２"}, ("Ann", "Ben"), "type it with the digits 0-9"),
     ],
 )
 def test_new_game_validation_messages(unlocked: Table, fields: dict[str, str],
@@ -68,7 +76,7 @@ def test_new_game_validation_messages(unlocked: Table, fields: dict[str, str],
     assert 'id="form-error"' in page
     assert message in page.replace("&#39;", "'")
     for name in players:  # the form keeps what was typed
-        if name:
+        if name.isprintable():
             assert f'value="{name}"' in page
     assert sqlite3.connect(db_path).execute("SELECT COUNT(*) FROM games").fetchone()[0] == 0
 
@@ -105,4 +113,64 @@ def test_moving_the_table_to_another_round(unlocked: Table) -> None:
     assert "9-9" in unlocked.client.get("/").get_data(as_text=True)
     response = unlocked.post("/games/1/round", {"round": "40"})
     assert response.status_code == 303
-    assert "must be between 1 and 13" in unlocked.client.get("/games/1/pad").get_data(as_text=True)
+    pad = unlocked.client.get("/games/1/pad").get_data(as_text=True)
+    assert "must be between 1 and 13" in pad
+    assert "Undo moving the table to round 4" in pad
+    unlocked.post("/games/1/undo")
+    assert "12-12" in unlocked.client.get("/").get_data(as_text=True)
+
+
+def test_names_keep_what_shows(unlocked: Table) -> None:
+    unlocked.new_game(("  Zoë ", "👨\u200d👩 family", "\u200bBo\u200b"), name=" Sunday ")
+    page = unlocked.client.get("/games/1/pad").get_data(as_text=True)
+    assert ">Zoë<" in page and "👨\u200d👩 family" in page and "</span>Bo</th>" in page
+    assert "Sunday — score pad" in page
+
+
+def test_the_game_played_last_is_listed_first(unlocked: Table, db_path: Path) -> None:
+    unlocked.new_game(("Ann", "Ben"), name="First")
+    unlocked.new_game(("Cy", "Dee"), name="Second")
+    conn = sqlite3.connect(db_path)
+    conn.execute("UPDATE games SET created = '2026-01-01 10:00:00'")  # both started long ago
+    conn.commit()
+    listing = unlocked.client.get("/games/").get_data(as_text=True).split('id="games"')[1]
+    assert listing.index("Second") < listing.index("First")  # the latest started first
+    unlocked.post("/games/1/rounds/1/scores", {"points_0": "4", "points_1": "0"})
+    listing = unlocked.client.get("/games/").get_data(as_text=True).split('id="games"')[1]
+    assert listing.index("First") < listing.index("Second")  # then the one played last
+
+
+def test_a_game_is_renamed(unlocked: Table) -> None:
+    unlocked.new_game(("Ann", "Ben"), name="Sunday")
+    assert unlocked.post("/games/1/rename", {"name": " Family cup "}).status_code == 302
+    assert "Family cup — score pad" in unlocked.client.get("/games/1/pad").get_data(as_text=True)
+    response = unlocked.post("/games/1/rename", {"name": "\u200b "})
+    assert response.status_code == 303
+    listing = unlocked.client.get("/games/").get_data(as_text=True)
+    assert "Game name: a name needs at least one visible" in listing
+    assert "Family cup" in listing
+    unlocked.post("/lock")
+    assert unlocked.post("/games/1/rename", {"name": "Mine"}).status_code == 403
+
+
+def test_deleting_a_game_asks_first_and_needs_the_pin(unlocked: Table, db_path: Path) -> None:
+    unlocked.new_game(("Ann", "Ben"), name="Keep")
+    unlocked.new_game(("Cy", "Dee"), name="Drop")
+    unlocked.post("/games/2/rounds/1/scores", {"points_0": "4", "points_1": "0"})
+    unlocked.post("/games/2/undo")
+    unlocked.post("/games/2/rounds/1/scores", {"points_0": "5", "points_1": "0"})
+    page = unlocked.client.get("/games/2/delete").get_data(as_text=True)
+    assert "Delete “Drop”?" in page and "cannot be undone" in page and "(4 entries)" in page
+    assert unlocked.post("/games/2/delete").status_code == 302  # not confirmed: asked again
+    assert "Drop" in unlocked.client.get("/games/").get_data(as_text=True)
+    unlocked.post("/lock")
+    assert unlocked.post("/games/2/delete", {"confirm": "yes"}).status_code == 403
+    unlocked.unlock()
+    assert unlocked.post("/games/2/delete", {"confirm": "yes"}).status_code == 302
+    listing = unlocked.client.get("/games/").get_data(as_text=True)
+    assert "Game &#39;Drop&#39; deleted." in listing and "Keep" in listing
+    assert unlocked.client.get("/games/2/pad").status_code == 404
+    assert "Keep" in unlocked.client.get("/").get_data(as_text=True)  # the table plays on
+    conn = sqlite3.connect(db_path)
+    for table in ("scores", "score_edits", "changes", "players", "rounds"):
+        assert conn.execute(f"SELECT COUNT(*) FROM {table} WHERE game_id = 2").fetchone() == (0,)

@@ -78,6 +78,8 @@ def test_an_empty_hand_scores_zero(game: Table) -> None:
         ("13-2", "a double-12 set has no 13"),
         ("five", "'five' is not a tile"),
         ("3-4 4-3", "3-4 is listed twice"),
+        ("５-７", "'５-７' is not a tile"),
+        ("١-٢", "'١-٢' is not a tile"),
     ],
 )
 def test_bad_tiles_get_a_clear_message(game: Table, text: str, message: str) -> None:
@@ -170,7 +172,7 @@ def test_read_tiles_with_a_fake_reader(game: Table, monkeypatch: pytest.MonkeyPa
     assert 'value="3-4"' in page and 'value="6-6"' in page and 'value="1-2"' in page
     assert page.count("A hand covers part of this tile") == 1
     assert page.count("Read with doubt") == 1
-    assert "22 pts (not saved)" in page
+    assert "<strong>22</strong> pts, not saved yet" in page
 
 
 def test_tiles_face_down_are_named_and_not_counted(game: Table, monkeypatch: pytest.MonkeyPatch,
@@ -189,8 +191,8 @@ def test_tiles_face_down_are_named_and_not_counted(game: Table, monkeypatch: pyt
     page = game.client.get("/games/1/rounds/1/hands").get_data(as_text=True)
     assert ("1 tile(s) read. 2 tile(s) lie face down and were not counted: turn them over"
             " and take the photo again.") in page
-    assert "7 pts (not saved)" in page
-    assert page.count('class="face-down"') == 2 and page.count(">face down</text>") == 2
+    assert "<strong>7</strong> pts, not saved yet" in page
+    assert page.count('class="face-down"') == 2 and page.count("</text>") == 1  # backs: no number
     assert 'value="3-4"' in page and page.count('name="tile"') == 1  # backs are no tiles
 
 
@@ -252,3 +254,156 @@ def test_a_hand_photo_is_read_for_the_game_s_set(monkeypatch: pytest.MonkeyPatch
     assert backs == [[[30.0, 0.0], [40.0, 0.0], [40.0, 20.0], [30.0, 20.0]]]
     with pytest.raises(hands.HandError, match="rules could not be read"):
         hands.read_tiles(photo, tmp_path, {"name": "standard", "set": "lots"})
+
+
+def test_saving_every_hand_ends_the_round(game: Table) -> None:
+    """The last seat's hand saved: the round is done, the table moves on, the pad says so."""
+    game.post("/games/1/rounds/1/hands/0/tiles", {"more": "12-12 11-12 0-0 5-6 6-6"})
+    response = game.post("/games/1/rounds/1/hands/1/tiles", {"more": ""})
+    assert response.status_code == 302 and response.location.endswith("/games/1/pad")
+    page = game.client.get("/games/1/pad").get_data(as_text=True)
+    assert "Round 1 done — Ben went out. Round 2 begins: engine 11-11." in page
+    assert 'id="enter-round">Enter round 2<' in page and 'data-seat="0">120<' in page
+    assert "11-11" in game.client.get("/").get_data(as_text=True)
+    again = game.post("/games/1/rounds/1/hands/1/tiles", {"more": ""})  # saved twice: no news
+    assert again.location.endswith("#seat-1")
+    assert "Round 2 begins" not in game.client.get("/games/1/pad").get_data(as_text=True)
+
+
+def test_a_typed_score_never_silently_replaces_a_counted_hand(game: Table) -> None:
+    game.post("/games/1/rounds/1/hands/0/tiles", {"more": "12-12 11-12 0-0 5-6 6-6"})
+    response = game.post("/games/1/rounds/1/scores", {"points_0": "0", "points_1": "9"})
+    assert response.status_code == 409
+    page = response.get_data(as_text=True).replace("&#39;", "'")
+    assert "Nothing saved yet: Ann's hand counts 120, typed 0." in page
+    assert 'name="replace_0"' in page and 'name="replace_1"' not in page
+    assert 'value="0"' in page.split('name="points_0"')[1].split(">")[0]  # kept as typed
+    pad = game.client.get("/games/1/pad").get_data(as_text=True)
+    assert 'data-seat="0">120<' in pad and 'data-seat="1">0<' in pad
+
+    game.post("/games/1/rounds/1/scores", {"points_0": "0", "points_1": "9", "replace_0": "1"})
+    pad = game.client.get("/games/1/pad").get_data(as_text=True)
+    assert 'data-seat="0">0<' in pad and 'data-seat="1">9<' in pad
+    hands_page = game.client.get("/games/1/rounds/1/hands").get_data(as_text=True)
+    assert "the pad has <strong>0</strong> (typed); this hand counts <strong>120</strong>" in (
+        hands_page)
+
+
+def test_undoing_a_hand_puts_back_its_tiles_and_the_round(game: Table) -> None:
+    game.post("/games/1/rounds/1/hands/0/tiles", {"more": "3-4"})
+    game.post("/games/1/rounds/1/hands/1/tiles", {"more": "1-2"})
+    pad = game.client.get("/games/1/pad").get_data(as_text=True).replace("&#39;", "'")
+    assert "Undo Ben's hand (round 1)" in pad
+    game.post("/games/1/undo")
+    page = game.client.get("/games/1/rounds/1/hands").get_data(as_text=True)
+    assert 'value="3-4"' in page and 'value="1-2"' not in page
+    assert "12-12" in game.client.get("/").get_data(as_text=True)  # back at round 1
+
+
+def test_a_tile_read_in_two_hands_is_flagged(game: Table) -> None:
+    game.post("/games/1/rounds/1/hands/0/tiles", {"more": "5-7 1-2"})
+    page = game.client.get("/games/1/rounds/1/hands").get_data(as_text=True)
+    assert 'id="twice"' not in page
+    game.post("/games/1/rounds/1/hands/1/tiles", {"more": "7-5 3-3"})
+    page = game.client.get("/games/1/rounds/1/hands").get_data(as_text=True).replace("&#39;", "'")
+    assert "Read in two hands: <strong>5-7</strong> (Ann, Ben)." in page
+    assert page.count('class=" twice"') == 2  # the two fields, nothing else
+    other_round = game.client.get("/games/1/rounds/2/hands").get_data(as_text=True)
+    assert 'id="twice"' not in other_round
+
+
+def test_number_labels_fit_inside_small_tiles() -> None:
+    from companion_app.views.hands import overlay
+
+    small = [[[x, 10], [x + 12, 10], [x + 12, 34], [x, 34]] for x in (0, 13, 26)]
+    boxes = overlay({"width": 4000, "height": 3000, "readings": [
+        {"values": [1, 2], "corners": c, "uncertain": False} for c in small] + [
+        {"corners": [[50, 10], [62, 10], [62, 34], [50, 34]], "face_down": True}]})
+    assert [b["label"] for b in boxes] == ["1", "2", "3", ""]
+    for b, corners in zip(boxes, small, strict=False):
+        # no wider than the tile: neighbours' labels do not meet
+        assert b["size"] <= 0.6 * 12 + 0.05
+        assert corners[0][0] < b["x"] < corners[1][0] and 10 < b["y"] < 34
+    assert boxes[3]["kind"] == "face-down"
+
+
+def test_the_table_camera_reads_only_the_hand(game: Table, app: Flask,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A camera frame holds the whole table and a hand beside it: only the hand is read."""
+    import numpy as np
+
+    from companion_app import attach_worker
+    from datasets.table_layout import layout_table, overhead_homography, seen_tiles
+    from engine import TableState, Train
+
+    table = TableState(12, (Train(0, ((12, 5), (5, 9), (9, 9), (9, 1))),
+                            Train(1, ((12, 3), (3, 3), (3, 8), (8, 11))),
+                            Train("mexican", ((12, 7), (7, 0), (0, 10)))))
+    rng = np.random.default_rng(4)
+    layout = layout_table(table, 2, rng)
+    to_image = overhead_homography(rng=rng)
+    seen, _ = seen_tiles(layout, to_image, rng)
+    readings = [{"values": list(t.values), "corners": t.corners.tolist(), "confidence": 0.9,
+                 "uncertain": False} for t in seen]
+    hand = [(2, 6), (4, 10), (0, 0)]  # laid in a row in a corner of the frame
+    readings += [{"values": list(v), "corners": [[20 + 30 * i, 20], [44 + 30 * i, 20],
+                                                 [44 + 30 * i, 68], [20 + 30 * i, 68]],
+                  "confidence": 0.9, "uncertain": False} for i, v in enumerate(hand)]
+    monkeypatch.setattr(hands, "models_status", lambda folder: None)
+    monkeypatch.setattr(hands, "read_hand_photo", lambda photo, folder, rules: (readings, []))
+
+    class Camera:
+        label = "camera 0"
+        live = True
+
+        def events(self, ctx: object) -> list[object]:
+            return []
+
+        def still(self) -> bytes:
+            return png(1280, 720)
+
+    attach_worker(app, Camera(), start=False)
+    game.post("/games/1/rounds/1/hands/0/camera")
+    page = game.client.get("/games/1/rounds/1/hands").get_data(as_text=True)
+    assert "3 tile(s) read beside the table. 12 tile(s) on the hub and trains left out." in page
+    fields = page.split('id="seat-0"')[1].split('id="seat-1"')[0]
+    assert fields.count('name="tile"') == 3
+    assert 'value="2-6"' in fields and 'value="4-10"' in fields and 'value="0-0"' in fields
+    assert "<strong>72</strong> pts, not saved yet" in fields  # 8 + 14 + 50, no table tile
+    assert fields.count('class="on-table"') == 12
+
+
+def test_a_settled_table_s_tiles_are_never_a_hand_s() -> None:
+    from companion_app.camera_hand import split_hand
+
+    readings = [{"values": [5, 12], "corners": [[0, 0], [20, 0], [20, 40], [0, 40]]},
+                {"values": [1, 2], "corners": [[400, 0], [420, 0], [420, 40], [400, 40]]}]
+    settled = {"engine": 12, "trains": [{"owner": 0, "tiles": [[12, 5]], "marker": False}]}
+    split = split_hand(readings, players=2, engine=11, settled=settled)
+    assert [r["values"] for r in split.hand] == [[1, 2]]
+    assert [r["values"] for r in split.table] == [[5, 12]]
+
+
+def test_hands_laid_out_together_are_pointed_out() -> None:
+    from companion_app.camera_hand import split_hand
+
+    def tile(x: float, y: float, values: list[int]) -> dict[str, object]:
+        return {"values": values, "corners": [[x, y], [x + 20, y], [x + 20, y + 40],
+                                              [x, y + 40]]}
+
+    one_hand = [tile(500 + 24 * i, 300, [1, i]) for i in range(4)]
+    assert split_hand(one_hand, players=2, engine=12).groups == 1
+    two_hands = one_hand + [tile(100 + 24 * i, 40, [2, i + 3]) for i in range(3)]
+    assert split_hand(two_hands, players=2, engine=12).groups == 2
+    assert split_hand([], players=2, engine=12).groups == 0
+
+
+def test_a_hand_s_double_is_not_taken_for_the_table() -> None:
+    """Without the round's engine in view, a double and the tiles beside it stay the hand's."""
+    from companion_app.camera_hand import split_hand
+
+    readings = [{"values": [5, 5], "corners": [[100, 100], [140, 100], [140, 120], [100, 120]]},
+                {"values": [5, 3], "corners": [[140, 100], [180, 100], [180, 120], [140, 120]]},
+                {"values": [3, 9], "corners": [[180, 100], [220, 100], [220, 120], [180, 120]]}]
+    split = split_hand(readings, players=3, engine=12)
+    assert len(split.hand) == 3 and split.table == [] and split.groups == 1
