@@ -15,7 +15,7 @@ from typing import Any
 
 from flask import Flask, render_template, request
 
-from companion_app import db, store
+from companion_app import db, replay, store
 from companion_app.events import Broadcaster
 from companion_app.pin import ITERATIONS as PIN_ITERATIONS
 from companion_app.pin import hash_pin, load_pin
@@ -57,6 +57,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     try:
         conn.isolation_level = None
         ro = info.read_only
+        if not ro:
+            replay.ensure_schema(conn)
         app.secret_key = store.ensure_setting(
             conn, "secret_key", lambda: secrets.token_hex(32), read_only=ro
         )

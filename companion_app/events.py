@@ -1,8 +1,9 @@
 """What a source reports, and the fan-out of those reports to the open pages.
 
-A *source* (the camera tracker, a recording, the simulator) yields
-:data:`SourceEvent`\\ s; the worker stores them and publishes a JSON message on
-the :class:`Broadcaster`, which every page's server-sent-event stream reads.
+A *source* (the camera tracker, a recording, the simulator) yields the typed
+events of :mod:`vision.events` (:data:`SourceEvent`); the worker stores them
+and publishes a JSON message on the :class:`Broadcaster`, which every page's
+server-sent-event stream reads.
 """
 
 from __future__ import annotations
@@ -10,42 +11,30 @@ from __future__ import annotations
 import contextlib
 import queue
 import threading
-from dataclasses import dataclass
 from typing import Any
 
+from vision.events import (
+    AlertDetails,
+    AlertRaised,
+    CameraReason,
+    CameraStatus,
+    RoundOver,
+    SourceEvent,
+    TableSettled,
+    Uncertain,
+)
 
-@dataclass(frozen=True)
-class TableSettled:
-    """The tracker settled a new table (CONTRACTS.md TABLE with ``engine``)."""
-
-    table: dict[str, Any]
-    turn: int | None = None
-    event: str | None = None
-
-
-@dataclass(frozen=True)
-class AlertRaised:
-    """One alert of the observer, in CONTRACTS.md's ``check`` shape."""
-
-    alert: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class CameraStatus:
-    """The source's health: ``ok`` False while the camera is lost (and retried)."""
-
-    ok: bool
-    message: str
-
-
-@dataclass(frozen=True)
-class RoundOver:
-    """The source saw the round end (someone went out, or the table is blocked)."""
-
-    message: str = "The round is over."
-
-
-SourceEvent = TableSettled | AlertRaised | CameraStatus | RoundOver
+__all__ = [
+    "AlertDetails",
+    "AlertRaised",
+    "Broadcaster",
+    "CameraReason",
+    "CameraStatus",
+    "RoundOver",
+    "SourceEvent",
+    "TableSettled",
+    "Uncertain",
+]
 
 
 class Broadcaster:

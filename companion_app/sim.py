@@ -3,8 +3,8 @@
 It stands in for the camera when there is none (and for the demo recording
 when ``datasets/demo/`` is missing): each round is an engine ``Round`` dealt
 by the table's rule set and played by ``GreedyBot`` players, and after every
-turn the table is *observed* by :class:`engine.Observer` exactly as the
-tracker would report it. Now and then a breach is injected — a tile laid
+turn the table is judged by the round's :class:`vision.referee.Referee`
+exactly as the tracker's tables are. Now and then a breach is injected — a tile laid
 where it does not match, taken back at the next turn — so that alerts show.
 """
 
@@ -14,9 +14,12 @@ import random
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from companion_app.events import AlertRaised, RoundOver, SourceEvent, TableSettled
+from companion_app.events import AlertDetails, AlertRaised, RoundOver, SourceEvent, TableSettled
+
+if TYPE_CHECKING:
+    from engine import TableState
 
 Pair = tuple[int, int]
 
@@ -101,27 +104,29 @@ def sim_events(
     breach_rate: float = 0.15,
     rounds: int | None = None,
 ) -> Iterator[SourceEvent]:
-    """Bot rounds turn by turn: a settled table per turn and the observer's alerts.
+    """Bot rounds turn by turn: a settled table per turn and the referee's alerts.
 
     Plays ``rounds`` rounds (forever when None), pausing ``turn_seconds`` between turns.
     """
-    from engine import Observer, RuleSet, TableState
+    from engine import RuleSet, TableState
+    from vision.referee import Referee
 
     rng = random.Random(seed)
     rules = RuleSet.from_json(ctx.rules)
     played = 0
     while rounds is None or played < rounds:
         sim = SimRound(ctx, rng, breach_rate)
-        observer = Observer(rules, ctx.players, ctx.engine, 0)
-        for table, turn, event in sim.turns():
-            yield TableSettled(table, turn, event)
-            alerts = observer.observe(TableState.from_json(table, "sim"), event)
-            for alert in alerts:
-                yield AlertRaised(alert.to_json())
-            injected = _injected(table, ctx.engine)
-            if injected is not None and not any(a.code == "mismatch" for a in alerts):
-                # The observer did not name the breach the sim laid: report it itself.
-                yield AlertRaised(injected | {"at": observer_index(observer)})
+        referee = Referee(rules, ctx.players, 0, ctx.engine)
+        for index, (table, turn, event) in enumerate(sim.turns()):
+            state = TableState.from_json(table, "sim")
+            ruling = referee.settle(state, event)
+            yield TableSettled(state, turn, event, frame=index)
+            for alert, details in ruling:
+                yield AlertRaised(alert, details, frame=index)
+            injected = _injected(state, index)
+            if injected is not None and not any(a.code == "mismatch" for a in ruling.alerts):
+                # The referee did not name the breach the sim laid: report it itself.
+                yield injected
             if turn_seconds:
                 time.sleep(turn_seconds)
         yield RoundOver("The round is over: hands face up for counting.")
@@ -130,24 +135,18 @@ def sim_events(
             time.sleep(turn_seconds * 2)
 
 
-def observer_index(observer: Any) -> int | None:
-    index = getattr(observer, "index", None)
-    return index if isinstance(index, int) else None
-
-
-def _injected(table: dict[str, Any], engine: int) -> dict[str, Any] | None:
+def _injected(table: TableState, at: int) -> AlertRaised | None:
     """The breach in an observed table: a tile whose near end does not match."""
-    for train in table["trains"]:
-        end = engine
-        for near, far in train["tiles"]:
+    from engine import Alert
+
+    for train in table.trains:
+        end = table.engine
+        for near, far in train.tiles:
             if near != end:
-                owner = train["owner"]
+                owner = train.owner
                 seat = owner if isinstance(owner, int) else None
-                return {
-                    "code": "mismatch",
-                    "seat": seat,
-                    "train": owner,
-                    "message": f"{near}-{far} does not match the {end} it was laid on",
-                }
+                alert = Alert(at, "mismatch", seat, owner,
+                              f"{near}-{far} does not match the {end} it was laid on")
+                return AlertRaised(alert, AlertDetails((near, far), end), frame=at)
             end = far
     return None

@@ -13,16 +13,20 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from companion_app.events import (
     AlertRaised,
+    CameraReason,
     CameraStatus,
     RoundOver,
     SourceEvent,
     TableSettled,
 )
 from companion_app.sim import GameContext, sim_events
+
+if TYPE_CHECKING:
+    from vision.tracker import FrameSource
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEMO_DIR = REPO_ROOT / "datasets" / "demo"
@@ -76,7 +80,7 @@ class TrackerSource:
             else:
                 self.label = f"recording {self.source}" + (" (looped)" if self.loop else "")
         self.live = isinstance(self.source, int)
-        self._latest: Any = None
+        self._frames: FrameSource | None = None
 
     def events(self, ctx: GameContext) -> Iterator[SourceEvent]:
         from engine import RuleSet
@@ -94,35 +98,18 @@ class TrackerSource:
         tracker = Tracker(self.source, players, RuleSet.from_json(rules),
                           models_dir=self.models_dir, engine=engine, first=first,
                           realtime=not self.live)
-        self._keep_frames(tracker)
+        self._frames = tracker.source  # its latest frame is the still for reading hands
         try:
-            for event in tracker:
-                yield from adapt_tracker_event(event, tracker)
+            yield from tracker
             if self.loop:
                 yield RoundOver("End of the recording; it starts again.")
         finally:
-            close = getattr(getattr(tracker, "source", None), "close", None)
-            if callable(close):
-                close()
-
-    def _keep_frames(self, tracker: Any) -> None:
-        """Remember the tracker's latest frame, for reading hands from the table camera."""
-        frames = getattr(tracker, "source", None)
-        read = getattr(frames, "read", None)
-        if frames is None or read is None:
-            return
-
-        def keep() -> Any:
-            frame = read()
-            if frame is not None:
-                self._latest = frame
-            return frame
-
-        frames.read = keep
+            tracker.source.close()
 
     def still(self) -> bytes | None:
         """The latest frame as JPEG (None before the first frame)."""
-        return None if self._latest is None else _jpeg(self._latest)
+        frame = None if self._frames is None else self._frames.latest
+        return None if frame is None else _jpeg(frame)
 
 
 @dataclass
@@ -158,45 +145,25 @@ class DemoLogSource:
     def events(self, ctx: GameContext) -> Iterator[SourceEvent]:
         import time
 
-        from engine import Observer, RuleSet, TableState
+        from engine import RuleSet, TableState
+        from vision.referee import Referee
 
         data = self.load()
         rules = RuleSet.from_json(data.get("rules", {"name": "standard"}))
         players = int(data.get("players", ctx.players))
         observations = data["observations"]
-        engine = TableState.from_json(observations[0], str(self.path)).engine
-        observer = Observer(rules, players, engine, int(data.get("first", 0)))
-        yield CameraStatus(True, f"{self.label}: playing")
-        for obs in observations:
+        referee = Referee(rules, players, int(data.get("first", 0)))
+        yield CameraStatus(CameraReason.OPENED, f"{self.label}: playing")
+        for index, obs in enumerate(observations):
             table = TableState.from_json(obs, str(self.path))
             event = obs.get("event")
-            alerts = observer.observe(table, event)
-            yield TableSettled(table.to_json(), getattr(observer, "to_move", None), event)
-            for alert in alerts:
-                yield AlertRaised(alert.to_json())
+            ruling = referee.settle(table, event)
+            yield TableSettled(table, ruling.to_move, event, frame=index)
+            for alert, details in ruling:
+                yield AlertRaised(alert, details, frame=index)
             if self.turn_seconds:
                 time.sleep(self.turn_seconds)
         yield RoundOver("End of the demo recording; it starts again.")
-
-
-LOST_WORDS = ("cannot", "stopped", "lost", "giving up", "not a video")
-
-
-def adapt_tracker_event(event: Any, tracker: Any = None) -> Iterator[SourceEvent]:
-    """The app's events from one :class:`vision.tracker.TrackerEvent`."""
-    kind = str(getattr(event, "kind", ""))
-    if kind == "table" and getattr(event, "table", None) is not None:
-        observer = getattr(tracker, "observer", None)
-        turn = getattr(observer, "to_move", None)
-        yield TableSettled(event.table.to_json(), turn if isinstance(turn, int) else None)
-    elif kind == "alert" and getattr(event, "alert", None) is not None:
-        yield AlertRaised(event.alert.to_json())
-    elif kind == "status":
-        message = str(getattr(event, "message", ""))
-        ok = not any(word in message for word in LOST_WORDS)
-        yield CameraStatus(ok, message)
-    elif kind in ("round-over", "out"):
-        yield RoundOver()
 
 
 def _jpeg(frame: Any) -> bytes | None:

@@ -2,8 +2,10 @@
 
 One :class:`TableWorker` lives in ``app.extensions["mtrain_worker"]``. Its
 thread reads the current game from the database, runs the source for that
-game's round (players, rules, engine), saves each settled table and every
-alert, and publishes them on the app's :class:`~companion_app.events.Broadcaster`.
+game's round (players, rules, engine), saves each settled table (the round's
+replay, :mod:`companion_app.replay`) and every alert (said in words,
+:mod:`companion_app.alert_words`), and publishes them on the app's
+:class:`~companion_app.events.Broadcaster`.
 A camera that stops delivering is reported lost and retried; a recording or
 the sim starts again from the top. :meth:`handle` is the same step without the
 thread, for tests.
@@ -18,11 +20,13 @@ from typing import Any
 
 from flask import Flask
 
-from companion_app import store
+from companion_app import replay, store
+from companion_app.alert_words import describe
 from companion_app.db import open_for
 from companion_app.events import (
     AlertRaised,
     Broadcaster,
+    CameraReason,
     CameraStatus,
     RoundOver,
     SourceEvent,
@@ -41,6 +45,8 @@ class Context:
     game_id: int | None
     round: int | None
     sim: GameContext
+    #: The players' names by seat (``Seat 1`` … with no game).
+    players: tuple[str, ...] = ()
 
 
 class TableWorker:
@@ -53,7 +59,10 @@ class TableWorker:
         self.retry_seconds = retry_seconds
         self.restart_seconds = restart_seconds
         self.broadcaster: Broadcaster = app.extensions["mtrain_broadcaster"]
-        self.status = CameraStatus(True, f"{source.label}: starting")
+        self.status = CameraStatus(CameraReason.STARTING, f"{source.label}: starting")
+        #: The next table starts the round's replay afresh (a recording or the sim
+        #: deals again when it starts over).
+        self._new_deal = False
         self._stop = threading.Event()
         self._changed = threading.Event()
         self._thread: threading.Thread | None = None
@@ -103,15 +112,18 @@ class TableWorker:
         if game is None:
             from companion_app.rules import STANDARD
 
-            return Context(None, None, GameContext(DEFAULT_PLAYERS, 12, dict(STANDARD)))
+            seats = tuple(f"Seat {i + 1}" for i in range(DEFAULT_PLAYERS))
+            return Context(None, None, GameContext(DEFAULT_PLAYERS, 12, dict(STANDARD)), seats)
         number = game.current_round
-        return Context(game.id, number, GameContext(game.seats, game.engine_of(number), game.rules))
+        return Context(game.id, number, GameContext(game.seats, game.engine_of(number), game.rules),
+                       tuple(game.players))
 
     def _run(self) -> None:
         try:
             while not self._stop.is_set():
                 self._changed.clear()
                 ctx = self.context()
+                self._new_deal = not self.source.live
                 events = self.source.events(ctx.sim)
                 try:
                     for event in events:
@@ -120,12 +132,13 @@ class TableWorker:
                         self.handle(event, ctx)
                     else:
                         if self.source.live:
-                            self._set_status(False, f"{self.source.label}: camera lost, retrying")
+                            self._set_status(CameraReason.LOST,
+                                             f"{self.source.label}: camera lost, retrying")
                             self._changed.wait(self.retry_seconds)
                         else:  # a recording or the sim: play it again after a breath
                             self._changed.wait(self.restart_seconds)
                 except Exception as exc:  # noqa: BLE001 - a failing source is reported, retried
-                    self._set_status(False, f"{self.source.label}: {exc}; retrying")
+                    self._set_status(CameraReason.FAILED, f"{self.source.label}: {exc}; retrying")
                     self._changed.wait(self.retry_seconds)
                 finally:
                     close = getattr(events, "close", None)
@@ -136,40 +149,71 @@ class TableWorker:
                 self._db.close()
                 self._db = None
 
-    def _set_status(self, ok: bool, message: str) -> None:
-        self.status = CameraStatus(ok, message)
-        self.broadcaster.publish({"type": "status", "ok": ok, "message": message})
+    def _set_status(self, reason: CameraReason, message: str) -> None:
+        self.status = CameraStatus(reason, message)
+        self.broadcaster.publish(status_message(self.status))
 
     # -- one event ---------------------------------------------------------------------
 
     def handle(self, event: SourceEvent, ctx: Context | None = None) -> dict[str, Any] | None:
         """Store one event and publish it; returns the published message."""
         ctx = ctx or self.context()
-        db = self._conn()
-        read_only = bool(self.app.config.get("READ_ONLY"))
         message: dict[str, Any] | None = None
         if isinstance(event, TableSettled):
-            game = None if ctx.game_id is None else store.get_game(db, ctx.game_id)
-            if game is not None and ctx.round is not None and not read_only:
-                store.save_table(db, game, ctx.round, event.table, event.turn)
-            message = {"type": "table", "game_id": ctx.game_id, "round": ctx.round,
-                       "table": event.table, "turn": event.turn, "event": event.event}
-            self.app.extensions["mtrain_last_table"] = message
-            if not self.status.ok or self.status.message.endswith(": starting"):
-                self._set_status(True, f"{self.source.label}: live")
+            message = self._table(event, ctx)
         elif isinstance(event, AlertRaised):
-            if read_only:
-                alert = dict(event.alert) | {"id": None, "acked": None, "round": ctx.round}
-            else:
-                alert = store.add_alert(db, ctx.game_id, ctx.round, event.alert)
-            message = {"type": "alert", "alert": alert}
+            message = self._alert(event, ctx)
         elif isinstance(event, CameraStatus):
             self.status = event
-            message = {"type": "status", "ok": event.ok, "message": event.message}
+            message = status_message(event)
         elif isinstance(event, RoundOver):
+            self._new_deal = True
             message = {"type": "round-over", "message": event.message,
                        "game_id": ctx.game_id, "round": ctx.round}
         if message is not None:
             self.broadcaster.publish(message)
         return message
 
+    def _writable_round(self, ctx: Context) -> tuple[int, int] | None:
+        """The game and round to store into (None: no game, or a read-only database)."""
+        if ctx.game_id is None or ctx.round is None or self.app.config.get("READ_ONLY"):
+            return None
+        return ctx.game_id, ctx.round
+
+    def _table(self, event: TableSettled, ctx: Context) -> dict[str, Any]:
+        db = self._conn()
+        table = event.table.to_json()
+        where = self._writable_round(ctx)
+        game = None if where is None else store.get_game(db, where[0])
+        if game is not None and where is not None:
+            store.save_table(db, game, where[1], table, event.turn)
+            if self._new_deal:
+                replay.clear(db, game.id, where[1])
+            replay.record(db, game.id, where[1], table, event.turn, event.event)
+        self._new_deal = False
+        message = {"type": "table", "game_id": ctx.game_id, "round": ctx.round,
+                   "table": table, "turn": event.turn, "event": event.event}
+        self.app.extensions["mtrain_last_table"] = message
+        if self.status.reason is not CameraReason.OPENED:
+            self._set_status(CameraReason.OPENED, f"{self.source.label}: live")
+        return message
+
+    def _alert(self, event: AlertRaised, ctx: Context) -> dict[str, Any]:
+        db = self._conn()
+        raised = event.alert.to_json() | {"details": event.details.to_json()}
+        where = self._writable_round(ctx)
+        if where is None and self.app.config.get("READ_ONLY"):
+            alert = raised | {"id": None, "acked": None, "game_id": ctx.game_id,
+                              "round": ctx.round}
+        else:
+            alert = store.add_alert(db, ctx.game_id, ctx.round, raised)
+            alert["details"] = raised["details"]
+            if where is not None:
+                replay.add_alert(db, where[0], where[1], alert)
+        return {"type": "alert", "alert": describe(alert, ctx.players)}
+
+
+def status_message(status: CameraStatus) -> dict[str, Any]:
+    """The page's message for a camera status."""
+    return {"type": "status", "ok": status.ok, "reason": status.reason.value,
+            "message": status.message}

@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 
 from datasets.table_layout import TableLayout, layout_sequence
-from engine import Observer, RuleSet, TableState, Train
+from engine import RuleSet, TableState, Train
 from engine.tiles import Tile
 from vision.mat_geometry import apply_homography
 
@@ -223,11 +223,10 @@ def camera_view(observations: Sequence[Observation]) -> list[TableState]:
 
 def observer_alerts(tables: Sequence[TableState], rules: RuleSet, players: int,
                     first: int = 0) -> list[Any]:
-    """The observer's alerts on ``tables`` (the reference the tracker must match)."""
-    observer = Observer(rules, players, tables[0].engine, first)
-    for table in tables:
-        observer.observe(table)
-    return observer.alerts
+    """The referee's alerts on ``tables`` (the reference the tracker must match)."""
+    from vision.referee import judge
+
+    return judge(tables, rules, players, first)
 
 
 # --- drawing -----------------------------------------------------------------------------
@@ -604,6 +603,7 @@ def follow(shown: Sequence[Shown], players: int, rules: RuleSet, seed: int,
 
     ``engine`` is the round's engine when the tracker is told it, as the
     companion app tells it (it knows the round)."""
+    from vision.events import AlertRaised, CameraReason, CameraStatus, TableSettled
     from vision.tracker import Tracker
 
     oracle = OracleReader() if reader is None else None
@@ -615,12 +615,12 @@ def follow(shown: Sequence[Shown], players: int, rules: RuleSet, seed: int,
     settled_frames: list[int] = []
     start = time.perf_counter()
     for event in tracker:
-        if event.kind == "table" and event.table is not None:
+        if isinstance(event, TableSettled):
             tables.append(event.table)
             settled_frames.append(event.frame)
-        elif event.kind == "alert":
+        elif isinstance(event, AlertRaised):
             alerts.append(event.alert)
-        elif event.kind == "status" and "stopped" in event.message:
+        elif isinstance(event, CameraStatus) and event.reason is CameraReason.LOST:
             break
     elapsed = time.perf_counter() - start - capture.making_s
     latencies = []

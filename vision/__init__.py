@@ -49,7 +49,17 @@ _EXPORTS = {
     "CameraPlan": "vision.camera_plan",
     "plan_camera": "vision.camera_plan",
     "Tracker": "vision.tracker",
-    "TrackerEvent": "vision.tracker",
+    "TrackerEvent": "vision.events",
+    "SourceEvent": "vision.events",
+    "TableSettled": "vision.events",
+    "AlertRaised": "vision.events",
+    "AlertDetails": "vision.events",
+    "CameraStatus": "vision.events",
+    "CameraReason": "vision.events",
+    "Uncertain": "vision.events",
+    "RoundOver": "vision.events",
+    "Referee": "vision.referee",
+    "Ruling": "vision.referee",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -67,6 +77,17 @@ if TYPE_CHECKING:
         tile_halves,
     )
     from vision.detections import Detections, polygon_iou  # noqa: F401
+    from vision.events import (  # noqa: F401
+        AlertDetails,
+        AlertRaised,
+        CameraReason,
+        CameraStatus,
+        RoundOver,
+        SourceEvent,
+        TableSettled,
+        TrackerEvent,
+        Uncertain,
+    )
     from vision.face_down import lies_face_down, split_face_down  # noqa: F401
     from vision.fragments import join_fragments  # noqa: F401
     from vision.hollow_markers import drop_hollow  # noqa: F401
@@ -74,10 +95,11 @@ if TYPE_CHECKING:
     from vision.mat import MatView, detect_mat, rectify, write_mat  # noqa: F401
     from vision.precision import chosen_precision  # noqa: F401
     from vision.reader import FrameReading, TileReader, TileReading  # noqa: F401
+    from vision.referee import Referee, Ruling  # noqa: F401
     from vision.scoring import HandReading, read_hand, score_photos  # noqa: F401
     from vision.straight_above import read_from_above  # noqa: F401
     from vision.table import TableReading, Uncertainty, reconstruct  # noqa: F401
-    from vision.tracker import Tracker, TrackerEvent  # noqa: F401
+    from vision.tracker import Tracker  # noqa: F401
 
 
 def __getattr__(name: str) -> Any:

@@ -1,7 +1,7 @@
 """Following a game: frames in, settled tables and the rules engine's alerts out.
 
 A :class:`Tracker` reads frames from a camera index, a video file or a folder
-of images and yields :class:`TrackerEvent` s:
+of images and yields :data:`vision.events.TrackerEvent` s:
 
 - frames in which the view moves (a hand laying a tile, a lamp being
   switched) are skipped, and so are still frames in which one large region
@@ -20,9 +20,9 @@ of images and yields :class:`TrackerEvent` s:
   back lay that looks as it did then is that back, unread;
 - a table is *settled* when the same reading wins a vote over the still
   frames of a short while; each settled table that differs from the last is
-  passed to :class:`engine.Observer`, whose alerts become events;
+  passed to the round's :class:`vision.referee.Referee`, whose alerts become events;
 - a camera that cannot be opened, stops delivering frames or disappears gives
-  a ``status`` event and a retry, never an exception.
+  a :class:`~vision.events.CameraStatus` (its reason) and a retry, never an exception.
 """
 
 from __future__ import annotations
@@ -31,15 +31,24 @@ import contextlib
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
 
-from engine import Alert, Observer, RuleSet, TableState
+from engine import RuleSet, TableState
 from engine.errors import BadInputError
+from vision.events import (
+    AlertRaised,
+    CameraReason,
+    CameraStatus,
+    TableSettled,
+    TrackerEvent,
+    Uncertain,
+)
+from vision.referee import Referee
 from vision.table import TableReading, reconstruct
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
@@ -68,46 +77,6 @@ RECHECK_S = 2.0
 TRACKER_CLASSIFIES_HALVES = True
 
 
-@dataclass(frozen=True)
-class TrackerEvent:
-    """One thing the tracker has to say.
-
-    ``kind`` is ``"status"`` (camera news: opened, lost, retrying, ended),
-    ``"table"`` (a newly settled table, with ``reading``), ``"alert"`` (one
-    alert of the rules engine about the table just settled) or
-    ``"uncertain"`` (the settled table left something unresolved).
-    """
-
-    kind: str
-    frame: int
-    time_s: float
-    message: str = ""
-    table: TableState | None = None
-    alert: Alert | None = None
-    reading: TableReading | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"event": self.kind, "frame": self.frame,
-                               "time": round(self.time_s, 3)}
-        if self.message:
-            out["message"] = self.message
-        if self.table is not None:
-            out["table"] = self.table.to_json()
-        if self.alert is not None:
-            out["alert"] = self.alert.to_json()
-        if self.kind == "table" and self.reading is not None:
-            out["uncertainties"] = [u.to_json() for u in self.reading.uncertainties]
-        return out
-
-    def __str__(self) -> str:
-        stamp = f"[{self.time_s:7.2f}s #{self.frame}]"
-        if self.kind == "table" and self.table is not None:
-            return f"{stamp} table  {self.table.text()}"
-        if self.kind == "alert" and self.alert is not None:
-            return f"{stamp} ALERT  {self.alert}"
-        return f"{stamp} {self.kind:6s} {self.message}"
-
-
 # --- where frames come from -----------------------------------------------------------
 
 
@@ -128,6 +97,8 @@ class FrameSource:
         self.capture: Capture | None = None
         self.files: list[Path] = []
         self.position = 0
+        #: The latest frame delivered (a still of the table, for reading hands).
+        self.latest: np.ndarray | None = None
         text = str(source)
         self.target: int | Path
         if isinstance(source, int) or text.isdigit():
@@ -174,7 +145,14 @@ class FrameSource:
         return 10.0
 
     def read(self) -> np.ndarray | None:
-        """The next frame, or ``None`` (end of a file or folder, or a camera that failed)."""
+        """The next frame, or ``None`` (end of a file or folder, or a camera that failed);
+        the frame is kept as :attr:`latest`."""
+        frame = self._next()
+        if frame is not None:
+            self.latest = frame
+        return frame
+
+    def _next(self) -> np.ndarray | None:
         if self.kind == "folder":
             from vision.images import load_image
 
@@ -378,19 +356,6 @@ def same_but_doubted(a: TableReading, b: TableReading) -> bool:
     return len(a.table.trains) == len(b.table.trains)
 
 
-def apply_rereadings(table: TableState, fixes: Reread) -> TableState:
-    """``table`` with the tiles ``fixes`` names (where they still show the old values)
-    taken as re-read."""
-    trains = []
-    for train in table.trains:
-        tiles = list(train.tiles)
-        for (owner, k), (was, got) in fixes.items():
-            if owner == train.owner and k < len(tiles) and sorted(tiles[k]) == sorted(was):
-                tiles[k] = got
-        trains.append(replace(train, tiles=tuple(tiles)))
-    return replace(table, trains=tuple(trains))
-
-
 @dataclass
 class _Cache:
     """Tiles read before, by where they lie, and how many reads in a row agreed on them.
@@ -535,10 +500,10 @@ class Tracker:
         #: Play a recording at its own frame rate (as a camera would deliver it)
         #: rather than as fast as frames can be read: the companion's demo.
         self.realtime = realtime
-        self.observer: Observer | None = None
-        #: The reading the last settled table came from, and every table settled so far.
+        #: The round's referee: every table settled so far, judged.
+        self.referee = Referee(self.rules, players, first, engine)
+        #: The reading the last settled table came from.
         self.settled_reading: TableReading | None = None
-        self.history: list[TableState] = []
         self.frames = 0
         self.reads = 0
         self.tiles_read = 0
@@ -685,8 +650,7 @@ class Tracker:
     def _reconstruct(self, frame: np.ndarray, tiles: Any, markers: Any,
                      mat_view: Any) -> TableReading:
         # the round's engine, once known (given, or from the first settled table)
-        engine = self.engine if self.engine is not None else (
-            self.observer.engine if self.observer is not None else None)
+        engine = self.referee.engine
         # a train stopping at a misplaced box is read again where it goes on
         read_at = getattr(self.reader, "read_at", None)
         look = None if read_at is None else (lambda corners: read_at(frame, corners[None])[0])
@@ -708,35 +672,34 @@ class Tracker:
         src = self.source
         attempts = 0
         t0 = time.monotonic()
+
+        def status(reason: CameraReason, message: str) -> CameraStatus:
+            return CameraStatus(reason, message, self.frames, time.monotonic() - t0)
+
         while True:
             if not src.open():
                 attempts += 1
-                now = time.monotonic() - t0
                 if not src.live:
-                    yield TrackerEvent("status", self.frames, now,
-                                       f"cannot open {src.name}: not a video this build can read")
+                    yield status(CameraReason.UNREADABLE,
+                                 f"cannot open {src.name}: not a video this build can read")
                     return
                 if self.max_retries is not None and attempts > self.max_retries:
-                    yield TrackerEvent("status", self.frames, now,
-                                       f"camera {src.name} could not be opened; giving up")
+                    yield status(CameraReason.GAVE_UP,
+                                 f"camera {src.name} could not be opened; giving up")
                     return
-                yield TrackerEvent("status", self.frames, now,
-                                   f"camera {src.name} cannot be opened; retrying in "
-                                   f"{self.retry_s:g} s")
+                yield status(CameraReason.RETRYING, f"camera {src.name} cannot be opened; "
+                             f"retrying in {self.retry_s:g} s")
                 self.sleep(self.retry_s)
                 continue
-            yield TrackerEvent("status", self.frames, time.monotonic() - t0,
-                               f"reading {src.kind} {src.name}")
+            yield status(CameraReason.OPENED, f"reading {src.kind} {src.name}")
             attempts = 0
             lost = yield from self._follow(src, t0)
             src.close()
             if not lost:
-                yield TrackerEvent("status", self.frames, time.monotonic() - t0,
-                                   f"end of {src.kind} {src.name}")
+                yield status(CameraReason.ENDED, f"end of {src.kind} {src.name}")
                 return
-            yield TrackerEvent("status", self.frames, time.monotonic() - t0,
-                               f"camera {src.name} stopped delivering frames; reconnecting in "
-                               f"{self.retry_s:g} s")
+            yield status(CameraReason.LOST, f"camera {src.name} stopped delivering frames; "
+                         f"reconnecting in {self.retry_s:g} s")
             self.sleep(self.retry_s)
 
     def _follow(self, src: FrameSource, t0: float) -> Generator[TrackerEvent, None, bool]:
@@ -820,31 +783,28 @@ class Tracker:
                                                                      chosen):
                 continue  # the settled table, a doubtful count read otherwise
             fixes = (rereadings(self.settled_reading, chosen)
-                     if self.settled_reading is not None and self.observer is not None else {})
+                     if self.settled_reading is not None and self.referee.started else {})
             self.settled_reading = chosen
             base = detail
             if exact == pick:  # the tiles just read are the settled table's
                 cache.settle(_grey(frame))
             votes.clear()
-            yield TrackerEvent("table", index, stamp, table=chosen.table, reading=chosen)
-            for unsure in chosen.uncertainties:
-                yield TrackerEvent("uncertain", index, stamp, unsure.message)
-            if self.observer is None:
-                engine = self.engine if self.engine is not None else chosen.table.engine
-                self.observer = Observer(self.rules, self.players, engine, self.first)
-            elif fixes:
-                # earlier tables showed these tiles as first read: judge the game again
-                # as if they had been read so all along (their alerts were given already)
-                self.history = [apply_rereadings(t, fixes) for t in self.history]
-                self.observer = Observer(self.rules, self.players, self.observer.engine,
-                                         self.first)
-                for past in self.history:
-                    self.observer.observe(past)
-                for (owner, k), (was, got) in sorted(fixes.items(), key=str):
-                    yield TrackerEvent(
-                        "uncertain", index, stamp,
-                        f"tile {k} of train {owner}, read {was[0]}-{was[1]} before, is "
-                        f"{got[0]}-{got[1]}: read again")
-            self.history.append(chosen.table)
-            for alert in self.observer.observe(chosen.table):
-                yield TrackerEvent("alert", index, stamp, alert.message, alert=alert)
+            yield from self._settle(chosen, fixes, index, stamp)
+
+    def _settle(self, chosen: TableReading, fixes: Reread, index: int,
+                stamp: float) -> Iterator[TrackerEvent]:
+        """The events of a newly settled table: it, what it left unresolved, its alerts."""
+        assert chosen.table is not None
+        # earlier tables showed re-read tiles as first read: the referee judges the
+        # game again as if they had been read so all along (their alerts were given)
+        self.referee.reread(fixes)
+        ruling = self.referee.settle(chosen.table)
+        yield TableSettled(chosen.table, ruling.to_move, frame=index, time_s=stamp,
+                           reading=chosen)
+        for unsure in chosen.uncertainties:
+            yield Uncertain(unsure.message, index, stamp)
+        for (owner, k), (was, got) in sorted(fixes.items(), key=str):
+            yield Uncertain(f"tile {k} of train {owner}, read {was[0]}-{was[1]} before, is "
+                            f"{got[0]}-{got[1]}: read again", index, stamp)
+        for alert, details in ruling:
+            yield AlertRaised(alert, details, index, stamp)

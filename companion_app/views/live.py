@@ -1,4 +1,5 @@
-"""The live page: the table drawing, the alerts, the stream that updates both; access."""
+"""The live page: the table drawing, the alerts in words, the stream that updates both,
+the round's replay; access."""
 
 from __future__ import annotations
 
@@ -21,42 +22,56 @@ from flask import (
     url_for,
 )
 
-from companion_app import store
+from companion_app import replay, store
+from companion_app.alert_words import TITLES, describe
 from companion_app.db import get_db
 from companion_app.security import AccessError, pin_required, safe_next, set_pin, try_pin
-from companion_app.views.common import worker
+from companion_app.views.common import game_or_404, round_or_404, worker
 
 bp = Blueprint("live", __name__)
 
 
+#: The live page lists at most this many of the round's alerts.
+SHOWN_ALERTS = 50
+
+
 def snapshot() -> dict[str, Any]:
-    """Everything the live page shows, as JSON: game, seats, table, turn, alerts, camera."""
+    """Everything the live page shows, as JSON: game, seats, table, turn, alerts (in
+    words), camera."""
     db = get_db()
     game = store.current_game(db)
     last = current_app.extensions.get("mtrain_last_table")
     table: dict[str, Any] | None = None
     turn = None
+    details: dict[int, Any] = {}
     if game is not None:
         table, turn = store.last_table(db, game, game.current_round)
         if (table is None and last and last.get("game_id") == game.id
                 and last.get("round") == game.current_round):
             table, turn = last["table"], last["turn"]
         alerts = store.alerts(db, game.id, game.current_round)
+        details = {a["id"]: a.get("details") for f in replay.frames(db, game.id,
+                                                                     game.current_round)
+                   for a in f["alerts"] if isinstance(a.get("id"), int)}
     else:
         if last and last.get("game_id") is None:
             table, turn = last["table"], last["turn"]
         alerts = store.alerts(db, None, None)
+    players = list(game.players) if game else default_seats(table)
     w = worker()
-    status = None if w is None else {"ok": w.status.ok, "message": w.status.message}
+    status = None if w is None else {"ok": w.status.ok, "reason": w.status.reason.value,
+                                     "message": w.status.message}
     return {
         "game": None if game is None else {
             "id": game.id, "name": game.name, "round": game.current_round,
             "rounds": game.rounds, "engine": game.engine_of(game.current_round),
         },
-        "players": list(game.players) if game else default_seats(table),
+        "players": players,
         "table": table,
         "turn": turn,
-        "alerts": alerts[-50:],
+        "alerts": [describe(a | {"details": details.get(a["id"])}, players)
+                   for a in alerts[-SHOWN_ALERTS:]],
+        "titles": TITLES,
         "status": status,
         "source": current_app.config.get("SOURCE_LABEL", ""),
     }
@@ -81,6 +96,31 @@ def index() -> str:
 @bp.get("/api/state")
 def state() -> Any:
     return snapshot()
+
+
+@bp.get("/api/replay")
+def replay_current() -> Any:
+    """The current round's replay (empty with no game)."""
+    game = store.current_game(get_db())
+    if game is None:
+        return {"game_id": None, "round": None, "players": default_seats(None), "frames": []}
+    return replay_json(game, game.current_round)
+
+
+@bp.get("/api/games/<int:game_id>/rounds/<int:number>/replay")
+def replay_round(game_id: int, number: int) -> Any:
+    """One round's replay: its settled tables, oldest first, with their alerts in words."""
+    game = game_or_404(game_id)
+    return replay_json(game, round_or_404(game, number))
+
+
+def replay_json(game: store.Game, number: int) -> dict[str, Any]:
+    players = list(game.players)
+    frames = replay.frames(get_db(), game.id, number)
+    for frame in frames:
+        frame["alerts"] = [describe(a, players) for a in frame["alerts"]]
+    return {"game_id": game.id, "round": number, "players": players,
+            "engine": game.engine_of(number), "frames": frames}
 
 
 @bp.get("/stream")

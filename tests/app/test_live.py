@@ -13,8 +13,17 @@ import pytest
 from flask import Flask
 
 from companion_app import attach_worker, store
+from engine import Alert, TableState
 from companion_app.db import connect
-from companion_app.events import AlertRaised, CameraStatus, RoundOver, SourceEvent, TableSettled
+from companion_app.events import (
+    AlertDetails,
+    AlertRaised,
+    CameraReason,
+    CameraStatus,
+    RoundOver,
+    SourceEvent,
+    TableSettled,
+)
 from companion_app.sim import GameContext
 from companion_app.worker import TableWorker
 
@@ -25,8 +34,8 @@ TABLE = {"engine": 12, "trains": [
     {"owner": 1, "tiles": [], "marker": True},
     {"owner": "mexican", "tiles": [[12, 3]], "marker": False},
 ]}
-ALERT = {"at": 3, "code": "closed-train", "seat": 1, "train": 0,
-         "message": "a tile on train 0, which is not open"}
+STATE = TableState.from_json(TABLE)
+ALERT = Alert(3, "closed-train", 1, 0, "a tile on train 0, which is not open")
 
 
 class ListSource:
@@ -53,7 +62,7 @@ def worker(app: Flask, unlocked: Table) -> TableWorker:
 
 def test_a_settled_table_is_stored_and_shown(worker: TableWorker, unlocked: Table,
                                              db_path: Path) -> None:
-    message = worker.handle(TableSettled(TABLE, turn=1))
+    message = worker.handle(TableSettled(STATE, turn=1))
     assert message is not None and message["type"] == "table" and message["round"] == 1
     state = unlocked.client.get("/api/state").get_json()
     assert state["table"] == TABLE and state["turn"] == 1
@@ -98,9 +107,10 @@ def test_ack_needs_the_pin_and_the_alert_must_exist(worker: TableWorker, app: Fl
 
 def test_status_and_round_over_are_published(worker: TableWorker, app: Flask) -> None:
     q = app.extensions["mtrain_broadcaster"].subscribe()
-    worker.handle(CameraStatus(False, "camera lost"))
+    worker.handle(CameraStatus(CameraReason.LOST, "camera lost"))
     worker.handle(RoundOver())
-    assert q.get_nowait()["type"] == "status"
+    assert q.get_nowait() == {"type": "status", "ok": False, "reason": "lost",
+                              "message": "camera lost"}
     assert q.get_nowait()["type"] == "round-over"
     assert not worker.status.ok
 
@@ -117,7 +127,7 @@ def _read_until(chunks: Iterator[Any], marker: str) -> str:
 
 def test_the_stream_starts_with_a_snapshot_then_sends_events(worker: TableWorker,
                                                              unlocked: Table, app: Flask) -> None:
-    worker.handle(TableSettled(TABLE, turn=0))
+    worker.handle(TableSettled(STATE, turn=0))
     response = unlocked.client.get("/stream", buffered=False)
     assert response.mimetype == "text/event-stream"
     chunks = iter(response.response)
@@ -134,7 +144,7 @@ def test_the_stream_starts_with_a_snapshot_then_sends_events(worker: TableWorker
 def test_the_worker_thread_runs_the_source_for_the_current_round(app: Flask,
                                                                  unlocked: Table) -> None:
     unlocked.new_game(("Ann", "Ben", "Cy"), rule_set="9")
-    source = ListSource([TableSettled(TABLE, 2), AlertRaised(ALERT)])
+    source = ListSource([TableSettled(STATE, 2), AlertRaised(ALERT)])
     worker = attach_worker(app, source)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
@@ -156,12 +166,12 @@ def test_a_lost_camera_is_reported_and_retried(app: Flask) -> None:
         time.sleep(0.02)
     worker.stop()
     assert len(source.contexts) >= 3  # retried
-    assert not worker.status.ok and "camera lost" in worker.status.message
+    assert worker.status.reason is CameraReason.LOST and not worker.status.ok
 
 
 def test_without_a_game_the_table_still_shows(app: Flask, table: Table) -> None:
     worker = attach_worker(app, ListSource([]), start=False)
-    worker.handle(TableSettled(TABLE, 0))
+    worker.handle(TableSettled(STATE, 0))
     worker.handle(AlertRaised(ALERT))
     state = table.client.get("/api/state").get_json()
     assert state["game"] is None and state["table"] == TABLE
@@ -170,7 +180,7 @@ def test_without_a_game_the_table_still_shows(app: Flask, table: Table) -> None:
 
 def test_the_live_page_embeds_the_state_and_local_scripts_only(worker: TableWorker,
                                                                unlocked: Table) -> None:
-    worker.handle(TableSettled(TABLE, 1))
+    worker.handle(TableSettled(STATE, 1))
     page = unlocked.client.get("/").get_data(as_text=True)
     assert '<svg id="table"' in page
     assert '"engine": 12' in page.replace('"engine":12', '"engine": 12')
@@ -206,7 +216,7 @@ def test_sim_events_feed_the_worker(worker: TableWorker, unlocked: Table) -> Non
 
 
 def test_a_recording_or_the_sim_plays_again_when_it_ends(app: Flask) -> None:
-    source = ListSource([TableSettled(TABLE, 0)])
+    source = ListSource([TableSettled(STATE, 0)])
     worker = TableWorker(app, source, restart_seconds=0.01)
     worker.start()
     deadline = time.monotonic() + 10
@@ -224,6 +234,6 @@ def test_with_no_game_the_seats_follow_the_table_shown(app: Flask, unlocked: Tab
     three = {"engine": 12, "trains": [
         {"owner": seat, "tiles": [], "marker": False} for seat in range(3)]
         + [{"owner": "mexican", "tiles": [], "marker": False}]}
-    worker.handle(TableSettled(three, turn=0))
+    worker.handle(TableSettled(TableState.from_json(three), turn=0))
     assert unlocked.client.get("/api/state").get_json()["players"] == [
         "Seat 1", "Seat 2", "Seat 3"]

@@ -99,44 +99,39 @@ def test_the_banner_prints_url_pin_and_a_qr_code(capsys: pytest.CaptureFixture[s
     assert out.count("\n") > 10  # the QR code's rows
 
 
-def test_adapting_tracker_events() -> None:
-    from engine import Alert, TableState
-    from vision.tracker import TrackerEvent
+def test_the_tracker_speaks_the_apps_events() -> None:
+    from companion_app import events
+    from vision import events as vision_events
 
-    class Observed:
-        class observer:  # noqa: N801 - stands in for the tracker's observer
-            to_move = 2
-
-    table = TableState.from_json({"engine": 5, "trains": [{"owner": 0, "tiles": [[5, 1]],
-                                                          "marker": False}]})
-    (settled,) = sources.adapt_tracker_event(TrackerEvent("table", 3, 0.1, table=table),
-                                             Observed())
-    assert settled == sources.TableSettled(table.to_json(), 2)
-    alert = Alert(1, "mismatch", 0, 0, "m")
-    (raised,) = sources.adapt_tracker_event(TrackerEvent("alert", 3, 0.1, alert=alert))
-    assert raised == sources.AlertRaised(alert.to_json())
-    (lost,) = sources.adapt_tracker_event(
-        TrackerEvent("status", 3, 0.1, "camera 0 stopped delivering frames; reconnecting"))
-    assert lost == sources.CameraStatus(False, "camera 0 stopped delivering frames; reconnecting")
-    (ok,) = sources.adapt_tracker_event(TrackerEvent("status", 0, 0.0, "reading camera 0"))
-    assert ok.ok  # type: ignore[union-attr]
+    # one vocabulary: what the tracker yields is what the worker handles
+    assert events.TableSettled is vision_events.TableSettled
+    assert events.CameraStatus is vision_events.CameraStatus
+    lost = events.CameraStatus(events.CameraReason.LOST, "camera 0 stopped delivering frames")
+    assert not lost.ok
+    assert events.CameraStatus(events.CameraReason.OPENED, "reading camera 0").ok
 
 
-def test_the_tracker_source_keeps_the_latest_frame_for_hands() -> None:
+def test_the_tracker_source_keeps_the_latest_frame_for_hands(tmp_path: Path) -> None:
     import numpy as np
 
-    class Frames:
-        def read(self) -> object:
-            return np.full((12, 16, 3), 90, np.uint8)
+    from vision.tracker import FrameSource
 
-    class FakeTracker:
-        source = Frames()
+    class Capture:
+        def isOpened(self) -> bool:  # noqa: N802 - cv2.VideoCapture's name
+            return True
+
+        def read(self) -> tuple[bool, object]:
+            return True, np.full((12, 16, 3), 90, np.uint8)
+
+        def release(self) -> None:
+            pass
 
     source = sources.TrackerSource(0)
     assert source.still() is None
-    tracker = FakeTracker()
-    source._keep_frames(tracker)
-    tracker.source.read()
+    frames = FrameSource(0, opener=lambda _: Capture())
+    source._frames = frames
+    assert source.still() is None
+    assert frames.open() and frames.read() is not None
     still = source.still()
     assert still is not None and still[:2] == b"\xff\xd8"  # a JPEG
 
@@ -177,9 +172,9 @@ def test_the_demo_labels_replay_through_the_observer(tmp_path: Path) -> None:
     events = list(source.events(ctx))
     tables = [e for e in events if isinstance(e, sources.TableSettled)]
     alerts = [e.alert for e in events if isinstance(e, sources.AlertRaised)]
-    assert len(tables) == 3 and tables[1].table["trains"][0]["tiles"] == [[12, 5]]
+    assert len(tables) == 3 and tables[1].table.trains[0].tiles == ((12, 5),)
     assert tables[1].turn == 1  # seat 1 moves after seat 0's tile
-    assert [a["code"] for a in alerts] == ["mismatch"] and alerts[0]["seat"] == 1
+    assert [a.code for a in alerts] == ["mismatch"] and alerts[0].seat == 1
     assert isinstance(events[-1], sources.RoundOver)
     path.write_text("{not json")
     with pytest.raises(BadInputError, match="cannot be read as JSON"):
@@ -221,17 +216,23 @@ def test_a_looped_recording_is_watched_at_its_pace_and_ends_its_round(
 ) -> None:
     import vision.tracker
     from companion_app.sim import GameContext
-    from vision.tracker import TrackerEvent
+    from vision.events import CameraReason, CameraStatus
 
     made: list[dict[str, object]] = []
+
+    class Frames:
+        latest = None
+
+        def close(self) -> None:
+            pass
 
     class FakeTracker:
         def __init__(self, source: object, players: int, rules: object, **kw: object) -> None:
             made.append({"players": players, **kw})
-            self.source = None
+            self.source = Frames()
 
         def __iter__(self) -> object:
-            return iter([TrackerEvent("status", 0, 0.0, "reading video demo.mp4")])
+            return iter([CameraStatus(CameraReason.OPENED, "reading video demo.mp4")])
 
     monkeypatch.setattr(vision.tracker, "Tracker", FakeTracker)
     video = tmp_path / "demo.mp4"
