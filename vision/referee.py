@@ -196,6 +196,8 @@ def _about(alert: Alert, rank: int, same: int, history: Sequence[TableState]) ->
         pick = next(((p, e) for p, e in reversed(laid) if p[0] == p[1]), None)
     elif len(laid) == same:
         pick = laid[rank]
+    elif alert.code == "extra-tile" and len(laid) > same:  # the tiles after the turn's last
+        pick = laid[len(laid) - same + rank]
     elif len(laid) == 1:
         pick = laid[0]
     if pick is None:

@@ -1,5 +1,8 @@
 /* mtrain: the live page. Server-sent events keep the table drawing and the alerts
-   current without reloading; a new alert fills the screen with a beep until tapped. */
+   current without reloading. A new alert fills the screen (with a beep) only on the
+   device the table chose as its referee screen; every other device gets a banner it
+   may dismiss, and nobody is ever asked for the PIN to get an alert out of the way.
+   Alerts can be spoken (the browser's own voice), and the round can be replayed. */
 "use strict";
 
 (() => {
@@ -7,33 +10,32 @@
   const svg = document.getElementById("table");
   const log = document.getElementById("alert-log");
   const banner = document.getElementById("alert-banner");
-  const soundButton = document.getElementById("sound");
+  const strip = document.getElementById("alert-strip");
+  const unlocked = banner.dataset.unlocked === "yes";
+  const titles = state.titles || {};
   let audio = null;
-  let soundOn = localStorage.getItem("mtrain-sound") !== "off";
-  const queue = []; // unacknowledged alerts, oldest first
 
-  const CODE_TITLES = {
-    "mismatch": "Tile does not match", "closed-train": "Closed train",
-    "unsatisfied-double": "Open double first", "double-order": "Doubles out of order",
-    "extra-tile": "Too many tiles", "first-turn": "First-turn rule", "duplicate-tile": "Same tile twice",
-    "not-in-set": "Not in the set", "tile-removed": "Tile removed", "marker-missing": "Marker missing",
-    "marker-stale": "Marker should go", "open-double": "Open double",
+  /* Per-device choices, kept in this browser only. */
+  const choice = (key, fallback) => {
+    const value = localStorage.getItem(key);
+    return value === null ? fallback : value === "on";
+  };
+  const device = {
+    referee: choice("mtrain-referee", false),
+    sound: choice("mtrain-sound", true),
+    speak: choice("mtrain-speak", false),
   };
 
-  function who(alert) {
-    const parts = [];
-    if (alert.seat !== null && alert.seat !== undefined) parts.push(TableView.ownerName(Number(alert.seat), state.players));
-    if (alert.train !== null && alert.train !== undefined) {
-      const train = alert.train === "mexican" ? "mexican" : Number(alert.train);
-      const name = train === "mexican" ? "the Mexican train" :
-        (train === Number(alert.seat) ? "their own train" : `${TableView.ownerName(train, state.players)}'s train`);
-      parts.push("on " + name);
-    }
-    return parts.join(" ");
-  }
+  const alarmQueue = []; // new alerts the referee screen shows full-screen, oldest first
+  const stripQueue = []; // new alerts a watcher's banner shows, oldest first
+  // Alerts up to this id were there when the page opened: listed, never alarmed.
+  let seen = Math.max(0, ...state.alerts.map((a) => a.id || 0));
+
+  const isNotice = (alert) => alert.code === "open-double";
+  const titleOf = (alert) => alert.title || titles[alert.code] || alert.code;
 
   function beep() {
-    if (!soundOn) return;
+    if (!device.sound) return;
     try {
       audio = audio || new (window.AudioContext || window.webkitAudioContext)();
       if (audio.state === "suspended") audio.resume();
@@ -50,43 +52,83 @@
         osc.start(now + offset);
         osc.stop(now + offset + 0.2);
       });
-    } catch (err) { /* no audio on this device: the banner still shows */ }
+    } catch (err) { /* no audio on this device: the alarm still shows */ }
   }
 
-  function showSound() {
-    soundButton.textContent = soundOn ? "Sound: on" : "Sound: off";
-    soundButton.setAttribute("aria-pressed", String(soundOn));
+  /* Say an alert with the device's own (offline) voice. */
+  function speak(alert) {
+    if (!device.speak || !("speechSynthesis" in window)) return;
+    const words = new SpeechSynthesisUtterance(`${titleOf(alert)}. ${alert.text || alert.message}`);
+    const voices = window.speechSynthesis.getVoices();
+    const local = voices.find((v) => v.localService && v.lang.startsWith("en")) ||
+      voices.find((v) => v.localService);
+    if (local) words.voice = local;
+    window.speechSynthesis.speak(words);
   }
-  soundButton.addEventListener("click", () => {
-    soundOn = !soundOn;
-    localStorage.setItem("mtrain-sound", soundOn ? "on" : "off");
-    showSound();
-    if (soundOn) beep();
+
+  function showSwitch(id, on, label) {
+    const button = document.getElementById(id);
+    button.textContent = `${label}: ${on ? "on" : "off"}`;
+    button.setAttribute("aria-pressed", String(on));
+  }
+
+  function showSwitches() {
+    showSwitch("referee", device.referee, "Referee screen");
+    showSwitch("sound", device.sound, "Sound");
+    showSwitch("speak", device.speak, "Speak");
+    document.getElementById("sound").hidden = !device.referee;
+  }
+
+  function toggle(key, name) {
+    device[name] = !device[name];
+    localStorage.setItem(key, device[name] ? "on" : "off");
+    showSwitches();
+  }
+
+  document.getElementById("referee").addEventListener("click", () => {
+    toggle("mtrain-referee", "referee");
+    // The alarm is this screen's from now on; the banner's alerts move to it and back.
+    if (device.referee) { alarmQueue.push(...stripQueue.splice(0)); } else { stripQueue.push(...alarmQueue.splice(0)); }
+    renderAlarm(); renderStrip();
+  });
+  document.getElementById("sound").addEventListener("click", () => {
+    toggle("mtrain-sound", "sound");
+    if (device.sound) beep();
+  });
+  document.getElementById("speak").addEventListener("click", () => {
+    toggle("mtrain-speak", "speak");
+    if (device.speak && "speechSynthesis" in window) {
+      window.speechSynthesis.speak(new SpeechSynthesisUtterance("Alerts will be spoken."));
+    }
   });
   // Browsers start audio only after a tap: prime it on the first one.
   document.addEventListener("pointerdown", () => {
-    if (soundOn && !audio) {
+    if (device.sound && !audio) {
       try { audio = new (window.AudioContext || window.webkitAudioContext)(); } catch (err) { /* none */ }
     }
   }, { once: true });
 
   function logItem(alert) {
     const li = document.createElement("li");
-    li.className = "alert-item" + (alert.acked ? " acked" : "") + (alert.code === "open-double" ? " notice" : "");
+    li.className = "alert-item" + (alert.acked ? " acked" : "") + (isNotice(alert) ? " notice" : "");
     li.dataset.id = alert.id;
     const title = document.createElement("strong");
-    title.textContent = CODE_TITLES[alert.code] || alert.code;
-    const whoEl = document.createElement("span");
-    whoEl.className = "who";
-    whoEl.textContent = who(alert);
-    const msg = document.createElement("span");
-    msg.className = "msg";
-    msg.textContent = alert.message;
-    li.append(title, " ", whoEl, msg);
-    if (!alert.acked && alert.id) {
+    title.textContent = titleOf(alert);
+    const text = document.createElement("span");
+    text.className = "who";
+    text.textContent = alert.text || alert.message;
+    li.append(title, text);
+    if (alert.advice) {
+      const advice = document.createElement("span");
+      advice.className = "msg";
+      advice.textContent = alert.advice;
+      li.append(advice);
+    }
+    if (!alert.acked && alert.id && !isNotice(alert)) {
       const b = document.createElement("button");
       b.className = "chip ack-small";
       b.textContent = "OK";
+      b.title = "Acknowledge for everyone (needs the table's PIN)";
       b.addEventListener("click", () => ack(alert.id));
       li.append(b);
     }
@@ -98,20 +140,33 @@
     document.getElementById("no-alerts").hidden = state.alerts.length > 0;
   }
 
-  function renderBanner() {
-    const alert = queue[0];
-    if (!alert) { banner.hidden = true; return; }
+  function renderAlarm() {
+    const alert = alarmQueue[0];
+    if (!alert || !device.referee) { banner.hidden = true; return; }
     banner.hidden = false;
-    banner.classList.toggle("notice", alert.code === "open-double");
-    document.getElementById("alert-code").textContent = CODE_TITLES[alert.code] || alert.code;
-    document.getElementById("alert-who").textContent = who(alert);
-    document.getElementById("alert-msg").textContent = alert.message;
+    document.getElementById("alert-code").textContent = titleOf(alert);
+    document.getElementById("alert-who").textContent = alert.text || alert.message;
+    document.getElementById("alert-msg").textContent = alert.advice || "";
     document.getElementById("alert-more").textContent =
-      queue.length > 1 ? `${queue.length - 1} more waiting` : "";
+      alarmQueue.length > 1 ? `${alarmQueue.length - 1} more after this one` : "";
   }
 
+  function renderStrip() {
+    const alert = stripQueue[stripQueue.length - 1];
+    if (!alert || device.referee) { strip.hidden = true; return; }
+    strip.hidden = false;
+    document.getElementById("strip-title").textContent = titleOf(alert);
+    document.getElementById("strip-text").textContent = alert.text || alert.message;
+    document.getElementById("strip-more").textContent =
+      stripQueue.length > 1 ? `(+${stripQueue.length - 1} more in the list)` : "";
+  }
+
+  document.getElementById("strip-dismiss").addEventListener("click", () => {
+    stripQueue.splice(0);
+    renderStrip();
+  });
+
   async function ack(id) {
-    if (!id) { queue.shift(); renderBanner(); return; }
     const response = await mtrain.post(`/alerts/${id}/ack`);
     if (response && response.ok) {
       const data = await response.json();
@@ -120,20 +175,44 @@
   }
 
   function applyAck(alert) {
-    const i = queue.findIndex((a) => a.id === alert.id);
-    if (i >= 0) queue.splice(i, 1);
+    for (const q of [alarmQueue, stripQueue]) {
+      const i = q.findIndex((a) => a.id === alert.id);
+      if (i >= 0) q.splice(i, 1);
+    }
     const j = state.alerts.findIndex((a) => a.id === alert.id);
-    if (j >= 0) state.alerts[j] = alert;
-    renderBanner();
-    renderLog();
+    if (j >= 0) state.alerts[j] = Object.assign({}, state.alerts[j], { acked: alert.acked });
+    renderAlarm(); renderStrip(); renderLog();
   }
 
-  document.getElementById("alert-ack").addEventListener("click", () => queue[0] && ack(queue[0].id));
+  /* "Got it": the referee screen acknowledges for everyone when it holds the PIN;
+     without it the alarm closes here and the alert stays open in the list. */
+  document.getElementById("alert-ack").addEventListener("click", () => {
+    const alert = alarmQueue.shift();
+    renderAlarm();
+    if (alert && alert.id && unlocked) ack(alert.id);
+  });
+
+  /* A new alert: listed everywhere; it alarms the referee screen, and shows in the
+     banner of every other device. Notices (an open double) are only listed. */
+  function arrive(alert) {
+    if (alert.id) seen = Math.max(seen, alert.id);
+    if (isNotice(alert)) return;
+    if (device.referee) {
+      alarmQueue.push(alert);
+      renderAlarm();
+      beep();
+    } else {
+      stripQueue.push(alert);
+      renderStrip();
+    }
+    speak(alert);
+  }
 
   function renderHead() {
     const turn = document.getElementById("turn");
-    if (state.table && state.turn !== null && state.turn !== undefined) {
-      turn.textContent = `▶ ${TableView.ownerName(state.turn, state.players)} to play`;
+    const shown = replay.open ? replay.frames[replay.index] : state;
+    if (shown && shown.table && shown.turn !== null && shown.turn !== undefined) {
+      turn.textContent = `▶ ${TableView.ownerName(shown.turn, state.players)} to play`;
     } else {
       turn.textContent = "";
     }
@@ -142,9 +221,17 @@
       camera.textContent = (state.status.ok ? "● " : "⚠ ") + state.status.message;
       camera.classList.toggle("lost", !state.status.ok);
     }
+    // The engine drawn is the table's: say so when it is not this round's.
+    const engineNo = document.getElementById("engine-no");
+    if (engineNo && state.game) {
+      const engine = shown && shown.table ? shown.table.engine : state.game.engine;
+      engineNo.textContent = `${engine}-${engine}`;
+      document.getElementById("engine-note").hidden = engine === state.game.engine;
+    }
   }
 
   function render() {
+    if (replay.open) return; // the replay holds the drawing
     TableView.draw(svg, state);
     renderHead();
   }
@@ -153,10 +240,96 @@
     const sameGame = (snap.game && snap.game.id) === (state.game && state.game.id) &&
       (snap.game && snap.game.round) === (state.game && state.game.round);
     if (!sameGame) { window.location.reload(); return; }
+    const fresh = snap.alerts.filter((a) => a.id && a.id > seen);
     Object.assign(state, snap);
-    queue.splice(0, queue.length, ...state.alerts.filter((a) => !a.acked && a.code !== "open-double"));
-    render(); renderLog(); renderBanner();
+    render(); renderLog();
+    fresh.forEach(arrive); // those that came while the stream was away
   }
+
+  /* -- the round's replay ------------------------------------------------------- */
+
+  const replay = { open: false, frames: [], index: 0 };
+  const range = document.getElementById("replay-range");
+
+  function clock(seconds) {
+    return new Date(seconds * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+  }
+
+  function showFrame(i) {
+    const frames = replay.frames;
+    if (!frames.length) {
+      document.getElementById("replay-where").textContent = "No table has settled this round yet.";
+      return;
+    }
+    replay.index = Math.max(0, Math.min(frames.length - 1, i));
+    const frame = frames[replay.index];
+    const before = replay.index > 0 ? frames[replay.index - 1].table : null;
+    range.value = String(replay.index);
+    TableView.draw(svg, { table: frame.table, turn: frame.turn, players: state.players, before });
+    const where = `Table ${replay.index + 1} of ${frames.length} · ${clock(frame.at)}`;
+    document.getElementById("replay-where").textContent = where;
+    document.getElementById("replay-flag-text").textContent = where;
+    const list = document.getElementById("replay-alerts");
+    list.replaceChildren(...frame.alerts.map((alert) => {
+      const li = document.createElement("li");
+      li.className = "replay-alert" + (isNotice(alert) ? " notice" : "");
+      const strong = document.createElement("strong");
+      strong.textContent = titleOf(alert);
+      li.append(strong, " ", alert.text || alert.message);
+      return li;
+    }));
+    document.querySelectorAll("#replay-marks button").forEach((b) => {
+      b.classList.toggle("here", Number(b.dataset.index) === replay.index);
+    });
+    renderHead();
+  }
+
+  function drawMarks() {
+    const marks = document.getElementById("replay-marks");
+    const last = Math.max(1, replay.frames.length - 1);
+    marks.replaceChildren(...replay.frames.flatMap((frame, i) => {
+      if (!frame.alerts.length) return [];
+      const b = document.createElement("button");
+      const notices = frame.alerts.every(isNotice);
+      b.type = "button";
+      b.className = "mark" + (notices ? " notice" : "");
+      b.dataset.index = String(i);
+      b.style.left = `${(100 * i) / last}%`;
+      b.title = frame.alerts.map((a) => `${titleOf(a)}: ${a.text || a.message}`).join("\n");
+      b.setAttribute("aria-label", `Table ${i + 1}: ${frame.alerts.map(titleOf).join(", ")}`);
+      b.addEventListener("click", () => showFrame(i));
+      return [b];
+    }));
+  }
+
+  async function loadReplay() {
+    const url = state.game ? `/api/games/${state.game.id}/rounds/${state.game.round}/replay` : "/api/replay";
+    const response = await fetch(url, { headers: { Accept: "application/json" } });
+    if (!response.ok) return;
+    const data = await response.json();
+    const atEnd = replay.index >= replay.frames.length - 1;
+    replay.frames = data.frames;
+    range.max = String(Math.max(0, replay.frames.length - 1));
+    drawMarks();
+    showFrame(atEnd ? replay.frames.length - 1 : replay.index);
+  }
+
+  function openReplay(open) {
+    replay.open = open;
+    document.getElementById("replay-body").hidden = !open;
+    document.getElementById("replay-flag").hidden = !open;
+    document.getElementById("replay-open").textContent = open ? "Close the replay" : "Replay the round";
+    document.body.classList.toggle("replaying", open);
+    if (open) { replay.index = Number.MAX_SAFE_INTEGER; loadReplay(); } else { render(); }
+  }
+
+  document.getElementById("replay-open").addEventListener("click", () => openReplay(!replay.open));
+  document.getElementById("replay-live").addEventListener("click", () => openReplay(false));
+  range.addEventListener("input", () => showFrame(Number(range.value)));
+  document.getElementById("replay-prev").addEventListener("click", () => showFrame(replay.index - 1));
+  document.getElementById("replay-next").addEventListener("click", () => showFrame(replay.index + 1));
+
+  /* -- the stream ---------------------------------------------------------------- */
 
   function connect() {
     const source = new EventSource("/stream");
@@ -166,7 +339,7 @@
       if ((state.game ? state.game.id : null) !== m.game_id) return;
       state.table = m.table;
       state.turn = m.turn;
-      render();
+      if (replay.open) loadReplay(); else render();
     });
     source.addEventListener("alert", (e) => {
       const alert = JSON.parse(e.data).alert;
@@ -174,16 +347,12 @@
       state.alerts.push(alert);
       if (state.alerts.length > 50) state.alerts.shift();
       renderLog();
-      if (alert.code !== "open-double") {
-        queue.push(alert);
-        renderBanner();
-        beep();
-      }
+      arrive(alert);
     });
     source.addEventListener("ack", (e) => applyAck(JSON.parse(e.data).alert));
     source.addEventListener("status", (e) => {
       const m = JSON.parse(e.data);
-      state.status = { ok: m.ok, message: m.message };
+      state.status = { ok: m.ok, reason: m.reason, message: m.message };
       renderHead();
     });
     source.addEventListener("round-over", (e) => {
@@ -203,10 +372,13 @@
   let lastWidth = 0;
   window.addEventListener("resize", () => {
     const width = svg.getBoundingClientRect().width;
-    if (Math.abs(width - lastWidth) > 40) { lastWidth = width; render(); }
+    if (Math.abs(width - lastWidth) > 40) {
+      lastWidth = width;
+      if (replay.open) showFrame(replay.index); else render();
+    }
   });
 
-  showSound();
+  showSwitches();
   applySnapshot(state);
   connect();
 })();

@@ -139,11 +139,16 @@ const TableView = (() => {
         el("circle", { cx: LANE_X + 4, cy: lane.top + LABEL + ROW / 2, r: 12, class: "marker-token" }, g);
       }
       const last = train.tiles.length - 1;
+      // With the table before it (a replay), the tiles laid since are marked.
+      const earlier = state.before ? state.before.trains.find((t) => t.owner === owner) : null;
+      const laidBefore = (k) => !state.before || (earlier && k < earlier.tiles.length &&
+        earlier.tiles[k][0] === train.tiles[k][0] && earlier.tiles[k][1] === train.tiles[k][1]);
       let index = 0;
       lane.rows.forEach((row, r) => {
         const cy = lane.top + LABEL + r * ROW + ROW / 2;
         for (const [near, far, cx] of row) {
-          tile(g, cx, cy, near, far, { openDouble: openDouble && index === last });
+          tile(g, cx, cy, near, far, { openDouble: openDouble && index === last,
+                                       fresh: !laidBefore(index) });
           index++;
         }
       });
