@@ -57,6 +57,7 @@ class _Facts:
     who: str  # the player, or "Someone"
     whose: str  # the player's possessive ("Bo's"), or "a player's"
     train: str  # "their own train", "Ann's train", "the Mexican train", "a train"
+    named: str  # the train by its owner's name even when the mover owns it ("Bo's train")
     tile: str  # "4-7", or "a tile"
     end: str  # "1", or "" when unknown
     double: str  # "the double 5-5 on Ann's train", or "an open double"
@@ -103,6 +104,7 @@ def _facts(alert: Mapping[str, Any], players: Sequence[str]) -> _Facts:
         who=who or "Someone",
         whose=f"{who}'s" if who else "a player's",
         train=_train(owner, seat, players),
+        named=_train(owner, None, players),
         tile=_tile(details.get("tile")) or "a tile",
         end="" if not isinstance(end, int) else str(end),
         double=double_text,
@@ -136,14 +138,14 @@ _SENTENCES: dict[str, Callable[[_Facts], tuple[str, str]]] = {
         f"{f.who} played {f.tile} on {f.train}, which the first-turn rule does not allow.",
         f"Take {f.tile} back; on the first turn {f.who} starts their own train."),
     "duplicate-tile": lambda f: (
-        f"{f.tile} on {f.train} is on the table twice.",
+        f"{f.tile} on {f.named} is on the table twice.",
         "One of them is from another set or misread: check both."),
     "not-in-set": lambda f: (
-        f"{f.tile} on {f.train} is not a tile of this set.",
+        f"{f.tile} on {f.named} is not a tile of this set.",
         f"Take {f.tile} away; it belongs to another set."),
     "tile-removed": lambda f: (
-        f"{f.tile} was taken off {f.train}." if f.tile != "a tile"
-        else f"A tile was taken off {f.train}.",
+        f"{f.tile} was taken off {f.named}." if f.tile != "a tile"
+        else f"A tile was taken off {f.named}.",
         "Put it back where it lay: tiles on the table stay."),
     "marker-missing": lambda f: (
         f"{f.who} passed, but their train has no marker.",

@@ -175,7 +175,7 @@ def _open_double(before: TableState | None, owner: Owner | None) -> tuple[Owner,
     doubles = [(t.owner, t.tiles[-1][0]) for t in before.trains
                if t.tiles and t.tiles[-1][0] == t.tiles[-1][1]]
     others = [d for d in doubles if d[0] != owner]
-    return (others or doubles or [None])[0]
+    return others[0] if others else (doubles[0] if doubles else None)
 
 
 def _about(alert: Alert, rank: int, same: int, history: Sequence[TableState]) -> AlertDetails:

@@ -782,19 +782,19 @@ class Tracker:
             if self.settled_reading is not None and same_but_doubted(self.settled_reading,
                                                                      chosen):
                 continue  # the settled table, a doubtful count read otherwise
-            fixes = (rereadings(self.settled_reading, chosen)
-                     if self.settled_reading is not None and self.referee.started else {})
-            self.settled_reading = chosen
             base = detail
             if exact == pick:  # the tiles just read are the settled table's
                 cache.settle(_grey(frame))
             votes.clear()
-            yield from self._settle(chosen, fixes, index, stamp)
+            yield from self._settle(chosen, index, stamp)
 
-    def _settle(self, chosen: TableReading, fixes: Reread, index: int,
-                stamp: float) -> Iterator[TrackerEvent]:
+    def _settle(self, chosen: TableReading, index: int, stamp: float) -> Iterator[TrackerEvent]:
         """The events of a newly settled table: it, what it left unresolved, its alerts."""
         assert chosen.table is not None
+        fixes: Reread = {}
+        if self.settled_reading is not None and self.referee.started:
+            fixes = rereadings(self.settled_reading, chosen)
+        self.settled_reading = chosen
         # earlier tables showed re-read tiles as first read: the referee judges the
         # game again as if they had been read so all along (their alerts were given)
         self.referee.reread(fixes)

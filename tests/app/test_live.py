@@ -13,10 +13,8 @@ import pytest
 from flask import Flask
 
 from companion_app import attach_worker, store
-from engine import Alert, TableState
 from companion_app.db import connect
 from companion_app.events import (
-    AlertDetails,
     AlertRaised,
     CameraReason,
     CameraStatus,
@@ -26,6 +24,7 @@ from companion_app.events import (
 )
 from companion_app.sim import GameContext
 from companion_app.worker import TableWorker
+from engine import Alert, TableState
 
 from .tablet import Table
 

@@ -107,7 +107,8 @@ def device(browser: Any, viewport: dict[str, int], *, referee: bool = False) -> 
 ARRIVED = """(() => {
   const opened = JSON.parse(document.getElementById('state').textContent).alerts;
   const last = Math.max(0, ...opened.map((a) => a.id));
-  return [...document.querySelectorAll('#alert-log li')].filter((li) => Number(li.dataset.id) > last).length;
+  const ids = [...document.querySelectorAll('#alert-log li')].map((li) => Number(li.dataset.id));
+  return ids.filter((id) => id > last).length;
 })()"""
 
 

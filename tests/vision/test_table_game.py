@@ -26,6 +26,7 @@ from datasets.table_game import (
 )
 from datasets.table_layout import layout_sequence
 from engine import RuleSet, TableState
+from vision.events import TableSettled
 from vision.tracker import Tracker
 
 RULES = RuleSet.preset("standard")
@@ -138,7 +139,7 @@ def test_a_written_video_reads_back_to_the_same_tables(tmp_path: Path, record: l
 
     tracker = Tracker(path, 3, RULES, reader=oracle, mat=False,
                       opener=lambda p: Counting(cv2.VideoCapture(p)))
-    settled = [e.table for e in tracker if e.kind == "table"]
+    settled = [e.table for e in tracker if isinstance(e, TableSettled)]
     assert settled == truth
 
 

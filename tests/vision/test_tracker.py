@@ -13,6 +13,7 @@ import pytest
 from datasets.table_layout import SeenTile, layout_table, overhead_homography, random_table
 from engine import Observer, RuleSet, TableState, Train
 from vision.detections import Detections
+from vision.events import CameraReason, CameraStatus, TableSettled
 from vision.mat_geometry import apply_homography
 from vision.tracker import Tracker
 
@@ -239,7 +240,10 @@ class TestCameraTrouble:
                           opener=lambda _: FakeCapture([], opened=False), sleep=sleeps.append)
         events = list(tracker)
         assert [e.kind for e in events] == ["status"] * 3
-        assert "retrying" in events[0].message and "giving up" in events[-1].message
+        first, last = events[0], events[-1]
+        assert isinstance(first, CameraStatus) and isinstance(last, CameraStatus)
+        assert first.reason is CameraReason.RETRYING and "retrying" in first.message
+        assert last.reason is CameraReason.GAVE_UP and "giving up" in last.message
         assert len(sleeps) == 2
 
     def test_camera_that_stops_and_comes_back_is_followed(self) -> None:
@@ -262,7 +266,7 @@ class TestCameraTrouble:
         events = list(tracker)
         kinds = [e.kind for e in events]
         assert kinds.count("table") == 2
-        messages = " | ".join(e.message for e in events if e.kind == "status")
+        messages = " | ".join(e.message for e in events if isinstance(e, CameraStatus))
         assert "stopped delivering frames" in messages
         assert "cannot be opened" in messages
 
@@ -272,7 +276,8 @@ class TestCameraTrouble:
 
         events = list(Tracker(1, 3, reader=FakeReader(Game(8)), mat=False, max_retries=0,
                               opener=opener, sleep=lambda _: None))
-        assert events[-1].kind == "status" and "giving up" in events[-1].message
+        last = events[-1]
+        assert isinstance(last, CameraStatus) and "giving up" in last.message
 
 
 def test_folder_of_images(tmp_path: Path) -> None:
@@ -282,7 +287,7 @@ def test_folder_of_images(tmp_path: Path) -> None:
         cv2.imwrite(str(tmp_path / f"f{i:03d}.png"), game.draw(1, rng))
     (tmp_path / "notes.txt").write_text("not an image")
     events = list(Tracker(tmp_path, game.players, reader=FakeReader(game), mat=False))
-    assert [e.table for e in events if e.kind == "table"] == [game.state(1)]
+    assert [e.table for e in events if isinstance(e, TableSettled)] == [game.state(1)]
 
 
 def test_empty_folder_is_bad_input(tmp_path: Path) -> None:
@@ -389,8 +394,8 @@ def test_a_recording_can_be_played_at_its_own_pace(tmp_path: Path) -> None:
     # (none for the first; this sleep does not pass time, so the waits add up)
     assert len(waits) == 12 and waits == sorted(waits)
     assert 0.7 < waits[-1] <= 1.2 and waits[0] <= 0.1
-    assert [e.table for e in paced if e.kind == "table"] == [
-        e.table for e in fast if e.kind == "table"]
+    assert [e.table for e in paced if isinstance(e, TableSettled)] == [
+        e.table for e in fast if isinstance(e, TableSettled)]
 
 
 class FragmentReader(FakeReader):
