@@ -41,8 +41,13 @@ class Source(Protocol):
     label: str
     #: True for a camera: when its stream ends the camera is lost and retried.
     live: bool
+    #: True when the source sees the table (a camera or a recording): :meth:`still` gives
+    #: its latest frame, for reading hands.
+    sees_table: bool
 
     def events(self, ctx: GameContext) -> Iterator[SourceEvent]: ...
+
+    def still(self) -> bytes | None: ...
 
 
 @dataclass
@@ -54,11 +59,15 @@ class SimSource:
     breach_rate: float = 0.15
     label: str = "sim: engine bots playing turn by turn"
     live: bool = False
+    sees_table: bool = False
 
     def events(self, ctx: GameContext) -> Iterator[SourceEvent]:
         return sim_events(
             ctx, seed=self.seed, turn_seconds=self.turn_seconds, breach_rate=self.breach_rate
         )
+
+    def still(self) -> bytes | None:
+        return None
 
 
 @dataclass
@@ -70,6 +79,7 @@ class TrackerSource:
     loop: bool = False
     label: str = ""
     live: bool = False
+    sees_table: bool = True
     #: a recording's ``demo.json``: its players, rules and first seat replace the game's.
     labels: Path | None = None
 
@@ -125,6 +135,7 @@ class DemoLogSource:
     turn_seconds: float = 2.0
     label: str = ""
     live: bool = False
+    sees_table: bool = False
 
     def __post_init__(self) -> None:
         if not self.label:
@@ -164,6 +175,9 @@ class DemoLogSource:
             if self.turn_seconds:
                 time.sleep(self.turn_seconds)
         yield RoundOver("End of the demo recording; it starts again.")
+
+    def still(self) -> bytes | None:
+        return None
 
 
 def _jpeg(frame: Any) -> bytes | None:

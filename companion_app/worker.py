@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any
 
@@ -89,12 +90,11 @@ class TableWorker:
     @property
     def has_camera(self) -> bool:
         """Whether the source can give a still of the table (a camera or a recording)."""
-        return callable(getattr(self.source, "still", None))
+        return self.source.sees_table
 
     def camera_still(self) -> bytes | None:
         """The latest camera frame as JPEG, for reading hands; None when there is none."""
-        still = getattr(self.source, "still", None)
-        return still() if callable(still) else None
+        return self.source.still()
 
     def notify(self) -> None:
         """The current game or round changed (a view calls this): restart the source."""
@@ -141,9 +141,8 @@ class TableWorker:
                     self._set_status(CameraReason.FAILED, f"{self.source.label}: {exc}; retrying")
                     self._changed.wait(self.retry_seconds)
                 finally:
-                    close = getattr(events, "close", None)
-                    if callable(close):
-                        close()  # releases the camera of an abandoned tracker
+                    if isinstance(events, Generator):
+                        events.close()  # releases the camera of an abandoned tracker
         finally:
             if self._db is not None:
                 self._db.close()

@@ -205,6 +205,7 @@ def test_a_hand_is_read_from_the_table_camera(game: Table, app: Flask) -> None:
     class Camera:
         label = "camera 0"
         live = True
+        sees_table = True
 
         def events(self, ctx: object) -> list[object]:
             return []

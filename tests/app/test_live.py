@@ -41,6 +41,7 @@ class ListSource:
     """A source that plays a fixed list of events, then ends."""
 
     label = "test source"
+    sees_table = False
 
     def __init__(self, events: list[SourceEvent], live: bool = False) -> None:
         self._events = events
@@ -50,6 +51,9 @@ class ListSource:
     def events(self, ctx: GameContext) -> Iterator[SourceEvent]:
         self.contexts.append(ctx)
         yield from self._events
+
+    def still(self) -> bytes | None:
+        return None
 
 
 @pytest.fixture

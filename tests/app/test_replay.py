@@ -27,9 +27,13 @@ ROUND = ["12 | 0: | 1: | 2: | mexican:",
 class NoSource:
     label = "test source"
     live = False
+    sees_table = False
 
     def events(self, ctx: object) -> list[object]:
         return []
+
+    def still(self) -> bytes | None:
+        return None
 
 
 @pytest.fixture
