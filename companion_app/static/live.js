@@ -142,6 +142,7 @@
 
   function renderAlarm() {
     const alert = alarmQueue[0];
+    banner.dataset.ids = alarmQueue.map((a) => a.id).join(" ");
     if (!alert || !device.referee) { banner.hidden = true; return; }
     banner.hidden = false;
     document.getElementById("alert-code").textContent = titleOf(alert);
@@ -153,6 +154,7 @@
 
   function renderStrip() {
     const alert = stripQueue[stripQueue.length - 1];
+    strip.dataset.ids = stripQueue.map((a) => a.id).join(" ");
     if (!alert || device.referee) { strip.hidden = true; return; }
     strip.hidden = false;
     document.getElementById("strip-title").textContent = titleOf(alert);
@@ -195,7 +197,10 @@
   /* A new alert: listed everywhere; it alarms the referee screen, and shows in the
      banner of every other device. Notices (an open double) are only listed. */
   function arrive(alert) {
-    if (alert.id) seen = Math.max(seen, alert.id);
+    if (alert.id) {
+      if (alert.id <= seen) return; // told already (the stream's snapshot and event overlap)
+      seen = alert.id;
+    }
     if (isNotice(alert)) return;
     if (device.referee) {
       alarmQueue.push(alert);
@@ -240,7 +245,7 @@
     const sameGame = (snap.game && snap.game.id) === (state.game && state.game.id) &&
       (snap.game && snap.game.round) === (state.game && state.game.round);
     if (!sameGame) { window.location.reload(); return; }
-    const fresh = snap.alerts.filter((a) => a.id && a.id > seen);
+    const fresh = snap.alerts.filter((a) => a.id && a.id > seen && !a.acked);
     Object.assign(state, snap);
     render(); renderLog();
     fresh.forEach(arrive); // those that came while the stream was away
@@ -344,6 +349,7 @@
     source.addEventListener("alert", (e) => {
       const alert = JSON.parse(e.data).alert;
       if ((state.game ? state.game.id : null) !== alert.game_id) return;
+      if (alert.id && state.alerts.some((a) => a.id === alert.id)) return;
       state.alerts.push(alert);
       if (state.alerts.length > 50) state.alerts.shift();
       renderLog();

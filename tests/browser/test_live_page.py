@@ -90,12 +90,15 @@ def browser() -> Iterator[Any]:
             chromium.close()
 
 
-def device(browser: Any, viewport: dict[str, int], *, referee: bool = False) -> Any:
+def device(browser: Any, viewport: dict[str, int], *, referee: bool = False,
+           speak: bool = False) -> Any:
     """A page in a device of its own (its own local storage and cookies)."""
     context = browser.new_context(viewport=viewport, device_scale_factor=1)
     context.add_init_script(SPEECH_SPY)
     if referee:
         context.add_init_script("localStorage.setItem('mtrain-referee', 'on');")
+    if speak:
+        context.add_init_script("localStorage.setItem('mtrain-speak', 'on');")
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -103,22 +106,37 @@ def device(browser: Any, viewport: dict[str, int], *, referee: bool = False) -> 
     return page
 
 
-#: How many alerts in the page's list came after it opened (ids above those it opened with).
-ARRIVED = """(() => {
-  const opened = JSON.parse(document.getElementById('state').textContent).alerts;
-  const last = Math.max(0, ...opened.map((a) => a.id));
-  const ids = [...document.querySelectorAll('#alert-log li')].map((li) => Number(li.dataset.id));
-  return ids.filter((id) => id > last).length;
-})()"""
+#: The highest alert id the page opened with (it lists those; none of them may alarm).
+OPENED_WITH = """Math.max(0, ...JSON.parse(document.getElementById('state').textContent)
+  .alerts.map((a) => a.id))"""
 
 
-def replay_frames(url: str) -> list[dict[str, Any]]:
+def queued(page: Any, selector: str) -> list[int]:
+    """The ids of the alerts waiting in the alarm or the banner."""
+    return [int(i) for i in (page.get_attribute(selector, "data-ids") or "").split()]
+
+
+def get(url: str) -> dict[str, Any]:
     import json
     from urllib.request import urlopen
 
-    with urlopen(url + "/api/replay", timeout=10) as response:
-        frames: list[dict[str, Any]] = json.loads(response.read())["frames"]
+    with urlopen(url, timeout=10) as response:
+        data: dict[str, Any] = json.loads(response.read())
+    return data
+
+
+def replay_frames(url: str) -> list[dict[str, Any]]:
+    frames: list[dict[str, Any]] = get(url + "/api/replay")["frames"]
     return frames
+
+
+def wait_for_an_alert(url: str) -> None:
+    """Until the server holds an alert (the page then opens with one listed)."""
+    import time
+
+    deadline = time.monotonic() + 60
+    while not get(url + "/api/state")["alerts"] and time.monotonic() < deadline:
+        time.sleep(0.2)
 
 
 def test_a_watcher_gets_a_banner_and_is_never_blocked(server: tuple[str, Any],
@@ -128,6 +146,11 @@ def test_a_watcher_gets_a_banner_and_is_never_blocked(server: tuple[str, Any],
     page = device(browser, TABLET)
     page.goto(url + "/")
     page.evaluate("window.__loaded = 'first load'")
+    # Speech is off until asked for on this device.
+    assert page.inner_text("#speak") == "Speak: off"
+    page.click("#speak")
+    assert page.inner_text("#speak") == "Speak: on"
+    assert page.evaluate("window.__spoken")[0] == "Alerts will be spoken."
 
     # The table is drawn from the stream: the hub and one lane per train.
     page.wait_for_selector("#table g.lane", timeout=20_000)
@@ -142,6 +165,7 @@ def test_a_watcher_gets_a_banner_and_is_never_blocked(server: tuple[str, Any],
     assert page.is_hidden("#alert-banner")  # no full-screen alarm on a watcher's device
     assert page.evaluate("window.__loaded") == "first load"
     assert page.locator("#alert-log li").count() >= 1
+    assert any(page.inner_text("#strip-text") in line for line in page.evaluate("window.__spoken"))
     page.screenshot(path=str(ARTIFACTS / "live-watcher-tablet.png"))
 
     # Dismissing it is local: no PIN asked, the alert stays in the list.
@@ -151,18 +175,17 @@ def test_a_watcher_gets_a_banner_and_is_never_blocked(server: tuple[str, Any],
     assert page.locator("#alert-log li").count() >= 1
 
     # A phone opening the page later lists the old alerts and queues none of them.
+    wait_for_an_alert(url)
     phone = device(browser, PHONE)
     phone.goto(url + "/")
     phone.wait_for_selector("#alert-log li", timeout=20_000)
-    listed = phone.evaluate(
-        "JSON.parse(document.getElementById('state').textContent).alerts.length")
-    assert listed >= 1
+    opened_with = phone.evaluate(OPENED_WITH)
+    assert opened_with >= 1
     phone.wait_for_selector("#alert-strip:not([hidden])", timeout=40_000)  # the next new one
     assert phone.is_hidden("#alert-banner")
-    arrived = phone.evaluate(ARRIVED)
-    waiting = phone.inner_text("#strip-more")
-    queued = 1 + (int(waiting.split("+")[1].split()[0]) if waiting else 0)
-    assert 1 <= queued <= arrived  # only what came after the page opened
+    waiting = queued(phone, "#alert-strip")
+    assert waiting and min(waiting) > opened_with  # only what came after the page opened
+    assert len(waiting) == len(set(waiting))
     assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     phone.screenshot(path=str(ARTIFACTS / "live-watcher-phone.png"))
     assert not page.errors and not phone.errors, page.errors + phone.errors
@@ -171,21 +194,19 @@ def test_a_watcher_gets_a_banner_and_is_never_blocked(server: tuple[str, Any],
 def test_the_referee_screen_alarms_and_speaks_new_alerts(server: tuple[str, Any],
                                                          browser: Any) -> None:
     url, _ = server
-    page = device(browser, TABLET, referee=True)
+    wait_for_an_alert(url)
+    page = device(browser, TABLET, referee=True, speak=True)
     page.goto(url + "/")
     page.wait_for_selector("#alert-log li", timeout=20_000)
     assert page.inner_text("#referee") == "Referee screen: on"
-    page.click("#speak")
     assert page.get_attribute("#speak", "aria-pressed") == "true"
-    listed = page.evaluate(
-        "JSON.parse(document.getElementById('state').textContent).alerts.length")
-    assert listed >= 1
+    opened_with = page.evaluate(OPENED_WITH)
+    assert opened_with >= 1
 
     page.wait_for_selector("#alert-banner:not([hidden])", timeout=40_000)
     # Unacknowledged alerts from before the page opened are listed, not alarmed.
-    arrived = page.evaluate(ARRIVED)
-    waiting = page.inner_text("#alert-more")
-    assert 1 + (int(waiting.split()[0]) if waiting else 0) <= arrived
+    waiting = queued(page, "#alert-banner")
+    assert waiting and min(waiting) > opened_with
     said = page.inner_text("#alert-who")
     assert any(name in said for name in PLAYERS), said
     assert page.is_hidden("#alert-strip")
