@@ -356,6 +356,7 @@ def test_the_table_camera_reads_only_the_hand(game: Table, app: Flask,
     class Camera:
         label = "camera 0"
         live = True
+        sees_table = True
 
         def events(self, ctx: object) -> list[object]:
             return []
