@@ -556,6 +556,8 @@ class SeenTile:
     corners: np.ndarray
     confidence: float = 1.0
     uncertain: bool = False
+    half_certainty: tuple[float, float] = (1.0, 1.0)
+    ranges: tuple[tuple[int, int], tuple[int, int]] | None = None
 
 
 def overhead_homography(size: tuple[float, float] = (TABLE_MM, TABLE_MM),

@@ -1,0 +1,107 @@
+"""What one table reconstruction builds: the trains growing from the hub (:class:`Chain`)
+and the state every stage shares (:class:`TableBuild`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+
+from engine import Owner
+from vision.mat_geometry import TILE_WIDTH_MM, apply_homography
+from vision.table.geometry import Ranges, Tile
+from vision.table.reading import Look, TileLike, Uncertainty
+
+#: One tile of a train: (index into ``TableBuild.tiles``, near count, far count).
+Link = tuple[int, int, int]
+
+
+@dataclass
+class Chain:
+    """A train as it is built: its tiles from the hub out, and where it ends."""
+
+    owner: Owner
+    slot_angle: float  # measured, degrees
+    tiles: list[Link]
+    end_ref: np.ndarray  # far half centre (or a crosswise double's centre)
+    direction: np.ndarray
+    last: Tile
+    head: Tile  # its first tile
+    #: ``(end_ref, direction)`` of the train before each of its tiles was laid
+    links: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
+    #: Boxes the last tile read again took in as pieces of it (``look_again``): they
+    #: may reach on over the next tile, which no box of its own may show
+    ghosts: list[Tile] = field(default_factory=list)
+
+    def lay(self, entry: Link, end_ref: np.ndarray, direction: np.ndarray,
+            last: Tile) -> None:
+        """Add ``entry`` (input index, near, far); the train's end moves to ``end_ref``."""
+        self.ghosts = []
+        self.links.append((self.end_ref, self.direction))
+        self.tiles.append(entry)
+        self.end_ref, self.direction, self.last = end_ref, direction, last
+
+
+class Reread(NamedTuple):
+    """A reading of an outline read again: the reading, its values and ranges."""
+
+    seen: TileLike
+    values: tuple[int, int]
+    ranges: Ranges
+
+
+#: Where a train's end was looked beyond: (owner, tiles, end count, end x, end y).
+EndKey = tuple[Owner, int, int, float, float]
+
+
+@dataclass
+class TableBuild:
+    """The state the stages of one reconstruction share.
+
+    ``tiles`` are the input tiles (counts moved into their ranges), then each tile
+    read again or inferred in a gap, appended (its index is past the inputs);
+    ``read`` the input tiles on the working plane, by index. ``pool`` holds the
+    boxes no train has taken yet, ``chains`` the trains, ``printed`` the boxes
+    taken for the mat's print. ``w`` is the tiles' width (the median over the
+    table), ``e`` the engine's count and ``hub`` where the trains start from.
+    Each stage reports what it could not settle to ``uncertain``.
+    """
+
+    tiles: list[TileLike]
+    read: list[Tile]
+    players: int
+    to_image: np.ndarray
+    look: Look | None = None
+    on_mat: bool = False
+    infer_gaps: bool = True
+    uncertain: list[Uncertainty] = field(default_factory=list)
+    printed: list[Tile] = field(default_factory=list)
+    w: float = TILE_WIDTH_MM
+    e: int = 0
+    hub: np.ndarray = field(default_factory=lambda: np.zeros(2))
+    pool: dict[int, Tile] = field(default_factory=dict)
+    chains: list[Chain] = field(default_factory=list)
+    #: Train ends already looked beyond (``look_again``).
+    looked: set[EndKey] = field(default_factory=set)
+
+    def report(self, uncertainty: Uncertainty) -> None:
+        self.uncertain.append(uncertainty)
+
+    def add_tile(self, tile: TileLike) -> int:
+        """Append a tile read again or inferred; its index."""
+        self.tiles.append(tile)
+        return len(self.tiles) - 1
+
+    def read_again(self, corners: np.ndarray, doubted: bool = False) -> Reread | None:
+        """``look`` in ``corners`` (working plane): the reading, its values and ranges;
+        ``None`` when nothing was read or, unless ``doubted``, the reader doubts it."""
+        if self.look is None:
+            return None
+        seen = self.look(apply_homography(self.to_image, corners))
+        if seen is None or (not doubted and bool(seen.uncertain)):
+            return None
+        values = (int(seen.values[0]), int(seen.values[1]))
+        ranges = seen.ranges or ((values[0], values[0]), (values[1], values[1]))
+        return Reread(seen, values, ((int(ranges[0][0]), int(ranges[0][1])),
+                                     (int(ranges[1][0]), int(ranges[1][1]))))

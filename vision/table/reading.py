@@ -1,0 +1,116 @@
+"""What goes into a table reconstruction and what comes out: read tiles, the table read."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from engine import Owner, TableState
+
+
+class TileLike(Protocol):
+    """What :func:`vision.table.reconstruct` reads of a read tile
+    (``vision.reader.TileReading``; ``datasets.table_layout.SeenTile`` for laid-out
+    tables).
+
+    ``values`` as read, either order; ``corners`` ``(4, 2)`` in image pixels (corner
+    convention); ``confidence`` in ``[0, 1]``; ``uncertain``: the reader doubted its
+    counts; ``half_certainty``: how sure each half's count is; ``ranges``: the counts
+    each half could be (``vision.reader.RANGE_BAND``), ``None`` for exactly as read.
+    """
+
+    @property
+    def values(self) -> tuple[int, int]: ...
+
+    @property
+    def corners(self) -> np.ndarray: ...
+
+    @property
+    def confidence(self) -> float: ...
+
+    @property
+    def uncertain(self) -> bool: ...
+
+    @property
+    def half_certainty(self) -> tuple[float, float]: ...
+
+    @property
+    def ranges(self) -> tuple[tuple[int, int], tuple[int, int]] | None: ...
+
+
+#: Reads the image again inside image corners ``(4, 2)`` (corner convention): a read
+#: tile, or ``None``.
+Look = Callable[[np.ndarray], TileLike | None]
+
+
+@dataclass(frozen=True)
+class Uncertainty:
+    """Something on the table that could not be resolved.
+
+    ``kind`` is one of ``no-engine``, ``engine-tie``, ``fits-two-trains``,
+    ``branch``, ``gap``, ``loose-tile``, ``slot-conflict``, ``between-seats``,
+    ``marker-between``, ``loose-marker``, ``players-mismatch``, ``unsure-tile``,
+    ``engine-read``, ``matched-read``, ``inferred-tile``, ``reread-tile``.
+    ``tiles`` and ``markers`` index the inputs; ``owners`` names the trains.
+    """
+
+    kind: str
+    message: str
+    tiles: tuple[int, ...] = ()
+    owners: tuple[Owner, ...] = ()
+    markers: tuple[int, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "message": self.message, "tiles": list(self.tiles),
+                "owners": list(self.owners), "markers": list(self.markers)}
+
+
+@dataclass(frozen=True)
+class TableReading:
+    """The table read from one image.
+
+    ``table`` is ``None`` when no engine was found. ``seats`` maps each train
+    found to the direction it leaves the hub in (degrees, clockwise from the
+    image's +x). ``assignment[i]`` says where input tile ``i`` went:
+    ``"engine"``, a train's owner, or ``None``; ``marker_owners[j]`` likewise
+    for marker ``j``. ``positions[owner]`` lists the input tiles of that train
+    in train order; an index past the input tiles is a tile inferred in a gap
+    (``inferred-tile``) or read again where the train goes on (``reread-tile``).
+    """
+
+    table: TableState | None
+    seats: dict[Owner, float]
+    uncertainties: list[Uncertainty]
+    assignment: list[Owner | None] = field(default_factory=list)
+    marker_owners: list[Owner | None] = field(default_factory=list)
+    players: int = 0
+    positions: dict[Owner, list[int]] = field(default_factory=dict)
+
+    def inferred(self, owner: Owner, k: int) -> bool:
+        """Whether the ``k``-th tile of ``owner``'s train was inferred in a gap."""
+        tiles = self.positions.get(owner, [])
+        return k < len(tiles) and tiles[k] >= len(self.assignment) and any(
+            tiles[k] in u.tiles for u in self.uncertainties if u.kind == "inferred-tile")
+
+    def doubted(self, owner: Owner, k: int) -> bool:
+        """Whether the ``k``-th tile of ``owner``'s train was read with doubt, taken
+        otherwise than read or inferred (``unsure-tile``, ``matched-read``,
+        ``inferred-tile``, ``reread-tile``)."""
+        tiles = self.positions.get(owner, [])
+        if k >= len(tiles):
+            return False
+        return any(tiles[k] in u.tiles for u in self.uncertainties
+                   if u.kind in ("unsure-tile", "matched-read", "inferred-tile",
+                                 "reread-tile"))
+
+    @property
+    def certain(self) -> bool:
+        return self.table is not None and not self.uncertainties
+
+    def to_json(self) -> dict[str, Any]:
+        return {"table": None if self.table is None else self.table.to_json(),
+                "seats": {str(k): round(v, 1) for k, v in self.seats.items()},
+                "uncertainties": [u.to_json() for u in self.uncertainties]}
