@@ -67,14 +67,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from datasets.table_layout import (  # noqa: E402
-    TABLE_MM,
-    TableLayout,
-    layout_table,
-    overhead_homography,
-    random_table,
-    seen_tiles,
-)
+from datasets.table_draw import draw_table  # noqa: E402
+from datasets.table_layout import TABLE_MM, overhead_homography, seen_tiles  # noqa: E402
 from engine import TableState  # noqa: E402
 from vision.detections import Detections  # noqa: E402
 from vision.mat import MatView  # noqa: E402
@@ -183,22 +177,13 @@ class Tally:
         }
 
 
-def _draw(rng: np.random.Generator, i: int,
-          mat: bool) -> tuple[int, int, TableState, TableLayout]:
-    """Table ``i`` of a part: players, tiles besides the engine, the table, its layout."""
-    players = 2 + i % 7
-    n_tiles = int(rng.integers(0, 61))
-    truth = random_table(rng, players, 12, n_tiles, marker_rate=0.35)
-    return players, n_tiles, truth, layout_table(truth, players, rng, mat=mat)
-
-
 def layouts(n: int, mat: bool, noise_px: float, tilt: float) -> dict[str, Any]:
     tally = Tally()
     times: list[float] = []
     for i in range(n):
         seed = SEED_BASE + i + (500_000 if mat else 0)
         rng = np.random.default_rng(seed)
-        players, n_tiles, truth, layout = _draw(rng, i, mat)
+        players, n_tiles, truth, layout = draw_table(rng, i, mat)
         to_image = overhead_homography(layout.size, (1280, 720), rng, tilt=tilt)
         tiles, marker_corners = seen_tiles(layout, to_image, rng, noise_px=noise_px)
         k = len(marker_corners)
@@ -250,7 +235,7 @@ def rendered(n: int, mat: bool, reader: Any, seed_base: int = RENDERED_SEED_BASE
     widths: list[float] = []
     for i in range(n):
         seed = seed_base + i
-        players, n_tiles, truth, layout = _draw(np.random.default_rng(seed), i, mat)
+        players, n_tiles, truth, layout = draw_table(np.random.default_rng(seed), i, mat)
         area = (0.0, 0.0, *layout.size) if camera == "table" else None
         shown = render_tables([layout], size=size, style_seed=seed, area_mm=area)[0]
         renderer = shown.renderer

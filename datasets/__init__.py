@@ -7,6 +7,8 @@
   folder (``mtrain synth``), deterministic per seed.
 - :func:`load_labels`, :func:`iter_scenes` (``datasets.labels``): read label files.
 - :func:`export_obb`, :func:`export_pips` (``datasets.yolo_export``): ultralytics datasets.
+- :func:`draw_table` (``datasets.table_draw``): table ``i`` of a part of the table
+  benchmark, from its seed.
 - ``datasets/eval/``: a small fixed evaluation set (seeds 9001, 9002, never trained on).
 
 Heavy modules (cv2) load on first use of a name, so ``import datasets`` stays cheap.
@@ -29,6 +31,7 @@ _NAMES = {
     "iter_scenes": "datasets.labels",
     "export_obb": "datasets.yolo_export",
     "export_pips": "datasets.yolo_export",
+    "draw_table": "datasets.table_draw",
 }
 
 __all__ = sorted(_NAMES)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from engine.cli import add_rules_arguments, rules_from_args
 from engine.errors import BadInputError
@@ -126,15 +126,12 @@ def reconstruct_table(frame: FrameReading, players: int,
         from vision.mat import detect_mat
 
         mat = detect_mat(image) if image is not None else None
-    # TileReading is frozen; vision.table's TileLike protocol asks for plain
-    # (writable) attributes, which a read-only dataclass field satisfies at run time.
-    tiles = cast("list[Any]", frame.tiles)
     look = None
     read_at = getattr(reader, "read_at", None)  # a reader that can read a given box
     if image is not None and read_at is not None:
         def look(corners: np.ndarray) -> Any:
             return read_at(image, corners[None])[0]
-    return reconstruct(tiles, frame.markers, players, mat, look=look)
+    return reconstruct(frame.tiles, frame.markers, players, mat, look=look)
 
 
 def read_table(frame: FrameReading, players: int, image: np.ndarray,

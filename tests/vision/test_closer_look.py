@@ -200,13 +200,13 @@ def test_a_train_broken_where_the_first_look_missed_a_tile_is_read_whole() -> No
     that turns nearly square boxes across the train, the default, holds the table
     together from the first look, so the closer look is tested with a reader that
     does not, ``turn_squarish=False``.)"""
-    from benchmarks.table import _draw
+    from datasets.table_draw import draw_table
     from datasets.table_game import render_tables
     from vision.cli import read_table
     from vision.reader import TileReader
 
     seed = 1_100_029
-    players, _, truth, layout = _draw(np.random.default_rng(seed), 29, True)
+    players, _, truth, layout = draw_table(np.random.default_rng(seed), 29, True)
     shown = render_tables([layout], size=(1920, 1080), style_seed=seed,
                           area_mm=(0.0, 0.0, *layout.size))[0]
     reader = TileReader(MODELS, max_value=12, precision="float", turn_squarish=False)
