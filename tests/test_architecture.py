@@ -25,10 +25,8 @@ OVER_LIMIT = frozenset(
         "datasets/table_layout.py",
         "engine/observer.py",
         "engine/round.py",
-        "tests/vision/test_table.py",
         "tests/vision/test_tracker.py",
         "vision/reader.py",
-        "vision/table.py",
         "vision/tracker.py",
         "vision/train.py",
     }
