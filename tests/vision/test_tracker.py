@@ -451,6 +451,8 @@ class _Doubtful:
     """A reading with the reader's doubt (``TileReading.uncertain`` and ``ranges``)."""
 
     uncertain = True
+    confidence = 0.5
+    half_certainty = (1.0, 1.0)
 
     def __init__(self, values: tuple[int, int], corners: np.ndarray,
                  ranges: tuple[tuple[int, int], tuple[int, int]]) -> None:
