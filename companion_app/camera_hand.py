@@ -34,6 +34,9 @@ class SeenTile:
     values: tuple[int, int]
     corners: np.ndarray
     uncertain: bool = False
+    confidence: float = 1.0
+    half_certainty: tuple[float, float] = (1.0, 1.0)
+    ranges: tuple[tuple[int, int], tuple[int, int]] | None = None
 
 
 #: Tiles whose centres lie closer than this many tile lengths are in one group.
