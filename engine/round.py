@@ -20,11 +20,12 @@ from collections.abc import Iterator, Sequence
 from functools import cache
 from typing import Any
 
-from engine.errors import BadInputError
+from engine.deal import deal_ids
+from engine.legality import Allowed, allowed
 from engine.moves import DRAW, PASS, PLAY, STOP, Move
-from engine.rules import RuleSet
+from engine.rules import CHICKEN_FOOT_ANSWERS, RuleSet
 from engine.scoring import hand_points
-from engine.table import MEXICAN, Owner, TableState, Train, parse_pairs
+from engine.table import MEXICAN, Owner, TableState, Train
 from engine.tiles import Tile
 
 Play = tuple[int, int]  # (tile id, train index)
@@ -42,12 +43,6 @@ def _tables(n: int) -> tuple[list[int], list[int], list[int], list[bool], list[T
             lo[t], hi[t], pips[t], dbl[t] = a, b, a + b, a == b
             tiles[t] = Tile(a, b)
     return lo, hi, pips, dbl, tiles
-
-
-@cache
-def _all_ids(n: int) -> tuple[int, ...]:
-    size = n + 1
-    return tuple(a * size + b for a in range(size) for b in range(a, size))
 
 
 class Round:
@@ -125,28 +120,7 @@ class Round:
     ) -> Round:
         """Shuffle and deal (the chance step), place the engine, pick the starter."""
         rng = rng or random.Random()
-        n = rules.set
-        size = n + 1
-        if engine is None:
-            engine = n
-        ids = list(_all_ids(n))
-        engine_id = engine * size + engine
-        set_aside = rules.engine_from == "set-aside"
-        if set_aside:
-            ids.remove(engine_id)
-        # A uniform shuffle (sorting by random keys is faster than rng.shuffle here).
-        ids.sort(key=lambda _: rng.random())
-        per_hand = rules.tiles_per_hand(players)
-        if per_hand * players > len(ids):
-            raise BadInputError("rules", f"{players} hands of {per_hand} need more tiles")
-        hands = [ids[i * per_hand : (i + 1) * per_hand] for i in range(players)]
-        boneyard = ids[players * per_hand :]
-        boneyard.reverse()  # draw from the end of the list
-        start = first % players
-        if not set_aside:
-            engine, start = _place_engine(rules, hands, boneyard, engine, start, size)
-        elif rules.starter == "highest-draw":
-            start = _highest_draw(players, ids, rng, size)
+        engine, hands, boneyard, start = deal_ids(rules, players, engine, first, rng)
         rnd = cls._from_ids(rules, players, engine, hands, boneyard)
         rnd.turn = start
         return rnd
@@ -234,57 +208,20 @@ class Round:
 
     # ------------------------------------------------------------------ legal moves
 
-    def _targets(
+    def _live(self, i: int) -> bool:
+        return self._count[self.value(i)] < self.size
+
+    def _allowed(
         self, p: int, fresh: tuple[int, ...], after_double: bool, chaining: bool
-    ) -> tuple[list[int], list[int]]:
-        """Trains where player ``p`` may lay a non-double and a double right now."""
-        order = self.rules.satisfy_order
-        if self.open:
-            # An open double left from an earlier turn blocks every other train.
-            count, size = self._count, self.size
-            blocking = [
-                i for i in self.open if i not in fresh and count[self.value(i)] < size
-            ]
-            if blocking:
-                if order == "played":
-                    return [blocking[0]], []
-                if order == "reverse":
-                    return [blocking[-1]], []
-                return blocking, []
-        if chaining:
-            # A first-turn chain ([001]) continues on one's own train only.
-            normal = [p]
-        elif self._own_only and not self.started[p]:
-            # [002][004]: the first tile must start (or extend) one's own train.
-            normal = [p]
-        else:
-            opens = self._opens
-            markers = self.markers
-            normal = [i for i in range(self.players) if i == p or markers[i] == opens]
-            normal.append(self.players)
-        doubles = normal
-        limit = self.rules.doubles_per_turn
-        if limit and len(fresh) >= limit:
-            doubles = []
-        cap = self.rules.max_open_doubles
-        if cap and doubles:
-            live = sum(1 for i in self.open if self._count[self.value(i)] < self.size)
-            if live >= cap:
-                doubles = []
-        if after_double:
-            count, size = self._count, self.size
-            mine = [i for i in fresh if i in self.open and count[self.value(i)] < size]
-            if mine and (self._must_own or len(mine) >= 2):
-                # Several doubles in one turn are satisfied in the rule's order; with
-                # [001 variant]/[003] one's own double must be satisfied first.
-                if order == "played":
-                    singles = [mine[0]]
-                elif order == "reverse":
-                    singles = [mine[-1]]
-                else:
-                    singles = mine
-                return singles, ([] if self._must_own else doubles)
-        return normal, doubles
+    ) -> Allowed[int]:
+        """Where player ``p`` may lay a non-double and a double right now (engine.legality)."""
+        markers, opens = self.markers, self._opens
+        trains_open = [i for i in range(self.players) if i == p or markers[i] == opens]
+        trains_open.append(self.players)
+        return allowed(
+            self.rules, p, trains_open, self.open, fresh, self._live,
+            after_double=after_double, chaining=chaining, first_turn=not self.started[p],
+        )
 
     def _plays(self, p: int) -> list[Play]:
         """Every (tile id, train index) player ``p`` may lay now (drawn-tile rule applied)."""
@@ -326,7 +263,8 @@ class Round:
         return out
 
     def _plays_general(self, p: int) -> list[Play]:
-        singles, doubles = self._targets(p, self.fresh, self.after_double, self.chaining)
+        where = self._allowed(p, self.fresh, self.after_double, self.chaining)
+        singles, doubles = where.singles, where.doubles
         hv = self._hv[p]
         dbl = self._dbl
         out: list[Play] = []
@@ -533,7 +471,7 @@ class Round:
         if self._chicken and i in self._cf:
             cf = self._cf[i]
             value, left = cf
-            if left == 3:
+            if left == CHICKEN_FOOT_ANSWERS:
                 self.lines[i].append(t)
                 self.ends[i] = hi if lo == value else lo
             else:
@@ -555,7 +493,7 @@ class Round:
         if lo == hi:
             self.open = self.open + (i,)
             if self._chicken:
-                self._cf[i] = (lo, 3)
+                self._cf[i] = (lo, CHICKEN_FOOT_ANSWERS)
             self.fresh = self.fresh + (i,)
             self.after_double = True
             self.drawn = False
@@ -629,7 +567,8 @@ class Round:
 
     def _anyone_can_play(self) -> bool:
         for q in range(self.players):
-            singles, doubles = self._targets(q, (), False, False)
+            where = self._allowed(q, (), False, False)
+            singles, doubles = where.singles, where.doubles
             hv = self._hv[q]
             for i in singles:
                 if any(not self._dbl[t] for t in hv[self.value(i)]):
@@ -753,25 +692,16 @@ class Round:
 
     def to_json(self) -> dict[str, Any]:
         """CONTRACTS.md's STATE (with the optional fields always written)."""
-        table = self.table()
-        return {
-            "rules": self.rules.to_json(),
-            "players": self.players,
-            "engine": self.engine,
-            "turn": self.turn,
-            "hands": [[list(t.pair) for t in self.hand(p)] for p in range(self.players)],
-            "boneyard": [list(self.tile(t).pair) for t in reversed(self.boneyard)],
-            "trains": [t.to_json() for t in table.trains],
-            "drawn": self.drawn,
-            "first_turn": not any(self.started),
-            "after_double": self.after_double,
-            "open_doubles": [self.owner(i) for i in self.open],
-        }
+        from engine.state_json import round_to_json
+
+        return round_to_json(self)
 
     @classmethod
     def from_json(cls, obj: Any, source: str = "state") -> Round:
         """Parse and check a STATE; an impossible state raises :class:`BadInputError`."""
-        return _round_from_json(obj, source)
+        from engine.state_json import round_from_json
+
+        return round_from_json(obj, source)
 
     def __repr__(self) -> str:
         return f"<Round seat {self.turn} to move: {self.table().text()}>"
@@ -800,184 +730,3 @@ class LegalMoves:
 
     def __repr__(self) -> str:
         return f"<LegalMoves ({', '.join(m.text() for m in self)})>"
-
-
-# ---------------------------------------------------------------------- setup helpers
-
-
-def _place_engine(
-    rules: RuleSet,
-    hands: list[list[int]],
-    boneyard: list[int],
-    engine: int,
-    start: int,
-    size: int,
-) -> tuple[int, int]:
-    """[002][003][004]: the holder of the engine (or of the highest double) places it.
-
-    Returns ``(engine value, starting seat)``; the tile leaves the holder's hand.
-    If nobody holds it, players draw in turn clockwise from ``start`` until one does.
-    """
-    players = len(hands)
-
-    def wanted(t: int) -> bool:
-        if rules.engine_from == "highest-double":
-            return t // size == t % size
-        return t == engine * size + engine
-
-    def best(hand: list[int]) -> int:
-        found = [t for t in hand if wanted(t)]
-        return max(found) if found else -1
-
-    holders = [(best(h), p) for p, h in enumerate(hands)]
-    top, seat = max(holders)
-    p = start
-    while top < 0 and boneyard:
-        t = boneyard.pop()
-        hands[p].append(t)
-        if wanted(t):
-            top, seat = t, p
-            break
-        p = (p + 1) % players
-    if top < 0:  # no tile anywhere: cannot happen with a full set
-        raise BadInputError("rules", "nobody can place the engine")
-    hands[seat].remove(top)
-    return top // size, seat
-
-
-def _highest_draw(players: int, ids: list[int], rng: random.Random, size: int) -> int:
-    """[001]: each player draws a tile; the highest pip total starts (ties draw again)."""
-    seats = list(range(players))
-    while True:
-        drawn = rng.sample(ids, len(seats))
-        totals = [t // size + t % size for t in drawn]
-        top = max(totals)
-        seats = [s for s, v in zip(seats, totals, strict=False) if v == top]
-        if len(seats) == 1:
-            return seats[0]
-
-
-def _round_from_json(obj: Any, source: str) -> Round:
-    if not isinstance(obj, dict):
-        raise BadInputError(source, "expected a JSON object (a round state)")
-    rules = RuleSet.from_json(obj.get("rules", {"name": "standard"}), source)
-    players = obj.get("players")
-    if not isinstance(players, int) or isinstance(players, bool) or not 1 <= players <= 20:
-        raise BadInputError(source, "players: expected a number of players (1-20)")
-    n = rules.set
-    table = TableState.from_json(obj, source)
-    engine = table.engine
-    if not 0 <= engine <= n:
-        raise BadInputError(source, f"engine: {engine} is outside the double-{n} set")
-    turn = obj.get("turn", 0)
-    if not isinstance(turn, int) or isinstance(turn, bool) or not 0 <= turn < players:
-        raise BadInputError(source, f"turn: expected a seat 0-{players - 1}")
-    hands_obj = obj.get("hands")
-    if not isinstance(hands_obj, list) or len(hands_obj) != players:
-        raise BadInputError(source, f"hands: expected {players} hands (one per player)")
-    hands = [parse_pairs(h, source, f"hands[{p}]") for p, h in enumerate(hands_obj)]
-    boneyard = parse_pairs(obj.get("boneyard", []), source, "boneyard")
-    flags = {}
-    for key in ("drawn", "first_turn", "after_double"):
-        value = obj.get(key, False)
-        if not isinstance(value, bool):
-            raise BadInputError(source, f"{key}: expected true or false")
-        flags[key] = value
-
-    # Where every tile is: each at most once, each value inside the set.
-    seen: dict[Tile, str] = {Tile(engine, engine): "engine"}
-    places = [(f"hands[{p}][{k}]", pair) for p, h in enumerate(hands) for k, pair in enumerate(h)]
-    places += [(f"boneyard[{k}]", pair) for k, pair in enumerate(boneyard)]
-    for i, train in enumerate(table.trains):
-        places += [(f"trains[{i}].tiles[{k}]", pair) for k, pair in enumerate(train.tiles)]
-        places += [(f"trains[{i}].feet[{k}]", pair) for k, pair in enumerate(train.feet)]
-    for where, (a, b) in places:
-        if not (0 <= a <= n and 0 <= b <= n):
-            raise BadInputError(source, f"{where}: [{a}, {b}] is outside the double-{n} set")
-        tile = Tile(a, b)
-        if tile in seen:
-            raise BadInputError(source, f"{where}: tile {tile} is also at {seen[tile]}")
-        seen[tile] = where
-
-    rnd = Round(rules, players, engine)
-    size = rnd.size
-    owners_seen: set[Owner] = set()
-    for k, train in enumerate(table.trains):
-        where = f"trains[{k}]"
-        try:
-            i = rnd.index(train.owner)
-        except ValueError:
-            raise BadInputError(source, f"{where}.owner: no seat {train.owner!r}") from None
-        if train.owner in owners_seen:
-            raise BadInputError(source, f"{where}.owner: a second train for {train.owner}")
-        owners_seen.add(train.owner)
-        end = engine
-        for j, (near, far) in enumerate(train.tiles):
-            if near != end:
-                what = "the engine" if j == 0 else f"the tile before ({end})"
-                raise BadInputError(
-                    source, f"{where}.tiles[{j}]: [{near}, {far}] does not match {what}"
-                )
-            t = min(near, far) * size + max(near, far)
-            rnd.lines[i].append(t)
-            rnd._count[near] += 1
-            if far != near:
-                rnd._count[far] += 1
-            end = far
-        for a, b in train.feet:
-            rnd.feet[i].append((min(a, b) * size + max(a, b), a))
-            rnd._count[a] += 1
-            if b != a:
-                rnd._count[b] += 1
-        rnd.ends[i] = end
-        if i < players:
-            rnd.markers[i] = train.marker
-    for p, hand in enumerate(hands):
-        for a, b in hand:
-            t = min(a, b) * size + max(a, b)
-            rnd.hands[p].add(t)
-            rnd._hv[p][min(a, b)].add(t)
-            rnd._hv[p][max(a, b)].add(t)
-    rnd.boneyard = [min(a, b) * size + max(a, b) for a, b in reversed(boneyard)]
-
-    ending = [i for i in range(players + 1) if rnd.lines[i] and rnd._dbl[rnd.lines[i][-1]]]
-    order_obj = obj.get("open_doubles")
-    if order_obj is None:
-        open_ = ending
-    else:
-        if not isinstance(order_obj, list):
-            raise BadInputError(source, "open_doubles: expected a list of train owners")
-        open_ = []
-        for k, owner in enumerate(order_obj):
-            try:
-                i = rnd.index(owner)
-            except ValueError:
-                raise BadInputError(source, f"open_doubles[{k}]: no train {owner!r}") from None
-            if i not in ending or i in open_:
-                raise BadInputError(
-                    source, f"open_doubles[{k}]: train {owner} does not end in an open double"
-                )
-            open_.append(i)
-        open_ += [i for i in ending if i not in open_]
-    rnd.open = tuple(open_)
-    if rules.chicken_foot:
-        rnd._cf = {i: (rnd.ends[i], 3) for i in open_}
-        for i in range(players + 1):
-            line, feet = rnd.lines[i], rnd.feet[i]
-            doubles = [k for k, t in enumerate(line) if rnd._dbl[t]]
-            if feet and doubles and doubles[-1] < len(line) - 1:
-                value = rnd._lo[line[doubles[-1]]]
-                answers = 1 + sum(1 for _, v in feet if v == value)
-                if answers < 3 and i not in open_:
-                    rnd._cf[i] = (value, 3 - answers)
-                    open_.append(i)
-        rnd.open = tuple(open_)
-    rnd.turn = turn
-    rnd.drawn = flags["drawn"]
-    if flags["after_double"]:
-        if not open_:
-            raise BadInputError(source, "after_double: no train ends in an open double")
-        rnd.fresh = (open_[-1],)
-        rnd.after_double = True
-    rnd.started = (not flags["first_turn"],) * players
-    return rnd

@@ -30,6 +30,12 @@ DEAL_TABLES: dict[str, dict[int, dict[int, int]]] = {
     "003": {12: {2: 15, 3: 15, 4: 15, 5: 11, 6: 11, 7: 8, 8: 8}},
 }
 
+#: A chicken foot's double is answered by this many tiles (its line tile and the side
+#: tiles) before play goes on elsewhere [001 variant].
+CHICKEN_FOOT_ANSWERS = 3
+#: The most players a round or a log may name.
+MAX_PLAYERS = 20
+
 FIRST_TURN = ("one-tile", "own-train-only", "chain")
 SATISFY_ORDER = ("played", "reverse", "any")
 MARKER_MEANS = ("open", "private")
