@@ -4,11 +4,12 @@ Standard library only. The public names below are what the other packages use
 (see docs/DESIGN.md, "engine — public names").
 """
 
+from engine.alerts import ALERT_CODES, NOTICE_CODES, Alert
 from engine.bots import BOTS, Bot, GreedyBot, LongestTrainBot, RandomBot, hint, make_bot
 from engine.errors import BadInputError
 from engine.game import Game, RoundResult
 from engine.moves import DRAW, PASS, PLAY, STOP, Move
-from engine.observer import ALERT_CODES, NOTICE_CODES, Alert, Observer, replay
+from engine.observer import Observer, replay
 from engine.record import log_json, record_round
 from engine.round import LegalMoves, Round
 from engine.rules import DEAL_TABLES, PRESETS, RuleSet

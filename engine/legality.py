@@ -3,7 +3,7 @@
 The round (which generates legal moves from hands) and the observer (which
 judges the tiles a camera saw) both ask :func:`allowed` where the player to
 move may lay a tile now, and :func:`breach` names the rule a tile laid on one
-train breaks, as an alert code of ``engine.observer.ALERT_CODES``. :func:`fit`
+train breaks, as an alert code of ``engine.alerts.ALERT_CODES``. :func:`fit`
 is the other half of a tile's judgement: whether it matches the end it lies
 on (and, with chicken feet, whether a side tile answers a double).
 
@@ -97,6 +97,8 @@ def allowed(
     ``rank``: when each open double was laid, where several may tie.
     """
     order = rules.satisfy_order
+    normal: Sequence[K]
+    doubles: Sequence[K]
     if open_doubles:
         # An open double left from an earlier turn blocks every other train [000].
         blocking = [k for k in open_doubles if k not in fresh and live(k)]
@@ -142,7 +144,8 @@ def breach(where: Allowed[K], mover: K, train: K, tile: str, *, double: bool) ->
         if not double and train in where.bound:
             return Breach("double-order", f"double on train {first} must be satisfied first")
         the = "" if where.earlier else "the "
-        return Breach("unsatisfied-double", f"tile {tile} while {the}double on train {first} is open")
+        message = f"tile {tile} while {the}double on train {first} is open"
+        return Breach("unsatisfied-double", message)
     if double and where.double_limit:
         return Breach("extra-tile", where.double_limit)
     if where.only_own and train != mover:

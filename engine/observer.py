@@ -47,74 +47,20 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from itertools import islice, permutations
 from typing import Any
 
-from engine.rules import RuleSet
+from engine.alerts import Alert
+from engine.interleavings import laying_orders
+from engine.legality import Breach, allowed, breach, fit
+from engine.rules import CHICKEN_FOOT_ANSWERS, RuleSet
 from engine.table import MEXICAN, Owner, TableState
 from engine.tiles import Tile
-
-#: Alert codes of CONTRACTS.md, code -> meaning. ``open-double`` is a notice.
-ALERT_CODES: dict[str, str] = {
-    "mismatch": "a tile's near end does not match the end it was laid on",
-    "closed-train": "a tile on another player's train that is not open",
-    "unsatisfied-double": "a tile elsewhere while a satisfiable double is open",
-    "double-order": "doubles satisfied out of the order the rules require",
-    "extra-tile": "more tiles in one turn than the rules allow",
-    "first-turn": "a first-turn play the rules forbid",
-    "duplicate-tile": "the same tile twice on the table",
-    "not-in-set": "a value outside the set",
-    "tile-removed": "a tile that was on the table is gone",
-    "marker-missing": "a player passed and their train is not marked",
-    "marker-stale": "a player played on their own train and the marker stayed",
-    "open-double": "(notice) a double now waits to be satisfied",
-}
-
-#: Codes that are notices, not breaches.
-NOTICE_CODES = frozenset({"open-double"})
-
-#: Events an observation may carry.
-EVENTS = (None, "pass", "out")
-
-#: Above this many new tiles in one observation, their interleavings are not all judged.
-_MAX_SEARCH_TILES = 7
-#: Beyond it, at most this many orders of whole trains' new tiles are judged.
-_MAX_BLOCK_ORDERS = 24
 
 #: At most this many explanations of who played (after unseen passes) are kept.
 _MAX_HYPOTHESES = 8
 
 Pair = tuple[int, int]
 _State = tuple[Any, ...]
-
-
-@dataclass(frozen=True)
-class Alert:
-    """One problem seen at observation ``at``: ``code`` from :data:`ALERT_CODES`."""
-
-    at: int
-    code: str
-    seat: int | None
-    train: Owner | None
-    message: str
-
-    @property
-    def is_error(self) -> bool:
-        return self.code not in NOTICE_CODES
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "at": self.at,
-            "code": self.code,
-            "seat": self.seat,
-            "train": self.train,
-            "message": self.message,
-        }
-
-    def __str__(self) -> str:
-        seat = "-" if self.seat is None else self.seat
-        train = "-" if self.train is None else self.train
-        return f"[{self.at}] {self.code} seat {seat} train {train}: {self.message}"
 
 
 @dataclass
@@ -295,7 +241,7 @@ class Observer:
         self._open = [o for o, pairs in trains.items() if pairs and pairs[-1][0] == pairs[-1][1]]
         self._rank = {o: 0 for o in self._open}
         if self.rules.chicken_foot:
-            self._cf = {o: [trains[o][-1][1], 3] for o in self._open}
+            self._cf = {o: [trains[o][-1][1], CHICKEN_FOOT_ANSWERS] for o in self._open}
         return alerts
 
     # ------------------------------------------------------------------ later tables
@@ -541,46 +487,14 @@ class Observer:
         self, sequences: list[tuple[Owner, bool, list[Pair]]], turn: _Turn, mover: int
     ) -> tuple[list[Alert], _Turn]:
         """Judge the new tiles in the order with the fewest breaches (trains' own order kept)."""
-        total = sum(len(seq) for _, _, seq in sequences)
-        if total == 0:
-            return [], turn
-        if len(sequences) == 1:
-            owner, foot, seq = sequences[0]
-            return self._judge([(owner, foot, pair) for pair in seq], turn.copy(), mover)
         best: tuple[list[Alert], _Turn] | None = None
-        Item = tuple[Owner, bool, Pair]
-        if total > _MAX_SEARCH_TILES:
-            # Too many to interleave: each train's new tiles as one block, blocks in any order.
-            for blocks in islice(permutations(sequences), _MAX_BLOCK_ORDERS):
-                order = [(owner, foot, pair) for owner, foot, seq in blocks for pair in seq]
-                result = self._judge(order, turn.copy(), mover)
-                if best is None or len(result[0]) < len(best[0]):
-                    best = result
-                    if not result[0]:
-                        break
-            assert best is not None
-            return best
-
-        def orders(pos: list[int], acc: list[Item]) -> Iterator[list[Item]]:
-            if len(acc) == total:
-                yield list(acc)
-                return
-            for s, (owner, foot, seq) in enumerate(sequences):
-                if pos[s] < len(seq):
-                    acc.append((owner, foot, seq[pos[s]]))
-                    pos[s] += 1
-                    yield from orders(pos, acc)
-                    pos[s] -= 1
-                    acc.pop()
-
-        for order in orders([0] * len(sequences), []):
+        for order in laying_orders(sequences):
             result = self._judge(order, turn.copy(), mover)
             if best is None or len(result[0]) < len(best[0]):
                 best = result
                 if not result[0]:
                     break
-        assert best is not None
-        return best
+        return best or ([], turn)
 
     def _judge(
         self, order: list[tuple[Owner, bool, Pair]], turn: _Turn, mover: int
@@ -588,20 +502,11 @@ class Observer:
         """Replay ``order`` (tiles laid one by one) on ``turn``; the breaches it shows."""
         alerts = []
         for owner, foot, pair in order:
-            code, message = self._check(owner, foot, pair, turn, mover)
-            if code:
-                alerts.append(self._alert(code, owner, message))
+            found = self._check(owner, foot, pair, turn, mover)
+            if found is not None:
+                alerts.append(self._alert(found.code, owner, found.message))
             self._lay(owner, foot, pair, turn, mover)
         return alerts, turn
-
-    def _required(self, doubles: list[Owner], turn: _Turn) -> list[Owner]:
-        """The doubles that may be satisfied now, per the rules' order (ties all count)."""
-        order = self.rules.satisfy_order
-        if order == "any":
-            return doubles
-        ranks = [turn.rank.get(o, -1) for o in doubles]
-        pick = min(ranks) if order == "played" else max(ranks)
-        return [o for o, r in zip(doubles, ranks, strict=False) if r == pick]
 
     def _value(self, owner: Owner, turn: _Turn) -> int:
         """The value of the open double on a train (the chicken foot's, once answered)."""
@@ -613,70 +518,24 @@ class Observer:
         value = self._value(owner, turn)
         return 0 <= value < self.size and turn.count[value] < self.size
 
-    def _check(
-        self, owner: Owner, foot: bool, pair: Pair, turn: _Turn, mover: int
-    ) -> tuple[str, str]:
-        """The breach one tile makes, as (code, message), or ("", "")."""
+    def _check(self, owner: Owner, foot: bool, pair: Pair, turn: _Turn, mover: int
+               ) -> Breach | None:
+        """The breach one tile makes (engine.legality), or None."""
         near, far = pair
-        tile = Tile(near, far)
-        rules = self.rules
         # One non-double tile per turn (a first-turn chain [001] goes on).
         if turn.over:
-            return "extra-tile", f"tile {tile} after the turn's last tile"
-        cf = turn.cf.get(owner)
-        if foot:
-            # A chicken foot's side tile answers the double once its line tile is down.
-            if not cf or cf[1] == 3 or near != cf[0]:
-                return "mismatch", f"side tile [{near}, {far}] does not answer a double"
-        else:
-            # A tile's near end must match the end it is laid on.
-            end = turn.ends.get(owner, self.engine)
-            if near != end:
-                return "mismatch", f"tile [{near}, {far}] laid on {end}"
-            if cf and cf[1] < 3:
-                return "unsatisfied-double", f"tile {tile} before the chicken foot is answered"
-        is_double = near == far
-        # An open double from an earlier turn blocks every other train [000].
-        blocking = [o for o in turn.open if o not in turn.fresh and self._live(o, turn)]
-        if blocking:
-            required = self._required(blocking, turn)
-            if owner in required and not is_double:
-                return "", ""
-            if owner in blocking and not is_double:
-                return "double-order", f"double on train {required[0]} must be satisfied first"
-            return "unsatisfied-double", f"tile {tile} while double on train {required[0]} is open"
-        # After one's own doubles: their order, or [003] one's own double first.
-        must_own = rules.must_satisfy_own_double or rules.chicken_foot
-        if turn.after_double:
-            mine = [o for o in turn.fresh if o in turn.open and self._live(o, turn)]
-            if mine and (must_own or (len(mine) >= 2 and not is_double)):
-                required = self._required(mine, turn)
-                if owner in required and not is_double:
-                    return "", ""
-                if owner in mine and not is_double:
-                    return "double-order", f"double on train {required[0]} must be satisfied first"
-                return (
-                    "unsatisfied-double",
-                    f"tile {tile} while the double on train {required[0]} is open",
-                )
-        # At most so many doubles per turn [002].
-        if is_double and rules.doubles_per_turn and len(turn.fresh) >= rules.doubles_per_turn:
-            return "extra-tile", f"more than {rules.doubles_per_turn} double(s) in one turn"
-        # At most so many open doubles on the table [002].
-        if is_double and rules.max_open_doubles:
-            live = sum(1 for o in turn.open if self._live(o, turn))
-            if live >= rules.max_open_doubles:
-                return "extra-tile", f"more than {rules.max_open_doubles} open double(s)"
-        # A first-turn chain [001] stays on one's own train.
-        if turn.chaining and owner != mover:
-            return "extra-tile", f"tile {tile} after a first-turn chain"
-        # [002][004]: the first tile must start one's own train.
-        if rules.first_turn == "own-train-only" and mover not in self.started and owner != mover:
-            return "first-turn", f"seat {mover} must start their own train on their first turn"
-        # Another player's train takes a tile only when it is open.
-        if owner != mover and not self._is_open(owner, self._markers):
-            return "closed-train", f"train {owner} is not open"
-        return "", ""
+            return Breach("extra-tile", f"tile {Tile(near, far)} after the turn's last tile")
+        end = turn.ends.get(owner, self.engine)
+        misfit = fit(near, far, end, turn.cf.get(owner), foot=foot)
+        if misfit is not None:
+            return misfit
+        trains_open = [o for o in turn.ends if o == mover or self._is_open(o, self._markers)]
+        where = allowed(
+            self.rules, mover, trains_open, turn.open, turn.fresh,
+            lambda o: self._live(o, turn), after_double=turn.after_double,
+            chaining=turn.chaining, first_turn=mover not in self.started, rank=turn.rank,
+        )
+        return breach(where, mover, owner, str(Tile(near, far)), double=near == far)
 
     def _lay(self, owner: Owner, foot: bool, pair: Pair, turn: _Turn, mover: int) -> None:
         """Put the tile down in the search state (whatever the breach)."""
@@ -707,7 +566,7 @@ class Observer:
             turn.fresh.append(owner)
             turn.after_double = True
             if self.rules.chicken_foot:
-                turn.cf[owner] = [near, 3]
+                turn.cf[owner] = [near, CHICKEN_FOOT_ANSWERS]
             return
         if turn.over:
             return
