@@ -8,10 +8,11 @@ from engine.alerts import ALERT_CODES, NOTICE_CODES, Alert
 from engine.bots import BOTS, Bot, GreedyBot, LongestTrainBot, RandomBot, hint, make_bot
 from engine.errors import BadInputError
 from engine.game import Game, RoundResult
+from engine.legal_moves import LegalMoves
 from engine.moves import DRAW, PASS, PLAY, STOP, Move
 from engine.observer import Observer, replay
 from engine.record import log_json, record_round
-from engine.round import LegalMoves, Round
+from engine.round import Round
 from engine.rules import DEAL_TABLES, PRESETS, RuleSet
 from engine.scoring import hand_points, tile_points
 from engine.table import MEXICAN, Owner, TableState, Train

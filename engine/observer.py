@@ -367,13 +367,16 @@ class Observer:
 
     def _close_turn(self, seat: int) -> list[Alert]:
         """End ``seat``'s unfinished turn with a pass nobody saw: notices for its open doubles."""
+        return [] if self._turn is None else self._waiting(self._turn, seat)
+
+    def _waiting(self, turn: _Turn, seat: int) -> list[Alert]:
+        """``open-double`` notices for the doubles laid this turn that wait to be satisfied."""
         notices = []
-        if self._turn is not None:
-            for owner in self._turn.fresh:
-                if owner in self._turn.open and self._live(owner, self._turn):
-                    value = self._value(owner, self._turn)
-                    message = f"the double {value}-{value} on train {owner} waits"
-                    notices.append(self._alert("open-double", owner, message, seat))
+        for owner in turn.fresh:
+            if owner in turn.open and self._live(owner, turn):
+                value = self._value(owner, turn)
+                message = f"the double {value}-{value} on train {owner} waits"
+                notices.append(self._alert("open-double", owner, message, seat))
         return notices
 
     def _snapshot(self) -> _State:
@@ -469,11 +472,7 @@ class Observer:
             self.ended = True
         if ends_turn:
             if event != "out":
-                for owner in turn.fresh:
-                    if owner in turn.open and self._live(owner, turn):
-                        value = self._value(owner, turn)
-                        message = f"the double {value}-{value} on train {owner} waits"
-                        alerts.append(self._alert("open-double", owner, message))
+                alerts += self._waiting(turn, mover)
             self.started.add(mover)
             self.to_move = (mover + 1) % self.players
             self._turn = None
