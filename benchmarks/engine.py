@@ -104,14 +104,12 @@ def observer_camera_only(rounds: int = 200, seed: int = 4) -> dict[str, Any]:
     4 players, double-12, standard rules, a mix of bots. False alerts: error
     alerts on these legal rounds (moves: turns played, passes included). Injected:
     one breach a camera can see per round (codes in turn), through the engine
-    tests' injection helper, at a random spot where the observer is sure who
+    breach injection of ``engine.breaches``, at a random spot where the observer is sure who
     moves and that player's own train is closed; found when exactly that code is
     raised.
     """
-    sys.path.insert(0, str(ROOT / "tests" / "engine"))
-    from engine_testkit import _View, inject
-
     from engine import ALERT_CODES, NOTICE_CODES, LongestTrainBot
+    from engine.breaches import ObservedTable, inject
 
     # marker-missing needs an announced pass, marker-stale later tables (see the observer's
     # docstring), first-turn a rule set other than standard.
@@ -140,7 +138,7 @@ def observer_camera_only(rounds: int = 200, seed: int = 4) -> dict[str, Any]:
             false += sum(a.is_error for a in obs.observe(table))
             cpu += time.process_time() - t0
             ambiguous += obs.explanations > 1
-            view = _View(rules, 4, rnd.engine, obs, table)
+            view = ObservedTable(rules, 4, rnd.engine, obs, table)
             if obs.explanations == 1 and not view.own_open() and inject(code, view):
                 spots.append(k)
         if spots:
@@ -148,7 +146,7 @@ def observer_camera_only(rounds: int = 200, seed: int = 4) -> dict[str, Any]:
             obs = Observer(rules, 4, rnd.engine, first)
             for table in seen[: k + 1]:
                 obs.observe(table)
-            extra = inject(code, _View(rules, 4, rnd.engine, obs, seen[k])) or []
+            extra = inject(code, ObservedTable(rules, 4, rnd.engine, obs, seen[k])) or []
             before = len(obs.alerts)
             for table, _ in extra:
                 obs.observe(table)

@@ -61,15 +61,12 @@ class SimRound:
 
     def breach(self, seat: int) -> tuple[Any, Pair] | None:
         """A tile not on the table that does not fit ``seat``'s own train."""
-        table = self.round.table()
-        train = table.train(seat)
-        end = self.engine if train is None else train.end(self.engine)
-        laid = {t.pair for t in table.tiles()}
-        candidates = [
-            (a, b) for a in range(self.rules.set + 1) for b in range(a, self.rules.set + 1)
-            if end not in (a, b) and (a, b) not in laid
-        ]
-        return (seat, self.rng.choice(candidates)) if candidates else None
+        from engine import TableState
+        from engine.breaches import mismatched_tile
+
+        table = TableState(self.engine, self.round.table().trains)
+        tile = mismatched_tile(table, seat, self.rules.set, self.rng)
+        return None if tile is None else (seat, tile)
 
     def play_turn(self) -> str | None:
         """Let the bot to move play its whole turn; ``"pass"`` when it passed."""
@@ -138,15 +135,13 @@ def sim_events(
 def _injected(table: TableState, at: int) -> AlertRaised | None:
     """The breach in an observed table: a tile whose near end does not match."""
     from engine import Alert
+    from engine.breaches import first_mismatch
 
-    for train in table.trains:
-        end = table.engine
-        for near, far in train.tiles:
-            if near != end:
-                owner = train.owner
-                seat = owner if isinstance(owner, int) else None
-                alert = Alert(at, "mismatch", seat, owner,
-                              f"{near}-{far} does not match the {end} it was laid on")
-                return AlertRaised(alert, AlertDetails((near, far), end), frame=at)
-            end = far
-    return None
+    found = first_mismatch(table)
+    if found is None:
+        return None
+    owner, (near, far), end = found
+    seat = owner if isinstance(owner, int) else None
+    alert = Alert(at, "mismatch", seat, owner,
+                  f"{near}-{far} does not match the {end} it was laid on")
+    return AlertRaised(alert, AlertDetails((near, far), end), frame=at)

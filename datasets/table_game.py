@@ -1,8 +1,8 @@
 """A round played by the engine's bots, as a camera over the table would film it.
 
 - :func:`play_round` lets bots play a round and records the table after each turn;
-- :func:`inject_breaches` breaks some rules in that record (a mismatched tile,
-  two tiles in one turn, a tile taken back, a marker left on, a duplicate);
+- :func:`inject_breaches` (``engine.breaches``) breaks some rules in that record (a
+  mismatched tile, two tiles in one turn, a tile taken back, a marker left on, a duplicate);
 - :func:`camera_view` keeps what a camera can tell apart (no announced passes,
   no repeated tables);
 - :func:`render_tables` draws each table once (the generator's renderer when
@@ -31,24 +31,13 @@ import cv2
 import numpy as np
 
 from datasets.table_layout import TableLayout, layout_sequence
-from engine import RuleSet, TableState, Train
-from engine.tiles import Tile
+from engine import RuleSet, TableState
+from engine.breaches import BREACHES as BREACHES  # the kinds this module's rounds break
+from engine.breaches import Observation, inject_breaches
 from vision.mat_geometry import apply_homography
 
-Observation = tuple[TableState, "str | None"]
-#: Breaches a camera can see (a pass is not seen, so ``marker-missing`` is not among them).
-BREACHES = ("mismatch", "extra-tile", "tile-removed", "marker-stale", "duplicate-tile")
 FRAME_SIZE = (1280, 720)
 FPS = 10.0
-
-
-@dataclass(frozen=True)
-class Breach:
-    """A rule broken on purpose: ``code`` expected from the observer on ``train``."""
-
-    code: str
-    train: Any
-    index: int
 
 
 # --- the round --------------------------------------------------------------------------
@@ -66,150 +55,6 @@ def play_round(seed: int, players: int, rules: RuleSet | None = None,
     rnd = Round.deal(rules, players, rng=rng)
     seats = [make_bot(bots[i % len(bots)], random.Random(rng.random())) for i in range(players)]
     return record_round(rnd, seats)
-
-
-def _replace(table: TableState, owner: Any, tiles: tuple[tuple[int, int], ...] | None = None,
-             marker: bool | None = None) -> TableState:
-    trains = []
-    for t in table.trains:
-        if t.owner == owner:
-            t = Train(t.owner, t.tiles if tiles is None else tiles,
-                      t.marker if marker is None else marker)
-        trains.append(t)
-    return TableState(table.engine, tuple(trains))
-
-
-def _new_tiles(before: TableState, after: TableState) -> list[tuple[Any, int]]:
-    """``(owner, position)`` of the tiles in ``after`` that were not in ``before``."""
-    out = []
-    for t in after.trains:
-        old = before.train(t.owner)
-        n = len(old.tiles) if old is not None else 0
-        out += [(t.owner, i) for i in range(n, len(t.tiles))]
-    return out
-
-
-def inject_breaches(observations: Sequence[Observation], rng: random.Random,
-                    kinds: Sequence[str] = BREACHES) -> tuple[list[Observation], list[Breach]]:
-    """Break one rule of each kind in ``kinds`` at different turns (where the round allows)."""
-    obs = list(observations)
-    breaches: list[Breach] = []
-    used: set[int] = set()
-
-    def free(i: int) -> bool:
-        return all(abs(i - j) > 2 for j in used)
-
-    for kind in kinds:
-        candidates = list(range(2, len(obs) - 2))
-        rng.shuffle(candidates)
-        for i in candidates:
-            if not free(i):
-                continue
-            done = _inject(kind, obs, i)
-            if done is not None:
-                obs, breach = done
-                used.add(i)
-                breaches.append(breach)
-                break
-    return obs, breaches
-
-
-def _single_end_play(new: list[tuple[Any, int]],
-                     now: TableState) -> tuple[Any, int, int, int] | None:
-    """``(owner, position, near, far)`` when exactly one non-double tile was laid at a
-    train's end between two observations, else ``None``."""
-    if len(new) != 1:
-        return None
-    owner, pos = new[0]
-    train = now.train(owner)
-    assert train is not None
-    near, far = train.tiles[pos]
-    if near == far or pos != len(train.tiles) - 1:
-        return None
-    return owner, pos, near, far
-
-
-def _inject(kind: str, obs: list[Observation], i: int) -> tuple[list[Observation], Breach] | None:
-    before, now = obs[i - 1][0], obs[i][0]
-    new = _new_tiles(before, now)
-    on_table = {Tile(*p) for t in obs[-1][0].trains for p in t.tiles} | {
-        Tile(now.engine, now.engine)}
-    top = max([now.engine] + [max(t.a, t.b) for t in on_table])  # the set's highest value
-    if kind == "mismatch" or kind == "duplicate-tile":
-        single = _single_end_play(new, now)
-        if single is None:
-            return None
-        owner, pos, near, far = single
-        if kind == "mismatch":
-            options = [v for v in range(top + 1) if v != near and Tile(v, far) not in on_table]
-            if not options:
-                return None
-            swap = (options[len(options) // 2], far)
-        else:
-            twins = [p for t in before.trains for p in t.tiles if far in p and p != (near, far)]
-            if not twins:
-                return None
-            other = twins[0][0] if twins[0][1] == far else twins[0][1]
-            swap = (other, far)  # the same tile as one already on the table
-        out = []
-        for j, (table, event) in enumerate(obs):
-            t = table.train(owner)
-            if j >= i and t is not None and len(t.tiles) > pos:
-                tiles = t.tiles[:pos] + (swap,) + t.tiles[pos + 1:]
-                table = _replace(table, owner, tiles)
-            out.append((table, event))
-        return out, Breach("mismatch" if kind == "mismatch" else "duplicate-tile", owner, i)
-    final = obs[-1][0]
-
-    def settled(owner: Any, length: int) -> bool:
-        """The train never grows after this observation."""
-        last = final.train(owner)
-        return last is not None and len(last.tiles) == length
-
-    if kind == "extra-tile":
-        # The player to move lays a second tile on the train they just played on.
-        single = _single_end_play(new, now)
-        if single is None:
-            return None
-        owner, pos, near, far = single
-        if Tile(far, far) not in on_table:
-            extra = (far, far)  # a double: whatever is laid on it later still matches
-        else:
-            options = [v for v in range(top + 1) if v != far and Tile(far, v) not in on_table]
-            if not options or not settled(owner, pos + 1):
-                return None
-            extra = (far, options[0])
-        out = []
-        for j, (table, event) in enumerate(obs):
-            t = table.train(owner)
-            if j >= i and t is not None:
-                table = _replace(table, owner, t.tiles[:pos + 1] + (extra,) + t.tiles[pos + 1:])
-            out.append((table, event))
-        return out, Breach("extra-tile", owner, i)
-    if kind == "tile-removed":
-        # A tile at the end of a train that grows no more is taken back.
-        if new:
-            return None
-        ends = [t for t in now.trains if t.tiles and settled(t.owner, len(t.tiles))]
-        if not ends:
-            return None
-        train = ends[0]
-        out = [(table if j <= i else _replace(table, train.owner, train.tiles[:-1]), event)
-               for j, (table, event) in enumerate(obs)]
-        return out, Breach("tile-removed", train.owner, i + 1)
-    if kind == "marker-stale":
-        if len(new) != 1:
-            return None
-        owner, _ = new[0]
-        old = before.train(owner)
-        cur = now.train(owner)
-        if not isinstance(owner, int) or old is None or cur is None:
-            return None
-        if not (old.marker and not cur.marker):
-            return None
-        return obs[:i] + [(_replace(now, owner, marker=True), obs[i][1])] + obs[i + 1:], Breach(
-            "marker-stale", owner, i)
-    return None
 
 
 def camera_view(observations: Sequence[Observation]) -> list[TableState]:

@@ -53,13 +53,12 @@ from engine.alerts import Alert
 from engine.interleavings import laying_orders
 from engine.legality import Breach, allowed, breach, fit
 from engine.rules import CHICKEN_FOOT_ANSWERS, RuleSet
-from engine.table import MEXICAN, Owner, TableState
+from engine.table import MEXICAN, Owner, Pair, TableState
 from engine.tiles import Tile
 
 #: At most this many explanations of who played (after unseen passes) are kept.
 _MAX_HYPOTHESES = 8
 
-Pair = tuple[int, int]
 _State = tuple[Any, ...]
 
 
@@ -82,18 +81,9 @@ class _Turn:
     cf: dict[Owner, list[int]] = field(default_factory=dict)
 
     def copy(self) -> _Turn:
-        return _Turn(
-            dict(self.ends),
-            list(self.open),
-            list(self.count),
-            list(self.fresh),
-            self.after_double,
-            self.over,
-            self.chaining,
-            self.played_own,
-            dict(self.rank),
-            {o: list(v) for o, v in self.cf.items()},
-        )
+        return _Turn(dict(self.ends), list(self.open), list(self.count), list(self.fresh),
+                     self.after_double, self.over, self.chaining, self.played_own,
+                     dict(self.rank), {o: list(v) for o, v in self.cf.items()})
 
 
 @dataclass
@@ -156,6 +146,16 @@ class Observer:
     @property
     def errors(self) -> list[Alert]:
         return [a for a in self.alerts if a.is_error]
+
+    @property
+    def open_doubles(self) -> list[Owner]:
+        """The trains whose double waits to be satisfied after the last table, laid order."""
+        return list(self._open)
+
+    @property
+    def answers_owed(self) -> bool:
+        """A chicken foot still owes answers after the last table."""
+        return bool(self._cf)
 
     @property
     def explanations(self) -> int:

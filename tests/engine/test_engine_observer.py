@@ -6,7 +6,7 @@ import copy
 import random
 
 import pytest
-from engine_testkit import PRESETS_FED, _View, bot_game, feed, inject
+from engine_testkit import PRESETS_FED, bot_game, feed
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,6 +22,7 @@ from engine import (
     TableState,
     record_round,
 )
+from engine.breaches import ObservedTable, inject
 
 ERROR_CODES = sorted(set(ALERT_CODES) - NOTICE_CODES)
 
@@ -233,7 +234,7 @@ def test_one_injected_breach_raises_exactly_that_code(
         observer.observe(table, event)
         if event == "out":
             break
-        view = _View(rules, rnd.players, rnd.engine, observer, table)
+        view = ObservedTable(rules, rnd.players, rnd.engine, observer, table)
         extra = inject(code, view)
         if extra is not None:
             candidates.append((copy.deepcopy(observer), extra))

@@ -6,7 +6,7 @@ import copy
 import random
 
 import pytest
-from engine_testkit import PRESETS_FED, Observation, _View, bot_game, inject
+from engine_testkit import PRESETS_FED, Observation, bot_game
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,6 +22,7 @@ from engine import (
     TableState,
     record_round,
 )
+from engine.breaches import ObservedTable, inject
 
 # marker-missing needs an announced pass; marker-stale is the next player's legal play on an
 # open train until later tables tell (TestHandMade.test_marker_stale_is_reported_late, or the
@@ -223,7 +224,7 @@ def test_one_injected_breach_seen_by_a_camera_alone_raises_exactly_that_code(
     candidates = []
     for table, _ in camera(log):
         observer.observe(table)
-        view = _View(rules, rnd.players, rnd.engine, observer, table)
+        view = ObservedTable(rules, rnd.players, rnd.engine, observer, table)
         if observer.explanations > 1 or view.own_open():
             continue
         extra = inject(code, view)
