@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 import pytest
@@ -343,6 +344,60 @@ class TestStateJson:
             Round.from_json(obj, "STATE.json")
         assert info.value.source == "STATE.json"
         assert problem in info.value.problem
+
+
+class TestDoublesThisTurn:
+    """STATE's ``doubles_this_turn``: every double the player to move laid this turn."""
+
+    RULES = {"name": "standard", "satisfy_order": "reverse"}
+
+    def two_doubles(self) -> Round:
+        rnd = state([[[3, 3], [5, 5], [3, 9], [5, 8]], [[0, 1]]],
+                    {0: [[12, 3]], MEXICAN: [[12, 5]]}, rules=self.RULES)
+        play(rnd, "3-3@0", "5-5@mexican")
+        return rnd
+
+    def test_written_in_laid_order_and_read_back(self) -> None:
+        rnd = self.two_doubles()
+        obj = rnd.to_json()
+        assert obj["doubles_this_turn"] == [0, MEXICAN] and obj["after_double"]
+        again = Round.from_json(obj)
+        assert again.to_json() == obj
+        assert texts(again) == texts(rnd) == ["5-8@mexican"]  # the last double first
+
+    def test_without_it_only_the_last_double_is_this_turn(self) -> None:
+        obj = self.two_doubles().to_json()
+        del obj["doubles_this_turn"]
+        # the double on train 0 reads as one left from an earlier turn: it comes first
+        assert texts(Round.from_json(obj)) == ["3-9@0"]
+
+    def test_it_implies_after_double(self) -> None:
+        obj = self.two_doubles().to_json()
+        del obj["after_double"]
+        assert Round.from_json(obj).after_double
+        obj["doubles_this_turn"] = []
+        assert not Round.from_json(obj).after_double
+
+    @pytest.mark.parametrize(("value", "problem"), [
+        ([1], "doubles_this_turn[0]: train 1 does not end in an open double"),
+        ([0, 0], "doubles_this_turn[1]: train 0 does not end in an open double"),
+        ([7], "doubles_this_turn[0]: no train 7"),
+        ("mexican", "doubles_this_turn: expected a list of train owners"),
+    ])
+    def test_bad_entries(self, value: Any, problem: str) -> None:
+        obj = self.two_doubles().to_json()
+        obj["doubles_this_turn"] = value
+        with pytest.raises(BadInputError, match=re.escape(problem)):
+            Round.from_json(obj)
+
+    def test_contradicting_after_double(self) -> None:
+        obj = self.two_doubles().to_json()
+        obj["after_double"] = False
+        with pytest.raises(BadInputError, match="after_double says no double"):
+            Round.from_json(obj)
+        obj["after_double"], obj["doubles_this_turn"] = True, []
+        with pytest.raises(BadInputError, match="after_double says a double"):
+            Round.from_json(obj)
 
 
 class TestLastTile:
