@@ -9,17 +9,11 @@ the database opened per request through ``g``; the table worker attached in
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from flask import Flask, render_template, request
-
-from companion_app import db, replay, store
-from companion_app.events import Broadcaster
-from companion_app.pin import ITERATIONS as PIN_ITERATIONS
-from companion_app.pin import hash_pin, load_pin
-from companion_app.security import AccessError, check_csrf, csrf_token, is_unlocked
+if TYPE_CHECKING:
+    from flask import Flask
 
 MAX_UPLOAD_BYTES = 12 * 1024 * 1024
 
@@ -35,6 +29,18 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     Raises :class:`engine.errors.BadInputError` naming the file when the
     database is corrupt or cannot be used; a read-only file opens read-only.
     """
+    # Flask loads here, not at import: the ``mtrain`` command line lives in this
+    # package and its engine commands must not pay for it.
+    import secrets
+
+    from flask import Flask
+
+    from companion_app import db, replay, store
+    from companion_app.events import Broadcaster
+    from companion_app.pin import ITERATIONS as PIN_ITERATIONS
+    from companion_app.pin import hash_pin, load_pin
+    from companion_app.security import AccessError, check_csrf, csrf_token, is_unlocked
+
     app = Flask(__name__, instance_relative_config=True)
     app.config.from_mapping(
         DATABASE=os.path.join(app.instance_path, "mtrain.sqlite3"),
@@ -132,6 +138,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
 
 def _error(status: int, message: str) -> Any:
+    from flask import render_template, request
+
     if request.accept_mimetypes.best == "application/json" or request.is_json:
         return {"error": message}, status
     return render_template("error.html", status=status, message=message), status

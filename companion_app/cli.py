@@ -1,8 +1,11 @@
 """The ``mtrain`` command line: one entry point, sub-commands contributed by packages.
 
 Each package offers a module with ``register(sub)`` that adds its parsers and
-sets ``func`` on each; heavy imports happen inside the handlers so that
-``mtrain --help`` stays fast.
+sets ``func`` on each. :data:`COMMANDS` says which module registers which
+sub-command, so that running one imports only its own module: ``mtrain
+moves`` loads the engine and nothing else (no OpenCV, Flask or ONNX Runtime);
+``mtrain --help`` and an unknown command load them all. Heavy imports happen
+inside the handlers, so that registration stays cheap either way.
 """
 
 from __future__ import annotations
@@ -16,24 +19,41 @@ from collections.abc import Sequence
 from engine.errors import BadInputError
 from vision.precision import check_setting
 
+#: Sub-command -> the module that registers it, in the order of ``--help``.
+COMMANDS: dict[str, str] = {
+    "rules": "engine.cli",
+    "moves": "engine.cli",
+    "hint": "engine.cli",
+    "check": "engine.cli",
+    "simulate": "engine.cli",
+    "read": "vision.cli",
+    "score": "vision.cli",
+    "watch": "vision.watch_cli",
+    "camera-plan": "vision.watch_cli",
+    "mat": "vision.watch_cli",
+    "train": "vision.train",
+    "synth": "datasets.cli",
+    "serve": "companion_app.serve",
+}
+
 #: Modules that contribute sub-commands, in the order they appear in ``--help``.
-COMMAND_MODULES = (
-    "engine.cli",
-    "vision.cli",
-    "vision.watch_cli",
-    "vision.train",
-    "datasets.cli",
-    "companion_app.serve",
-)
+COMMAND_MODULES = tuple(dict.fromkeys(COMMANDS.values()))
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command(argv: Sequence[str]) -> str | None:
+    """The sub-command ``argv`` names (the first word that is not an option)."""
+    return next((arg for arg in argv if not arg.startswith("-")), None)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every sub-command, or only the modules ``command`` needs."""
     parser = argparse.ArgumentParser(
         prog="mtrain",
         description="A table companion for Mexican Train dominoes.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    modules = (COMMANDS[command],) if command in COMMANDS else COMMAND_MODULES
+    for name in modules:
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
@@ -45,8 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args_in = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_command(args_in))
+    args = parser.parse_args(args_in)
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help()

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from companion_app.cli import main
+from companion_app.cli import COMMANDS, build_parser, main
 from engine import GreedyBot, Round, RuleSet, log_json, record_round
 
 STATE = {
@@ -199,3 +202,43 @@ def test_hint(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and len(ranked) == 2
     assert ranked[0]["score"] >= ranked[1]["score"]
     assert ranked[0]["train"] == 0  # 5-7 starts the longest chain on one's own train
+
+
+# ---------------------------------------------------------------------- the split command line
+
+#: Libraries an engine command must not load.
+HEAVY = ("cv2", "flask", "numpy", "onnxruntime")
+
+
+@pytest.mark.parametrize("argv", [
+    ["moves", "STATE", "--json"], ["hint", "STATE"], ["rules"], ["check", "LOG"],
+])
+def test_engine_commands_load_no_heavy_library(tmp_path: Path, argv: list[str]) -> None:
+    rnd = Round.deal(RuleSet(), 2, 12, 0, random.Random(1))
+    first = rnd.turn
+    log = log_json(rnd, first, record_round(rnd, [GreedyBot()] * 2)[:3])
+    paths = {"STATE": write(tmp_path, STATE), "LOG": write(tmp_path, log, "log.json")}
+    argv = [paths.get(arg, arg) for arg in argv]
+    script = (
+        "import json, sys\n"
+        "from companion_app.cli import main\n"
+        f"code = main({argv!r})\n"
+        f"print(json.dumps([code, sorted(m for m in {HEAVY!r} if m in sys.modules)]))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True,
+                          text=True, timeout=60, check=True)
+    code, loaded = json.loads(done.stdout.strip().splitlines()[-1])
+    assert code == 0
+    assert loaded == []
+
+
+def test_the_command_table_names_what_each_module_registers() -> None:
+    parser = build_parser()  # every module: what --help lists
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert list(sub.choices) == list(COMMANDS)
+    for command, module in COMMANDS.items():
+        one = build_parser(command)
+        sub = next(a for a in one._actions if isinstance(a, argparse._SubParsersAction))
+        assert command in sub.choices
+        assert {COMMANDS[c] for c in sub.choices} == {module}
