@@ -1,17 +1,24 @@
-"""Engine benchmark: self-play rounds per second and legal-move generations per second.
+"""Engine benchmark: self-play rounds per second, legal-move generations per second,
+the observer, and how long ``mtrain moves`` takes as a whole process.
 
 4 players, double-12, full 13-round games, greedy and random bots, one core.
 Writes benchmarks/results/engine.json. Times are CPU time of this process
 (``time.process_time``), which is what "one core" means on a shared machine;
-wall-clock figures are written alongside.
+wall-clock figures are written alongside. The command line's times are the
+child processes' CPU time (user + system), with their wall-clock time beside.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import platform
 import random
+import resource
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -24,6 +31,12 @@ from engine.game import Game  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "engine.json"
 TARGET_GREEDY_ROUNDS_PER_S = 4000
+#: ``mtrain moves`` as a whole process, milliseconds of CPU time (median).
+TARGET_MOVES_PROCESS_MS = 100
+#: Libraries ``mtrain moves`` must not load.
+HEAVY = ("cv2", "flask", "numpy", "onnxruntime")
+#: What the ``mtrain`` console script runs.
+ENTRY = "import sys; from companion_app.cli import main; sys.exit(main())"
 
 
 def selfplay(bot: str, games: int, seed: int = 1) -> dict[str, Any]:
@@ -167,12 +180,59 @@ def observer_camera_only(rounds: int = 200, seed: int = 4) -> dict[str, Any]:
     }
 
 
+def _process_ms(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(CPU, wall) milliseconds of one process running ``argv`` from the repository root."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = time.perf_counter()
+    subprocess.run(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, check=True)
+    wall = time.perf_counter() - wall
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return 1000 * cpu, 1000 * wall
+
+
+def moves_process(runs: int = 21) -> dict[str, Any]:
+    """``mtrain moves STATE.json`` through the console script's entry point: median of
+    ``runs`` processes (after one that compiles the bytecode, as a first run would),
+    and a bare interpreter for comparison."""
+    state = {"rules": {"name": "standard"}, "players": 2, "engine": 5, "turn": 0,
+             "hands": [[[5, 7], [3, 4]], [[0, 1]]], "boneyard": [[2, 3]],
+             "trains": [{"owner": 0, "tiles": [], "marker": False},
+                        {"owner": 1, "tiles": [], "marker": False},
+                        {"owner": "mexican", "tiles": [], "marker": False}], "drawn": False}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = str(Path(tmp) / "state.json")
+        Path(path).write_text(json.dumps(state))
+        command = [sys.executable, "-c", ENTRY, "moves", path]
+        check = (f"import sys; from companion_app.cli import main; main(['moves', {path!r}]); "
+                 f"print('loaded:' + ','.join(m for m in {HEAVY!r} if m in sys.modules))")
+        out = subprocess.run([sys.executable, "-c", check], cwd=ROOT, env=env, check=True,
+                             capture_output=True, text=True).stdout
+        loaded = out[out.rindex("loaded:") + len("loaded:"):].strip()
+        timed = [_process_ms(command, env) for _ in range(runs)]
+        bare = [_process_ms([sys.executable, "-c", "pass"], env) for _ in range(runs)]
+    cpu = statistics.median(t[0] for t in timed)
+    return {
+        "command": "mtrain moves STATE.json",
+        "runs": runs,
+        "median_cpu_ms": round(cpu, 1),
+        "median_wall_ms": round(statistics.median(t[1] for t in timed), 1),
+        "interpreter_median_cpu_ms": round(statistics.median(t[0] for t in bare), 1),
+        "interpreter_median_wall_ms": round(statistics.median(t[1] for t in bare), 1),
+        "heavy_modules_loaded": [m for m in loaded.split(",") if m],
+        "target_ms": TARGET_MOVES_PROCESS_MS,
+        "meets_target": cpu <= TARGET_MOVES_PROCESS_MS,
+    }
+
+
 def main() -> int:
     greedy = selfplay("greedy", 200)
     rnd = selfplay("random", 100)
     gen = movegen()
     obs = observer()
     camera = observer_camera_only()
+    cli = moves_process()
     result = {
         "benchmark": "engine",
         "python": platform.python_version(),
@@ -183,6 +243,7 @@ def main() -> int:
         "legal_moves": gen,
         "observer": obs,
         "observer_camera_only": camera,
+        "moves_process": cli,
         "target_greedy_rounds_per_s": TARGET_GREEDY_ROUNDS_PER_S,
         "meets_target": greedy["rounds_per_s"] >= TARGET_GREEDY_ROUNDS_PER_S,
     }
@@ -196,6 +257,9 @@ def main() -> int:
     print(f"observer: {obs['observations_per_s']:.0f} observations/s, {obs['error_alerts']} errors")
     print(f"observer, camera only: {camera['false_alerts_per_100_moves']} false alerts per 100 "
           f"moves, injected breaches found {camera['injected_found']}/{camera['injected_total']}")
+    print(f"mtrain moves: {cli['median_cpu_ms']} ms CPU, {cli['median_wall_ms']} ms wall per "
+          f"process (target {TARGET_MOVES_PROCESS_MS}; a bare interpreter "
+          f"{cli['interpreter_median_cpu_ms']} ms CPU)")
     print(f"wrote {RESULTS.relative_to(ROOT)}")
     return 0
 
