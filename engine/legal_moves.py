@@ -24,17 +24,23 @@ class MoveGeneration(RoundState):
     __slots__ = ()
 
     def _live(self, i: int) -> bool:
-        return self._count[self.value(i)] < self.size
+        """True when the open double on train ``i`` can still be satisfied (see is_dead)."""
+        cf = self._cf.get(i) if self._chicken else None
+        return self._count[cf[0] if cf else self.ends[i]] < self.size
+
+    def _trains_open(self, p: int) -> list[int]:
+        """The trains open to player ``p`` as far as markers go (own and Mexican included)."""
+        markers, opens = self.markers, self._opens
+        trains = [i for i in range(self.players) if i == p or markers[i] == opens]
+        trains.append(self.players)
+        return trains
 
     def _allowed(
         self, p: int, fresh: tuple[int, ...], after_double: bool, chaining: bool
     ) -> Allowed[int]:
         """Where player ``p`` may lay a non-double and a double right now (engine.legality)."""
-        markers, opens = self.markers, self._opens
-        trains_open = [i for i in range(self.players) if i == p or markers[i] == opens]
-        trains_open.append(self.players)
         return allowed(
-            self.rules, p, trains_open, self.open, fresh, self._live,
+            self.rules, p, lambda: self._trains_open(p), self.open, fresh, self._live,
             after_double=after_double, chaining=chaining, first_turn=not self.started[p],
         )
 

@@ -11,7 +11,7 @@ Trains are keys of any hashable kind: the round uses train indexes, the
 observer the trains' owners.
 
 >>> from engine.rules import RuleSet
->>> where = allowed(RuleSet(), 0, [0, "mexican"], ["mexican"], [], lambda k: True,
+>>> where = allowed(RuleSet(), 0, lambda: [0, "mexican"], ["mexican"], [], lambda k: True,
 ...                 after_double=False, chaining=False, first_turn=False)
 >>> where.singles, where.doubles
 (['mexican'], [])
@@ -77,7 +77,7 @@ def _required(doubles: list[K], order: str, rank: Mapping[K, int] | None) -> lis
 def allowed(
     rules: RuleSet,
     mover: K,
-    trains_open: Sequence[K],
+    trains_open: Callable[[], Sequence[K]],
     open_doubles: Sequence[K],
     fresh: Sequence[K],
     live: Callable[[K], bool],
@@ -89,8 +89,9 @@ def allowed(
 ) -> Allowed[K]:
     """Where ``mover`` may lay a non-double and a double right now.
 
-    ``trains_open``: the trains their markers open to the mover (their own and
-    the Mexican train included); ``open_doubles``: trains ending in an open
+    ``trains_open()``: the trains their markers open to the mover (their own
+    and the Mexican train included; asked only when no double from an earlier
+    turn holds the mover); ``open_doubles``: trains ending in an open
     double, in laid order; ``fresh``: the trains the mover laid doubles on this
     turn; ``live(train)``: its open double can still be satisfied;
     ``first_turn``: the mover has not finished a turn yet this round;
@@ -112,7 +113,7 @@ def allowed(
         # [002][004]: the first tile must start (or extend) one's own train.
         normal, only_own = [mover], "first-turn"
     else:
-        normal, only_own = trains_open, ""
+        normal, only_own = trains_open(), ""
     doubles, limit = normal, ""
     per_turn, cap = rules.doubles_per_turn, rules.max_open_doubles
     if per_turn and len(fresh) >= per_turn:

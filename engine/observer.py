@@ -528,7 +528,9 @@ class Observer:
         misfit = fit(near, far, end, turn.cf.get(owner), foot=foot)
         if misfit is not None:
             return misfit
-        trains_open = [o for o in turn.ends if o == mover or self._is_open(o, self._markers)]
+        def trains_open() -> list[Owner]:
+            return [o for o in turn.ends if o == mover or self._is_open(o, self._markers)]
+
         where = allowed(
             self.rules, mover, trains_open, turn.open, turn.fresh,
             lambda o: self._live(o, turn), after_double=turn.after_double,
