@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import BadInputError
-from engine.rules import PRESETS, RuleSet
+from engine.rules import MAX_PLAYERS, PRESETS, RuleSet
 
 SubParsers = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
@@ -156,7 +156,7 @@ def load_log(path: str, args: argparse.Namespace | None = None) -> dict[str, Any
         raise BadInputError(path, "expected an object with players, engine, observations")
     base = RuleSet.from_json(obj.get("rules", {"name": "standard"}), path)
     rules = rules_from_args(args, base) if args is not None else base
-    players = _int_field(obj, "players", path, 1, 20)
+    players = _int_field(obj, "players", path, 1, MAX_PLAYERS)
     engine = _int_field(obj, "engine", path, 0, rules.set)
     first = obj.get("first", 0)
     if not isinstance(first, int) or isinstance(first, bool) or not 0 <= first < players:

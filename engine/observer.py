@@ -10,9 +10,10 @@ together); the next observation then belongs to the next seat clockwise.
 Where several tiles appeared at once, the observer tries the orders in which
 they could have been laid (each train's tiles in their order along the
 train) and judges the one with the fewest breaches, so that a legal turn is
-never reported. It mirrors the legality rules of :class:`engine.round.Round`
-and does not cry wolf: the public view of a legal game yields no error alert.
-Whatever the camera saw is judged; nothing here raises for odd contents.
+never reported. Each tile is judged by :mod:`engine.legality`, the rules
+:class:`engine.round.Round` plays by, and the observer does not cry wolf:
+the public view of a legal game yields no error alert. Whatever the camera
+saw is judged; nothing here raises for odd contents.
 
 Passes nobody saw. A camera cannot hear "I pass": a player whose own train
 already shows the "open" marker state (the marker on under the ``open``
@@ -327,7 +328,8 @@ class Observer:
                 return  # that seat's pass would have left a trace (or it played)
             seat = (mover + k) % self.players
             self._restore(state)
-            notices = self._close_turn(mover)
+            # the mover's unfinished turn ends in a pass nobody saw: its doubles wait
+            notices = [] if self._turn is None else self._waiting(self._turn, mover)
             self.started.update(skipped)
             self.to_move, self._turn = seat, None
             alerts = notices + self._judge_step(table, event)
@@ -364,10 +366,6 @@ class Observer:
                            f"it stayed after seat {owner}'s own play, or came off without one")
                 alerts.append(self._alert("marker-stale", owner, message, owner))
         return alerts
-
-    def _close_turn(self, seat: int) -> list[Alert]:
-        """End ``seat``'s unfinished turn with a pass nobody saw: notices for its open doubles."""
-        return [] if self._turn is None else self._waiting(self._turn, seat)
 
     def _waiting(self, turn: _Turn, seat: int) -> list[Alert]:
         """``open-double`` notices for the doubles laid this turn that wait to be satisfied."""
