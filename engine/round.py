@@ -23,7 +23,6 @@ from engine.legal_moves import MoveGeneration
 from engine.moves import DRAW, PASS, PLAY, STOP, Move
 from engine.rules import CHICKEN_FOOT_ANSWERS, RuleSet
 from engine.scoring import hand_points
-from engine.table import MEXICAN, TableState, Train
 from engine.tiles import Tile
 
 Play = tuple[int, int]  # (tile id, train index)
@@ -383,29 +382,6 @@ class Round(MoveGeneration):
 
     # ------------------------------------------------------------------ views
 
-    def table(self) -> TableState:
-        """The public placement: engine, trains (oriented from the hub), markers."""
-        trains = []
-        for i in range(self.players + 1):
-            line = self.lines[i]
-            if i == self.players and not line:
-                trains.append(Train(MEXICAN))
-                continue
-            tiles = []
-            end = self.engine
-            for t in line:
-                lo, hi = self._lo[t], self._hi[t]
-                far = hi if lo == end else lo
-                tiles.append((end, far))
-                end = far
-            feet = []
-            for t, value in self.feet[i]:
-                lo, hi = self._lo[t], self._hi[t]
-                feet.append((value, hi if lo == value else lo))
-            marker = self.markers[i] if i < self.players else False
-            trains.append(Train(self.owner(i), tuple(tiles), marker, tuple(feet)))
-        return TableState(self.engine, tuple(trains))
-
     def move_json(self, move: Move) -> dict[str, Any]:
         """CONTRACTS.md's move object; a play is oriented as it will lie."""
         if move.kind == PLAY:
@@ -426,7 +402,7 @@ class Round(MoveGeneration):
         """Parse and check a STATE; an impossible state raises :class:`BadInputError`."""
         from engine.state_json import round_from_json
 
-        return round_from_json(obj, source)
+        return round_from_json(obj, source, cls)
 
     def __repr__(self) -> str:
         return f"<Round seat {self.turn} to move: {self.table().text()}>"

@@ -18,7 +18,7 @@ from typing import Any
 
 from engine.moves import Move
 from engine.rules import RuleSet
-from engine.table import MEXICAN, Owner
+from engine.table import MEXICAN, Owner, TableState, Train
 from engine.tiles import Tile
 
 
@@ -129,3 +129,26 @@ class RoundState:
     def is_open(self, i: int) -> bool:
         """True when the player to move may play on train ``i`` as far as markers go."""
         return i == self.players or self.markers[i] == self._opens
+
+    def table(self) -> TableState:
+        """The public placement: engine, trains (oriented from the hub), markers."""
+        trains = []
+        for i in range(self.players + 1):
+            line = self.lines[i]
+            if i == self.players and not line:
+                trains.append(Train(MEXICAN))
+                continue
+            tiles = []
+            end = self.engine
+            for t in line:
+                lo, hi = self._lo[t], self._hi[t]
+                far = hi if lo == end else lo
+                tiles.append((end, far))
+                end = far
+            feet = []
+            for t, value in self.feet[i]:
+                lo, hi = self._lo[t], self._hi[t]
+                feet.append((value, hi if lo == value else lo))
+            marker = self.markers[i] if i < self.players else False
+            trains.append(Train(self.owner(i), tuple(tiles), marker, tuple(feet)))
+        return TableState(self.engine, tuple(trains))

@@ -4,24 +4,27 @@
 :class:`~engine.errors.BadInputError` naming the field for an impossible
 state; :func:`round_to_json` writes the STATE with the optional fields always
 present. This module is the round's reader: it fills a new
-:class:`~engine.round.Round`'s fields directly.
+:class:`~engine.round.Round`'s fields (:class:`~engine.round_state.RoundState`) directly.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.errors import BadInputError
-from engine.round import Round
+from engine.round_state import RoundState
 from engine.rules import CHICKEN_FOOT_ANSWERS, MAX_PLAYERS, RuleSet
 from engine.table import Owner, Pair, TableState, parse_pairs
 from engine.tiles import Tile
+
+#: A round (``engine.round.Round``, built on :class:`RoundState`).
+R = TypeVar("R", bound=RoundState)
 
 #: The true/false fields of a STATE, all optional (default false).
 FLAGS = ("drawn", "first_turn", "after_double")
 
 
-def round_to_json(rnd: Round) -> dict[str, Any]:
+def round_to_json(rnd: RoundState) -> dict[str, Any]:
     """CONTRACTS.md's STATE of ``rnd`` (with the optional fields always written)."""
     table = rnd.table()
     fresh = [rnd.owner(i) for i in rnd.fresh if i in rnd.open] if rnd.after_double else []
@@ -41,8 +44,9 @@ def round_to_json(rnd: Round) -> dict[str, Any]:
     }
 
 
-def round_from_json(obj: Any, source: str = "state") -> Round:
-    """Parse and check a STATE; an impossible state raises :class:`BadInputError`."""
+def round_from_json(obj: Any, source: str, make: type[R]) -> R:
+    """Parse and check a STATE into a new ``make`` (the round class); an impossible
+    state raises :class:`BadInputError`."""
     if not isinstance(obj, dict):
         raise BadInputError(source, "expected a JSON object (a round state)")
     rules = RuleSet.from_json(obj.get("rules", {"name": "standard"}), source)
@@ -72,7 +76,7 @@ def round_from_json(obj: Any, source: str = "state") -> Round:
         flags[key] = value
     _check_places(table, hands, boneyard, n, source)
 
-    rnd = Round(rules, players, engine)
+    rnd = make(rules, players, engine)
     _lay_trains(rnd, table, source)
     size = rnd.size
     for p, hand in enumerate(hands):
@@ -113,14 +117,14 @@ def _check_places(table: TableState, hands: list[tuple[Pair, ...]],
         seen[tile] = where
 
 
-def _train_index(rnd: Round, owner: Owner, source: str, where: str) -> int:
+def _train_index(rnd: RoundState, owner: Owner, source: str, where: str) -> int:
     try:
         return rnd.index(owner)
     except ValueError:
         raise BadInputError(source, where) from None
 
 
-def _lay_trains(rnd: Round, table: TableState, source: str) -> None:
+def _lay_trains(rnd: RoundState, table: TableState, source: str) -> None:
     """Each train's tiles (matched end to end from the engine), feet and marker."""
     size, count = rnd.size, rnd._count
     owners_seen: set[Owner] = set()
@@ -150,7 +154,7 @@ def _lay_trains(rnd: Round, table: TableState, source: str) -> None:
             rnd.markers[i] = train.marker
 
 
-def _open_order(rnd: Round, order_obj: Any, source: str) -> list[int]:
+def _open_order(rnd: RoundState, order_obj: Any, source: str) -> list[int]:
     """The trains ending in an open double, in the order given (the rest after them)."""
     ending = [i for i, line in enumerate(rnd.lines) if line and rnd._dbl[line[-1]]]
     if order_obj is None:
@@ -168,7 +172,7 @@ def _open_order(rnd: Round, order_obj: Any, source: str) -> list[int]:
     return opened + [i for i in ending if i not in opened]
 
 
-def _owe_answers(rnd: Round, opened: list[int]) -> None:
+def _owe_answers(rnd: RoundState, opened: list[int]) -> None:
     """Chicken feet: the answers each open double still owes (``opened`` grows with the
     trains whose double, further in, is still being answered)."""
     rnd._cf = {i: (rnd.ends[i], CHICKEN_FOOT_ANSWERS) for i in opened}
@@ -183,7 +187,7 @@ def _owe_answers(rnd: Round, opened: list[int]) -> None:
                 opened.append(i)
 
 
-def _doubles_this_turn(rnd: Round, obj: dict[str, Any], after_double: bool,
+def _doubles_this_turn(rnd: RoundState, obj: dict[str, Any], after_double: bool,
                        source: str) -> tuple[int, ...]:
     """The trains the player to move laid doubles on this turn, in laid order.
 
