@@ -19,7 +19,7 @@ Play = tuple[int, int]  # (tile id, train index)
 
 
 class MoveGeneration(RoundState):
-    """The queries of a round about its legal moves (mixed into :class:`Round`)."""
+    """A round's queries about its legal moves (:class:`~engine.round.Round` builds on it)."""
 
     __slots__ = ()
 
@@ -55,7 +55,8 @@ class MoveGeneration(RoundState):
         ):
             return self._plays_general(p)
         # The common case: no open double, start of a turn. Every tile carrying the
-        # end value of an open train fits there (a double too: no limit is reached yet).
+        # end value of an open train fits there (a double too: no limit is reached yet),
+        # as allowed() says (tests/engine/test_engine_legality.py checks they agree).
         ends = self.ends
         markers = self.markers
         opens = self._opens
