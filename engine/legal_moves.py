@@ -40,7 +40,7 @@ class MoveGeneration(RoundState):
     ) -> Allowed[int]:
         """Where player ``p`` may lay a non-double and a double right now (engine.legality)."""
         return allowed(
-            self.rules, p, lambda: self._trains_open(p), self.open, fresh, self._live,
+            self.rules, p, self._trains_open, self.open, fresh, self._live,
             after_double=after_double, chaining=chaining, first_turn=not self.started[p],
         )
 

@@ -11,7 +11,7 @@ Trains are keys of any hashable kind: the round uses train indexes, the
 observer the trains' owners.
 
 >>> from engine.rules import RuleSet
->>> where = allowed(RuleSet(), 0, lambda: [0, "mexican"], ["mexican"], [], lambda k: True,
+>>> where = allowed(RuleSet(), 0, lambda p: [p, "mexican"], ["mexican"], [], lambda k: True,
 ...                 after_double=False, chaining=False, first_turn=False)
 >>> where.singles, where.doubles
 (['mexican'], [])
@@ -59,6 +59,11 @@ class Allowed(NamedTuple, Generic[K]):
     double_limit: str
 
 
+#: Builds an :class:`Allowed` from a tuple of its fields without the Python-level
+#: ``__new__`` of a named tuple: self-play asks :func:`allowed` tens of times a round.
+_new = tuple.__new__
+
+
 def _required(doubles: list[K], order: str, rank: Mapping[K, int] | None) -> list[K]:
     """The doubles that may be satisfied now, per the rules' order.
 
@@ -77,7 +82,7 @@ def _required(doubles: list[K], order: str, rank: Mapping[K, int] | None) -> lis
 def allowed(
     rules: RuleSet,
     mover: K,
-    trains_open: Callable[[], Sequence[K]],
+    trains_open: Callable[[K], Sequence[K]],
     open_doubles: Sequence[K],
     fresh: Sequence[K],
     live: Callable[[K], bool],
@@ -89,9 +94,9 @@ def allowed(
 ) -> Allowed[K]:
     """Where ``mover`` may lay a non-double and a double right now.
 
-    ``trains_open()``: the trains their markers open to the mover (their own
-    and the Mexican train included; asked only when no double from an earlier
-    turn holds the mover); ``open_doubles``: trains ending in an open
+    ``trains_open(mover)``: the trains their markers open to the mover (their
+    own and the Mexican train included; asked only when no double from an
+    earlier turn holds the mover); ``open_doubles``: trains ending in an open
     double, in laid order; ``fresh``: the trains the mover laid doubles on this
     turn; ``live(train)``: its open double can still be satisfied;
     ``first_turn``: the mover has not finished a turn yet this round;
@@ -105,7 +110,7 @@ def allowed(
         blocking = [k for k in open_doubles if k not in fresh and live(k)]
         if blocking:
             required = _required(blocking, order, rank)
-            return Allowed(required, [], blocking, required, True, True, (), "", "")
+            return _new(Allowed, (required, [], blocking, required, True, True, (), "", ""))
     if chaining:
         # A first-turn chain [001] continues on one's own train only.
         normal, only_own = [mover], "chain"
@@ -113,7 +118,7 @@ def allowed(
         # [002][004]: the first tile must start (or extend) one's own train.
         normal, only_own = [mover], "first-turn"
     else:
-        normal, only_own = trains_open(), ""
+        normal, only_own = trains_open(mover), ""
     doubles, limit = normal, ""
     per_turn, cap = rules.doubles_per_turn, rules.max_open_doubles
     if per_turn and len(fresh) >= per_turn:
@@ -130,9 +135,9 @@ def allowed(
             # [001 variant]/[003] one's own double must be satisfied first.
             required = _required(mine, order, rank)
             singles_doubles = [] if must_own else doubles
-            return Allowed(required, singles_doubles, mine, required, False, must_own, normal,
-                           only_own, limit)
-    return Allowed(normal, doubles, [], [], False, False, normal, only_own, limit)
+            return _new(Allowed, (required, singles_doubles, mine, required, False, must_own,
+                                  normal, only_own, limit))
+    return _new(Allowed, (normal, doubles, [], [], False, False, normal, only_own, limit))
 
 
 def breach(where: Allowed[K], mover: K, train: K, tile: str, *, double: bool) -> Breach | None:

@@ -526,8 +526,8 @@ class Observer:
         misfit = fit(near, far, end, turn.cf.get(owner), foot=foot)
         if misfit is not None:
             return misfit
-        def trains_open() -> list[Owner]:
-            return [o for o in turn.ends if o == mover or self._is_open(o, self._markers)]
+        def trains_open(seat: Owner) -> list[Owner]:
+            return [o for o in turn.ends if o == seat or self._is_open(o, self._markers)]
 
         where = allowed(
             self.rules, mover, trains_open, turn.open, turn.fresh,

@@ -20,7 +20,7 @@ def where(rules: RuleSet, *, open_doubles: Sequence[Key] = (), fresh: Sequence[K
           after_double: bool = False, chaining: bool = False,
           first_turn: bool = False) -> Allowed[Key]:
     """Where seat 0 may play."""
-    return allowed(rules, 0, lambda: list(trains_open), list(open_doubles), list(fresh),
+    return allowed(rules, 0, lambda p: list(trains_open), list(open_doubles), list(fresh),
                    lambda k: k not in dead, after_double=after_double, chaining=chaining,
                    first_turn=first_turn)
 
