@@ -90,15 +90,18 @@ def _build() -> dict[int, list[list[tuple[float, float, float]]]]:
 LAYOUTS = _build()
 
 
-def pip_layout(n: int, rng: np.random.Generator) -> np.ndarray:
+def pip_layout(n: int, rng: np.random.Generator,
+               layouts: dict[int, list[list[tuple[float, float, float]]]] | None = None
+               ) -> np.ndarray:
     """One layout for ``n`` pips as an ``(n, 3)`` array of ``x, y, radius``.
 
     A random variant, sometimes turned a quarter or mirrored (sets differ in
-    how they print the same value), with a little jitter.
+    how they print the same value), with a little jitter. ``layouts`` (a set's
+    own, by count) replaces ``LAYOUTS`` for the counts it lists.
     """
     if not 0 <= n <= MAX_PIPS:
         raise ValueError(f"pip count {n} outside 0..{MAX_PIPS}")
-    variants = LAYOUTS[n]
+    variants = (layouts or {}).get(n) or LAYOUTS[n]
     pips = np.array(variants[int(rng.integers(len(variants)))], dtype=np.float64).reshape(-1, 3)
     if len(pips) and rng.random() < 0.3:
         pips[:, [0, 1]] = pips[:, [1, 0]]

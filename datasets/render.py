@@ -629,12 +629,14 @@ def _paint(
     kind: str,
     arms: int,
     steady: int | None = None,
+    style: TileStyle | None = None,
 ) -> Scene:
     """Paint ``plane`` through ``cam``. With ``steady`` (a seed), each tile's look
     and the finishing light, blur and noise come from ``steady`` and the tile's
     values alone, not from what else is on the table: successive frames of one
-    game, each painted anew, then show a tile that has not moved the same way."""
-    style = TileStyle.random(rng)
+    game, each painted anew, then show a tile that has not moved the same way.
+    ``style``: the set's look (None: one drawn from ``rng``)."""
+    style = TileStyle.random(rng) if style is None else style
     painter = _Painter(cam, rng, style)
     if "mat" in plane.extras:
         painter.mat(*plane.extras["mat"])
@@ -726,10 +728,12 @@ def render_hands(
     tile_px: tuple[float, float] = (55, 260),
     arms: int | None = None,
     face_down: int = 0,
+    style: TileStyle | None = None,
 ) -> Scene:
     """Loose tiles on a table, seen from above or at an angle; ``arms`` reaching over
     them (``None``: none, one or two, drawn); ``face_down`` of them (at most) lying face
-    down (``Scene.face_down``). Without it the scene is drawn as it always was."""
+    down (``Scene.face_down``); ``style`` the set's look (None: drawn). Without them the
+    scene is drawn as it always was."""
     size = size or _pick_size(rng)
     width_mm = float(rng.uniform(21, 26))
     oblique = rng.random() < 0.3
@@ -752,7 +756,7 @@ def render_hands(
         turn = rng.choice(len(plane.tiles), min(face_down, len(plane.tiles)), replace=False)
         for i in turn:
             plane.tiles[int(i)].face_down = True
-    return _paint(plane, cam, rng, width_mm, "hands", arms)
+    return _paint(plane, cam, rng, width_mm, "hands", arms, style=style)
 
 
 def render_closeup(rng: np.random.Generator, size: tuple[int, int] | None = None) -> Scene:
@@ -864,12 +868,12 @@ def add_boneyard(plane: PlaneScene, count: int, width_mm: float,
 
 def render_table(
     rng: np.random.Generator, size: tuple[int, int] | None = None, mat: bool = False,
-    boneyard: int = 0,
+    boneyard: int = 0, style: TileStyle | None = None,
 ) -> Scene:
     """A Mexican Train table seen by a webcam above it (sometimes at an angle); with
     ``mat``, laid out on the printed hub mat; with ``boneyard``, that many tiles lying
-    face down beside the layout (``Scene.face_down``). Without it the scene is drawn as
-    it always was."""
+    face down beside the layout (``Scene.face_down``); ``style`` the set's look (None:
+    drawn). Without them the scene is drawn as it always was."""
     size = size or ((1280, 720) if rng.random() < 0.7 else _pick_size(rng))
     width_mm = float(rng.uniform(21, 26))
     plane = table_objects(rng, width_mm, mat)
@@ -901,7 +905,8 @@ def render_table(
     plane = _keep_inside(plane, cam, width_mm)
     plane.extras["region"] = _plane_region(cam, 0.0)
     arms = int(rng.random() < 0.35) + int(rng.random() < 0.15)
-    return _paint(plane, cam, rng, width_mm, "table-mat" if mat else "table", arms)
+    return _paint(plane, cam, rng, width_mm, "table-mat" if mat else "table", arms,
+                  style=style)
 
 
 # --------------------------------------------------------------------------- crops

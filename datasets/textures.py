@@ -62,6 +62,8 @@ class TileStyle:
     recess: float  # how strongly pips look sunk
     pip_scale: float
     thickness: float  # tile height as a fraction of its width
+    #: The set's own pip layouts by count (``pip_layouts.pip_layout``); None: the usual.
+    layouts: dict[int, list[list[tuple[float, float, float]]]] | None = None
 
     @classmethod
     def random(cls, rng: np.random.Generator) -> TileStyle:
@@ -159,7 +161,7 @@ def render_face(
     # pips
     pips: list[tuple[int, float, float, float]] = []
     for half, value in enumerate(values):
-        for px, py, pr in pip_layout(int(value), rng):
+        for px, py, pr in pip_layout(int(value), rng, style.layouts):
             if half == 0:
                 cx, cy = px * w, py * w
             else:
