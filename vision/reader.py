@@ -47,6 +47,7 @@ from vision.images import load_image
 from vision.onnx_models import BoxDetector, Classifier, ObbDetector, load_specs
 
 if TYPE_CHECKING:
+    from vision.set_profile import SetProfile
     from vision.cover_check import CoverCheck
 
 #: The ``halves`` classifier's vote counts for counts up to this many only, unless the
@@ -403,6 +404,9 @@ class TileReader:
         self.cover_count_spec = specs.get("halves_covered") if check_cover else None
         self._threads = threads
         self._cover_check: list[CoverCheck] = []  # a list: for_set's copies share it
+        #: The player's own set (``vision.set_profile``): each half's count is weighed by
+        #: its pip colour. None: counts as read.
+        self.profile: SetProfile | None = None
 
     def _set_top(self, top: int | None) -> None:
         if top is not None and not 1 <= top <= MAX_VALUE:
@@ -419,6 +423,14 @@ class TileReader:
         other = copy.copy(self)
         other._set_top(top)
         other.reset()
+        return other
+
+    def with_profile(self, profile: SetProfile | None) -> TileReader:
+        """This reader weighing each half's count by its pip colour as ``profile`` (the
+        player's set, ``vision.set_profile``) knows it, sharing its models; ``None``:
+        counts as read."""
+        other = copy.copy(self)
+        other.profile = profile
         return other
 
     def cover_check(self) -> CoverCheck | None:
@@ -773,6 +785,10 @@ class TileReader:
                 count, certainty, low, high = vote(count, certainty, low, high, probs[k])
             results.append(HalfCount(count, certainty, pips[scores >= self.pip_threshold],
                                      low, high))
+        if self.profile is not None:
+            from vision.pip_colour import half_colours
+
+            results = self.profile.reweigh(results, half_colours(list(crops)))
         return results
 
 
