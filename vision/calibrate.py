@@ -258,11 +258,25 @@ def calibrate_tiles(tiles: Sequence[SeenTile], top: int, name: str = "") -> Cali
         raise BadInputError("calibration", f"a set's largest half is 1 to 18, got {top}")
     labelled = label_tiles(tiles, top)
     profile = _fit(top, labelled, name)
-    if profile.colour_coded:
-        profile = colour_groups(labelled, top, profile)
-        labelled = label_tiles(labelled, top, profile)
-        profile = _fit(top, labelled, name, profile)
-    return Calibration(top, tuple(labelled), profile)
+    if not profile.colour_coded:
+        return Calibration(top, tuple(labelled), profile)
+    best: tuple[float, list[SeenTile], SetProfile] | None = None
+    for start in (profile, colour_groups(labelled, top, profile)):
+        again = label_tiles(labelled, top, start)
+        fitted = _fit(top, again, name, start)
+        total = _explained(again, top, fitted)
+        if best is None or total > best[0]:
+            best = (total, again, fitted)
+    assert best is not None
+    return Calibration(top, tuple(best[1]), best[2])
+
+
+def _explained(tiles: Sequence[SeenTile], top: int, profile: SetProfile) -> float:
+    """How well ``profile`` and the labels explain the tiles: the sum of the labelled
+    tiles' log-likelihoods (the better of two candidate calibrations is kept)."""
+    pairs = set_tiles(top)
+    return float(sum(_scores(t, top, profile)[pairs.index(t.label)]
+                     for t in tiles if t.label is not None))
 
 
 def calibrate(reader: TileReader, photos: Sequence[str | os.PathLike[str] | np.ndarray],

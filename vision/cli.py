@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from engine.cli import add_rules_arguments, rules_from_args
 from engine.errors import BadInputError
+from vision import calibrate_cli
+from vision.calibrate_cli import add_profile_argument, profile_from_args
 
 if TYPE_CHECKING:
     import numpy as np
@@ -37,6 +39,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     read.add_argument("--models", metavar="DIR", default=None,
                       help="folder with models.json (default: the bundled models/)")
     add_rules_arguments(read)
+    add_profile_argument(read)
     read.set_defaults(func=run_read)
 
     score = sub.add_parser(
@@ -48,7 +51,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     score.add_argument("--models", metavar="DIR", default=None,
                        help="folder with models.json (default: the bundled models/)")
     add_rules_arguments(score)
+    add_profile_argument(score)
     score.set_defaults(func=run_score)
+    calibrate_cli.register(sub)
 
 
 def _players(text: str) -> int:
@@ -67,7 +72,8 @@ def run_read(args: argparse.Namespace) -> int:
 
     rules = rules_from_args(args)
     image = load_image(args.image)
-    reader = TileReader(args.models, max_value=rules.set)
+    profile = profile_from_args(args, rules.set)
+    reader = TileReader(args.models, max_value=rules.set).with_profile(profile)
     frame, table = read_table(reader.read(image), args.players, image, reader)
     if args.annotate:
         write_annotated(args.annotate, image, frame)
@@ -86,7 +92,8 @@ def run_score(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
     for path in args.images:  # every photo is checked before the models load
         load_image(path)
-    reader = TileReader(args.models, max_value=rules.set)
+    profile = profile_from_args(args, rules.set)
+    reader = TileReader(args.models, max_value=rules.set).with_profile(profile)
     hands = score_photos(args.images, rules, reader)
     if args.json:
         print(json.dumps({"hands": [h.to_json() for h in hands]}))

@@ -14,6 +14,7 @@ from engine.errors import BadInputError
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from engine.cli import add_rules_arguments
+    from vision.calibrate_cli import add_profile_argument
 
     watch = sub.add_parser(
         "watch", help="follow a game from a camera, a video or a folder of frames",
@@ -30,6 +31,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        help="give up on a camera after this many failed attempts in a row")
     watch.add_argument("--json", action="store_true", help="one JSON object per line")
     add_rules_arguments(watch)
+    add_profile_argument(watch)
     watch.set_defaults(func=cmd_watch)
 
     plan = sub.add_parser(
@@ -61,7 +63,8 @@ def _players(value: int) -> int:
 
 def cmd_watch(args: argparse.Namespace) -> int:
     from engine.cli import rules_from_args
-    from vision.tracker import Tracker
+    from vision.calibrate_cli import profile_from_args
+    from vision.tracker import TRACKER_CLASSIFIES_HALVES, Tracker
 
     players = _players(args.players)
     if not 0 <= args.first < players:
@@ -69,8 +72,16 @@ def cmd_watch(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
     if args.engine is not None and not 0 <= args.engine <= rules.set:
         raise BadInputError("--engine", f"expected a double from 0 to {rules.set}")
-    tracker = Tracker(args.source, players, rules, models_dir=args.models, first=args.first,
-                      engine=args.engine, mat=not args.no_mat, max_retries=args.retries)
+    profile = profile_from_args(args, rules.set)
+    reader = None  # without a profile, the tracker makes its own
+    if profile is not None:
+        from vision.reader import TileReader
+
+        reader = TileReader(args.models, max_value=rules.set,
+                            classify_halves=TRACKER_CLASSIFIES_HALVES).with_profile(profile)
+    tracker = Tracker(args.source, players, rules, reader=reader, models_dir=args.models,
+                      first=args.first, engine=args.engine, mat=not args.no_mat,
+                      max_retries=args.retries)
     _ = tracker.reader  # load the models now: missing models are a clear error up front
     for event in tracker:
         if args.json:
