@@ -22,7 +22,7 @@ import numpy as np
 
 from engine.errors import BadInputError
 from vision.assignment import assign
-from vision.pip_colour import half_colour
+from vision.pip_colour import half_colour, pip_blobs
 from vision.set_profile import SetProfile, fit_profile, reader_belief
 
 if TYPE_CHECKING:
@@ -36,6 +36,9 @@ DOUBT_MARGIN = 3.0
 #: Cost of a tile found that no set tile is left for, and of a set tile not found (the
 #: assignment's padding): far above any real label's cost.
 UNMATCHED_COST = 1e3
+#: How far a half's count of pip-coloured spots is trusted to be its count when naming
+#: the colour groups (the rest spread over every count).
+BLOB_TRUST = 0.4
 #: Steps of the balanced k-means that groups the halves' colours (``colour_groups``).
 GROUP_STEPS = 6
 
@@ -53,6 +56,8 @@ class SeenTile:
     #: The reader's belief in each count, per half (``vision.set_profile.reader_belief``).
     beliefs: tuple[np.ndarray, np.ndarray]
     colours: tuple[np.ndarray | None, np.ndarray | None]
+    #: Pip-coloured spots on each half (``vision.pip_colour.pip_blobs``).
+    blobs: tuple[int, int] = (0, 0)
     label: Pair | None = None
     #: How much less likely (log) the next best label is; negative when the tile's own
     #: likeliest label went to another tile.
@@ -145,7 +150,8 @@ def seen_tiles(photo: int, image: np.ndarray, readings: Sequence[TileReading],
         out.append(SeenTile(photo, np.asarray(r.corners, np.float32),
                             (int(r.values[0]), int(r.values[1])),
                             (reader_belief(halves[0], top), reader_belief(halves[1], top)),
-                            (half_colour(first), half_colour(second))))
+                            (half_colour(first), half_colour(second)),
+                            (pip_blobs(first), pip_blobs(second))))
     return out
 
 
@@ -221,14 +227,14 @@ def colour_groups(tiles: Sequence[SeenTile], top: int, first: SetProfile) -> Set
     groups of ``top + 2`` (each count but 0 shows on that many halves of the set) by a
     balanced k-means (each step an optimal assignment to the groups' places), starting
     from ``first``'s colours; each group then named by an optimal assignment of groups
-    to counts, costed by its halves' log-beliefs. The reader may misread a count it
-    never saw on every tile, but its pips share a colour."""
-    halves = [(belief, colour) for t in tiles
-              for belief, colour in zip(t.beliefs, t.colours, strict=True)]
-    coloured = [(b, c) for b, c in halves if c is not None]
+    to counts, costed by its halves' log-beliefs and spot counts (``BLOB_TRUST``). The
+    reader may misread a count it never saw on every tile, but its pips share a colour."""
+    halves = [(belief, colour, blobs) for t in tiles
+              for belief, colour, blobs in zip(t.beliefs, t.colours, t.blobs, strict=True)]
+    coloured = [(b, c, n) for b, c, n in halves if c is not None]
     if len(coloured) < top:
         return first
-    points = np.array([c for _, c in coloured])
+    points = np.array([c for _, c, _ in coloured])
     rng = np.random.default_rng(0)
     centres = np.array([c.mean if c.mean is not None else points[rng.integers(len(points))]
                         for c in first.colours[1:]], np.float64)
@@ -241,11 +247,13 @@ def colour_groups(tiles: Sequence[SeenTile], top: int, first: SetProfile) -> Set
         for k in range(top):
             if np.any(group == k):
                 centres[k] = np.median(points[group == k], axis=0)
-    logs = np.log(np.array([b for b, _ in coloured]))  # (halves, top + 1)
+    logs = np.log(np.array([b for b, _, _ in coloured]))  # (halves, top + 1)
+    spots = np.array([n for _, _, n in coloured])[:, None] == np.arange(top + 1)[None, :]
+    logs += np.log(BLOB_TRUST * spots + (1 - BLOB_TRUST) / (top + 1))
     cost = np.array([-logs[group == k, 1:].sum(axis=0) for k in range(top)])
     count_of = assign(cost) + 1  # group -> count
     labelled: list[tuple[int, np.ndarray | None]] = [
-        (int(count_of[g]), c) for g, (_, c) in zip(group, coloured, strict=True) if g >= 0]
+        (int(count_of[g]), c) for g, (_, c, _) in zip(group, coloured, strict=True) if g >= 0]
     labelled += [(0, None)] * (len(halves) - len(coloured))
     return fit_profile(top, labelled, first.name)
 

@@ -19,6 +19,8 @@ EDGE = 0.14
 PIP_DISTANCE = 22.0
 #: Fewer pip pixels than this share of the looked-at area: no pips to measure (a blank).
 MIN_PIP_SHARE = 0.012
+#: A spot smaller than this share of the looked-at area is a speck, not a pip.
+MIN_BLOB_SHARE = 0.0015
 #: Weight of the darkness offset next to the chroma: pips in a black-pip set differ
 #: from each other only by it.
 DARKNESS_SCALE = 60.0
@@ -49,6 +51,23 @@ def half_colour(crop: np.ndarray) -> np.ndarray | None:
     lightness = max(float(face[0]), 1.0)
     return np.array([float(np.median(core[:, 1])), float(np.median(core[:, 2])),
                      DARKNESS_SCALE * float(-np.median(core[:, 0])) / lightness], np.float64)
+
+
+def pip_blobs(crop: np.ndarray) -> int:
+    """How many separate pip-coloured spots a half crop shows (as ``half_colour`` tells
+    pip from face): a count of the pips that needs no model, for sets whose layouts
+    the models never saw."""
+    if crop.ndim != 3 or crop.shape[2] != 3 or min(crop.shape[:2]) < 8:
+        return 0
+    h, w = crop.shape[:2]
+    x0, x1, y0, y1 = int(EDGE * w), int((1 - EDGE) * w), int(EDGE * h), int((1 - EDGE) * h)
+    lab = cv2.cvtColor(np.ascontiguousarray(crop[y0:y1, x0:x1]), cv2.COLOR_BGR2LAB)
+    lab = lab.astype(np.float32)
+    gap = lab - np.median(lab.reshape(-1, 3), axis=0)
+    mask = ((np.sqrt((gap ** 2).sum(axis=2)) > PIP_DISTANCE) & (gap[..., 0] < 0))
+    found, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), 8)
+    areas = stats[1:, cv2.CC_STAT_AREA]
+    return int(np.sum(areas >= MIN_BLOB_SHARE * mask.size))
 
 
 def half_colours(crops: list[np.ndarray]) -> list[np.ndarray | None]:
