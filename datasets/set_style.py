@@ -21,7 +21,7 @@ from datasets.camera import Camera
 from datasets.pip_layouts import _grid
 from datasets.render import Scene, _inside, _paint, render_hands, render_table
 from datasets.table_scene import PlaneScene, PlaneTile, tile_corners
-from datasets.textures import FACE_COLOURS, STANDARD_COLOURS, RGB, TileStyle
+from datasets.textures import FACE_COLOURS, RGB, STANDARD_COLOURS, TileStyle
 
 #: A colour code no training scene uses (RGB): pastel, neon and earth tones.
 UNSEEN_COLOURS: dict[int, RGB] = {
@@ -65,8 +65,8 @@ UNSEEN_LAYOUTS: dict[int, list[Layout]] = {
     11: [_ring(10, [(0.5, 0.5)]),
          _grid(4, 4, [(0, 0), (0, 1), (0, 2), (0, 3), (1.5, 0.5), (1.5, 1.5), (1.5, 2.5),
                       (3, 0), (3, 1), (3, 2), (3, 3)])],
-    12: [_ring(12, []), _grid(4, 4, [(r, c) for r in (0, 3) for c in range(4)]
-                             + [(r, c) for r in (1, 2) for c in (0, 3)])],
+    12: [_ring(12, []), _grid(4, 4, [(float(r), float(c)) for r in (0, 3) for c in range(4)]
+                             + [(float(r), float(c)) for r in (1, 2) for c in (0, 3)])],
 }
 
 Look = Literal["standard", "unseen"]

@@ -113,6 +113,34 @@ class Calibration:
             tiles[i] = replace(tiles[i], label=label, confirmed=True)
         return Calibration(self.top, tuple(tiles), _fit(self.top, tiles, self.profile.name))
 
+    def state(self) -> dict[str, Any]:
+        """Everything needed to take the player's corrections later (``from_state``)."""
+        return {"top": self.top, "name": self.profile.name,
+                "tiles": [{"photo": t.photo, "corners": t.corners.tolist(), "read": list(t.read),
+                           "beliefs": [b.tolist() for b in t.beliefs],
+                           "colours": [None if c is None else c.tolist() for c in t.colours],
+                           "blobs": list(t.blobs),
+                           "label": None if t.label is None else list(t.label),
+                           "margin": t.margin, "confirmed": t.confirmed} for t in self.tiles]}
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> Calibration:
+        """The calibration ``state`` describes (written by ``state``)."""
+        try:
+            top = int(state["top"])
+            tiles = tuple(SeenTile(
+                int(t["photo"]), np.array(t["corners"], np.float32),
+                (int(t["read"][0]), int(t["read"][1])),
+                (np.array(t["beliefs"][0]), np.array(t["beliefs"][1])),
+                (None if t["colours"][0] is None else np.array(t["colours"][0]),
+                 None if t["colours"][1] is None else np.array(t["colours"][1])),
+                (int(t["blobs"][0]), int(t["blobs"][1])),
+                None if t["label"] is None else (int(t["label"][0]), int(t["label"][1])),
+                float(t["margin"]), bool(t["confirmed"])) for t in state["tiles"])
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise BadInputError("calibration", f"not a saved calibration ({exc})") from None
+        return cls(top, tiles, _fit(top, tiles, str(state.get("name", ""))))
+
     def to_json(self) -> dict[str, Any]:
         """``mtrain calibrate --json``'s form."""
         return {"set": self.top, "found": len(self.tiles),

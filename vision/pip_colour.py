@@ -65,7 +65,8 @@ def pip_blobs(crop: np.ndarray) -> int:
     lab = lab.astype(np.float32)
     gap = lab - np.median(lab.reshape(-1, 3), axis=0)
     mask = ((np.sqrt((gap ** 2).sum(axis=2)) > PIP_DISTANCE) & (gap[..., 0] < 0))
-    found, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), 8)
+    _, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+    stats = np.asarray(stats)
     areas = stats[1:, cv2.CC_STAT_AREA]
     return int(np.sum(areas >= MIN_BLOB_SHARE * mask.size))
 

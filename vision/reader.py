@@ -47,8 +47,8 @@ from vision.images import load_image
 from vision.onnx_models import BoxDetector, Classifier, ObbDetector, load_specs
 
 if TYPE_CHECKING:
-    from vision.set_profile import SetProfile
     from vision.cover_check import CoverCheck
+    from vision.set_profile import SetProfile
 
 #: The ``halves`` classifier's vote counts for counts up to this many only, unless the
 #: reader is told of a larger set (``TileReader(max_value=15)``): its training crops

@@ -36,10 +36,10 @@ PROFILE_VERSION = 1
 #: The file a profile is kept in under the user's data folder (``default_profile_path``).
 PROFILE_NAME = "set_profile.json"
 #: Floor of a count's colour spread, per axis (Lab units): lighting and blur move it.
-MIN_SPREAD = 3.0
+MIN_SPREAD = 8.0
 #: Share of halves whose colour is off for a reason the profile cannot know (an arm, a
 #: shadow, glare): their colour is as likely under every count.
-COLOUR_OUTLIER = 0.02
+COLOUR_OUTLIER = 0.2
 #: The colour volume an outlier is spread over (Lab units cubed).
 COLOUR_VOLUME = 120.0 * 120.0 * 60.0
 #: The reader's belief in a count outside its range: never zero, so colour may overrule.
