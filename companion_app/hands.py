@@ -123,17 +123,20 @@ def read_tiles(photo: Photo, models_dir: str | os.PathLike[str],
     return read_hand_photo(photo, models_dir, rules_json)[0]
 
 
-def read_hand_photo(photo: Photo, models_dir: str | os.PathLike[str], rules_json: dict[str, Any]
+def read_hand_photo(photo: Photo, models_dir: str | os.PathLike[str], rules_json: dict[str, Any],
+                    profile_path: str | os.PathLike[str] | None = None,
                     ) -> tuple[list[dict[str, Any]], list[list[list[float]]]]:
     """``read_tiles``'s tiles, and the boxes (corners, image pixels) of the tiles lying
     face down in the photo: those are not read (``vision.face_down``), and the player
-    must turn them over.
+    must turn them over. The set profile at ``profile_path`` (``vision.set_profile``), when
+    there is one for the game's set, weighs the counts by pip colour.
 
     Raises :class:`HandError` with the reader's message when the photo cannot be read.
     """
     from engine import RuleSet
     from vision.reader import TileReader
     from vision.scoring import hand_from_reading, read_hand
+    from vision.set_profile import kept_profile
 
     try:
         rules = RuleSet.from_json(rules_json)
@@ -144,6 +147,9 @@ def read_hand_photo(photo: Photo, models_dir: str | os.PathLike[str], rules_json
     if reader is None:
         reader = _readers[key] = TileReader(models_dir)
     reader = reader.for_set(rules.set)  # the game's set: its top bounds every half
+    profile = kept_profile(profile_path, rules.set)
+    if profile is not None:  # the table's own set, calibrated on the set page
+        reader = reader.with_profile(profile)
     with tempfile.TemporaryDirectory(prefix="mtrain-hand-") as folder:
         image = decode_photo(photo, folder)
         try:

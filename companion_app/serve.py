@@ -38,6 +38,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         help="port (default 8000; 0 picks a free one)")
     parser.add_argument("--db", metavar="PATH", default="instance/mtrain.sqlite3",
                         help="the SQLite database (default instance/mtrain.sqlite3)")
+    parser.add_argument("--profile", metavar="PATH", default=None,
+                        help="the set profile (mtrain calibrate) to read with and to keep "
+                             "from the app's set page (default: set_profile.json beside "
+                             "the database)")
     parser.add_argument("--turn-seconds", type=float, default=2.0,
                         help="sim and demo replay: seconds between tables (default 2)")
     parser.add_argument("--new-pin", action="store_true",
@@ -129,7 +133,7 @@ def print_banner(url: str, pin: str | None, source: str, why: str | None, read_o
 
 def serve(args: argparse.Namespace) -> int:
     from companion_app import attach_worker, create_app
-    from companion_app.sources import default_source, source_from_arg
+    from companion_app.sources import TrackerSource, default_source, source_from_arg
     from engine.errors import BadInputError
 
     if not 0 <= args.port < 65536:
@@ -142,7 +146,16 @@ def serve(args: argparse.Namespace) -> int:
         source, why = default_source(args.turn_seconds)
     else:
         source = source_from_arg(args.source, args.turn_seconds)
-    app = create_app({"DATABASE": str(db_path), "NEW_PIN": args.new_pin})
+    config: dict[str, Any] = {"DATABASE": str(db_path), "NEW_PIN": args.new_pin}
+    if args.profile:
+        from vision.set_profile import load_profile
+
+        load_profile(args.profile)  # a bad profile is a clear error up front
+        config["SET_PROFILE"] = args.profile
+    app = create_app(config)
+    if isinstance(source, TrackerSource):
+        source.profile = (Path(args.profile) if args.profile
+                          else db_path.with_name("set_profile.json"))
     try:
         server = Server(app, args.host, args.port)
     except OSError as exc:

@@ -82,6 +82,8 @@ class TrackerSource:
     sees_table: bool = True
     #: a recording's ``demo.json``: its players, rules and first seat replace the game's.
     labels: Path | None = None
+    #: the set profile (``vision.set_profile``) to read with, when one is kept there.
+    profile: Path | None = None
 
     def __post_init__(self) -> None:
         if not self.label:
@@ -94,7 +96,8 @@ class TrackerSource:
 
     def events(self, ctx: GameContext) -> Iterator[SourceEvent]:
         from engine import RuleSet
-        from vision.tracker import Tracker
+        from vision.set_profile import kept_profile
+        from vision.tracker import TRACKER_CLASSIFIES_HALVES, Tracker
 
         players, rules, first = ctx.players, ctx.rules, 0
         engine: int | None = ctx.engine
@@ -105,7 +108,15 @@ class TrackerSource:
             first = int(meta.get("first", 0))
             engine = None  # the recording's own engine, from its first table
         # a recording plays at its own pace, as the camera would have shown it
-        tracker = Tracker(self.source, players, RuleSet.from_json(rules),
+        ruleset = RuleSet.from_json(rules)
+        profile = kept_profile(self.profile, ruleset.set)
+        reader = None  # without a profile, the tracker makes its own
+        if profile is not None:
+            from vision.reader import TileReader
+
+            reader = TileReader(self.models_dir, max_value=ruleset.set,
+                                classify_halves=TRACKER_CLASSIFIES_HALVES).with_profile(profile)
+        tracker = Tracker(self.source, players, ruleset, reader=reader,
                           models_dir=self.models_dir, engine=engine, first=first,
                           realtime=not self.live)
         self._frames = tracker.source  # its latest frame is the still for reading hands

@@ -243,11 +243,13 @@ def _orient(tile: SeenTile, profile: SetProfile | None, top: int) -> Pair | None
 def _fit(top: int, tiles: Sequence[SeenTile], name: str,
          profile: SetProfile | None = None) -> SetProfile:
     labelled: list[tuple[int, np.ndarray | None]] = []
+    reads: list[tuple[int, int]] = []
     for t in tiles:
         oriented = _orient(t, profile, top)
         if oriented is not None:
             labelled += list(zip(oriented, t.colours, strict=True))
-    return fit_profile(top, labelled, name)
+            reads += list(zip(oriented, t.read, strict=True))
+    return fit_profile(top, labelled, name, reads)
 
 
 def colour_groups(tiles: Sequence[SeenTile], top: int, first: SetProfile) -> SetProfile:

@@ -44,6 +44,8 @@ COLOUR_OUTLIER = 0.2
 COLOUR_VOLUME = 120.0 * 120.0 * 60.0
 #: The reader's belief in a count outside its range: never zero, so colour may overrule.
 READER_FLOOR = 1e-3
+#: Halves' worth of the reader's own belief mixed into what calibration saw it read.
+READS_PRIOR = 2.0
 #: A count is in a reweighed half's range while its share is at least this.
 RANGE_SHARE = 0.15
 #: Counts whose colour means lie this many spreads apart are told apart by colour.
@@ -78,12 +80,18 @@ class SetProfile:
     colours: tuple[CountColour, ...]
     #: Free text: which set, from which photos.
     name: str = ""
+    #: ``reads[n][m]``: halves of count ``n`` the reader read as ``m`` at calibration
+    #: (``(top + 1)`` rows of ``top + 1``); empty when not known.
+    reads: tuple[tuple[int, ...], ...] = ()
 
     def __post_init__(self) -> None:
         if not 1 <= self.top <= 18:
             raise ValueError(f"a set's largest half is 1 to 18, got {self.top}")
         if [c.count for c in self.colours] != list(range(self.top + 1)):
             raise ValueError(f"colours must list counts 0 to {self.top} in order")
+        if self.reads and (len(self.reads) != self.top + 1
+                           or any(len(row) != self.top + 1 for row in self.reads)):
+            raise ValueError(f"reads must be {self.top + 1} rows of {self.top + 1}")
 
     @property
     def colour_coded(self) -> bool:
@@ -100,34 +108,50 @@ class SetProfile:
         return pairs > 0 and apart >= CODED_SHARE * pairs
 
     def colour_likelihood(self, colour: np.ndarray | None) -> np.ndarray:
-        """The likelihood of a half's measured pip colour (``None``: none measured) under
-        each count ``0..top``."""
-        out = np.empty(self.top + 1)
+        """The likelihood of a half's measured pip colour under each count ``0..top``:
+        all ones when nothing was measured or the set is not colour-coded. A count with no
+        colour of its own (a blank: specks, a shadow or the bevel may show) gets the
+        known counts' mean, so that a stray colour neither favours nor rules it out."""
+        out = np.ones(self.top + 1)
+        if colour is None or not self.colour_coded:
+            return out
+        known = []
         for c in self.colours:
-            shown = (c.measured + 1) / (c.samples + 2)
-            if colour is None:
-                out[c.count] = 1 - shown
+            if c.mean is None or c.spread is None:
                 continue
-            density = COLOUR_OUTLIER / COLOUR_VOLUME
-            if c.mean is not None and c.spread is not None:
-                var = np.maximum(np.asarray(c.spread), MIN_SPREAD) ** 2
-                z = float(np.sum((colour - np.asarray(c.mean)) ** 2 / var))
-                gauss = math.exp(-0.5 * z) / math.sqrt((2 * math.pi) ** 3 * float(np.prod(var)))
-                density += (1 - COLOUR_OUTLIER) * gauss
-            out[c.count] = shown * density
+            var = np.maximum(np.asarray(c.spread), MIN_SPREAD) ** 2
+            z = float(np.sum((colour - np.asarray(c.mean)) ** 2 / var))
+            gauss = math.exp(-0.5 * z) / math.sqrt((2 * math.pi) ** 3 * float(np.prod(var)))
+            out[c.count] = COLOUR_OUTLIER / COLOUR_VOLUME + (1 - COLOUR_OUTLIER) * gauss
+            known.append(c.count)
+        if known:
+            out[[c.count for c in self.colours if c.count not in known]] = out[known].mean()
         return out
+
+    def reader_likelihood(self, half: HalfCount) -> np.ndarray:
+        """How likely the reader's reading of a half is under each count ``0..top``: the
+        share of that count's halves the reader read so at calibration (``reads``), with
+        ``READS_PRIOR`` halves' worth of its own belief (``reader_belief``) mixed in; its
+        belief alone without ``reads``. A count the reader misreads on this set the same
+        way every time (a layout it never saw) is then as likely as the count read."""
+        belief = reader_belief(half, self.top)
+        if not self.reads:
+            return belief
+        seen = np.asarray(self.reads, np.float64)
+        read = min(half.value, self.top)
+        return (seen[:, read] + READS_PRIOR * belief) / (seen.sum(axis=1) + READS_PRIOR)
 
     def reweigh(self, halves: Sequence[HalfCount], colours: Sequence[np.ndarray | None]
                 ) -> list[HalfCount]:
-        """``halves`` as read, each count weighed by its pip colour: the reader's belief
-        (``reader_belief``) times ``colour_likelihood``; the likeliest count, its share
-        as the certainty, and the counts holding ``RANGE_SHARE`` as the range. Unchanged
-        when the set is not colour-coded."""
-        if not self.colour_coded:
+        """``halves`` as read, each count weighed by the set: ``reader_likelihood`` times
+        ``colour_likelihood``; the likeliest count, its share as the certainty, and the
+        counts holding ``RANGE_SHARE`` as the range. Unchanged when the profile knows
+        neither the reader's readings nor colours that tell the counts apart."""
+        if not self.reads and not self.colour_coded:
             return list(halves)
         out = []
         for half, colour in zip(halves, colours, strict=True):
-            weight = reader_belief(half, self.top) * self.colour_likelihood(colour)
+            weight = self.reader_likelihood(half) * self.colour_likelihood(colour)
             total = float(weight.sum())
             if not total > 0:
                 out.append(half)
@@ -142,7 +166,8 @@ class SetProfile:
     def to_json(self) -> dict[str, Any]:
         return {"version": PROFILE_VERSION, "top": self.top, "name": self.name,
                 "colour_coded": self.colour_coded,
-                "colours": [c.to_json() for c in self.colours]}
+                "colours": [c.to_json() for c in self.colours],
+                "reads": [list(row) for row in self.reads]}
 
     @classmethod
     def from_json(cls, data: Any, source: str = "profile") -> SetProfile:
@@ -164,7 +189,7 @@ class SetProfile:
         if not isinstance(rows, list) or len(rows) != top + 1:
             raise BadInputError(source, f"'colours' must list counts 0 to {top}")
         return cls(top, tuple(_count_colour(row, n, source) for n, row in enumerate(rows)),
-                   name)
+                   name, _reads(data.get("reads", []), top, source))
 
 
 def reader_belief(half: HalfCount, top: int) -> np.ndarray:
@@ -178,9 +203,10 @@ def reader_belief(half: HalfCount, top: int) -> np.ndarray:
 
 
 def fit_profile(top: int, labelled: Sequence[tuple[int, np.ndarray | None]],
-                name: str = "") -> SetProfile:
+                name: str = "", reads: Sequence[tuple[int, int]] = ()) -> SetProfile:
     """The profile of a double-``top`` set from halves of known count: ``(count, colour)``
-    pairs (``colour`` as ``vision.pip_colour.half_colour`` measures it, or None).
+    pairs (``colour`` as ``vision.pip_colour.half_colour`` measures it, or None), and
+    ``(count, read)`` pairs of what the reader read them as (``SetProfile.reads``).
 
     A count's mean and spread are the median and the scaled median absolute deviation
     of its colours, so a few mislabelled or shadowed halves do not pull them."""
@@ -197,7 +223,23 @@ def fit_profile(top: int, labelled: Sequence[tuple[int, np.ndarray | None]],
         colours.append(CountColour(n, samples, len(seen),
                                    tuple(float(v) for v in mean),  # type: ignore[arg-type]
                                    tuple(float(v) for v in spread)))  # type: ignore[arg-type]
-    return SetProfile(top, tuple(colours), name)
+    seen = np.zeros((top + 1, top + 1), int)
+    for count, read in reads:
+        seen[count, min(read, top)] += 1
+    return SetProfile(top, tuple(colours), name,
+                      tuple(tuple(int(v) for v in row) for row in seen) if reads else ())
+
+
+def _reads(value: Any, top: int, source: str) -> tuple[tuple[int, ...], ...]:
+    if value == []:
+        return ()
+    if (not isinstance(value, list) or len(value) != top + 1
+            or not all(isinstance(row, list) and len(row) == top + 1
+                       and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                               for v in row) for row in value)):
+        raise BadInputError(source, f"'reads' must be {top + 1} rows of {top + 1} whole "
+                            "numbers (or empty)")
+    return tuple(tuple(row) for row in value)
 
 
 def _triple(value: Any, field: str, source: str) -> tuple[float, float, float] | None:
@@ -255,6 +297,19 @@ def load_profile(path: str | os.PathLike[str]) -> SetProfile:
     except json.JSONDecodeError as exc:
         raise BadInputError(source, f"not JSON ({exc.msg}, line {exc.lineno})") from None
     return SetProfile.from_json(data, source)
+
+
+def kept_profile(path: str | os.PathLike[str] | None, top: int) -> SetProfile | None:
+    """The profile kept at ``path`` when there is one for a double-``top`` set, else None
+    (no file, an unusable one, or one for another set size): for readers that go on
+    without one rather than stop."""
+    if path is None or not Path(path).exists():
+        return None
+    try:
+        profile = load_profile(path)
+    except BadInputError:
+        return None
+    return profile if profile.top == top else None
 
 
 def save_profile(profile: SetProfile, path: str | os.PathLike[str]) -> None:

@@ -26,6 +26,7 @@ from companion_app.camera_hand import split_hand
 from companion_app.db import get_db
 from companion_app.score_pad import close_round
 from companion_app.security import pin_required
+from companion_app.views.calibrate import profile_path
 from companion_app.views.common import game_or_404, notify_worker, round_or_404, worker
 
 bp = Blueprint("hands", __name__, url_prefix="/games")
@@ -119,7 +120,7 @@ def _read(game: store.Game, photo: hand_reading.Photo
         return [], [], problem
     try:
         readings, backs = hand_reading.read_hand_photo(
-            photo, current_app.config["MODELS_DIR"], game.rules)
+            photo, current_app.config["MODELS_DIR"], game.rules, profile_path())
     except hand_reading.HandError as exc:
         return [], [], str(exc)
     return readings, backs, None
