@@ -223,11 +223,11 @@ def fit_profile(top: int, labelled: Sequence[tuple[int, np.ndarray | None]],
         colours.append(CountColour(n, samples, len(seen),
                                    tuple(float(v) for v in mean),  # type: ignore[arg-type]
                                    tuple(float(v) for v in spread)))  # type: ignore[arg-type]
-    seen = np.zeros((top + 1, top + 1), int)
+    tally = np.zeros((top + 1, top + 1), int)
     for count, read in reads:
-        seen[count, min(read, top)] += 1
+        tally[count, min(read, top)] += 1
     return SetProfile(top, tuple(colours), name,
-                      tuple(tuple(int(v) for v in row) for row in seen) if reads else ())
+                      tuple(tuple(int(v) for v in row) for row in tally) if reads else ())
 
 
 def _reads(value: Any, top: int, source: str) -> tuple[tuple[int, ...], ...]:

@@ -9,12 +9,13 @@ from pathlib import Path
 import numpy as np
 from flask import Flask
 from flask.testing import FlaskClient
-from .tablet import Table
 
 from vision.calibrate import SeenTile, calibrate_tiles, set_tiles
 from vision.detections import Detections
 from vision.reader import HalfCount
 from vision.set_profile import load_profile, reader_belief
+
+from .tablet import Table
 
 
 def _pending(app: Flask) -> Path:

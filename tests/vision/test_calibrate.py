@@ -53,9 +53,9 @@ class TestAssignment:
 
 
 def _coded(top: int = 3, spread: float = 2.0) -> SetProfile:
-    """A colour-coded double-``top`` profile: count n's pips at (20 n, -10 n, 30)."""
+    """A colour-coded double-``top`` profile: count n's pips at (40 n, -20 n, 30)."""
     return SetProfile(top, (CountColour(0, 5, 0),) + tuple(
-        CountColour(n, 5, 5, (20.0 * n, -10.0 * n, 30.0), (spread, spread, spread))
+        CountColour(n, 5, 5, (40.0 * n, -20.0 * n, 30.0), (spread, spread, spread))
         for n in range(1, top + 1)), "test")
 
 
@@ -71,6 +71,7 @@ class TestProfile:
         ({"top": 40}, "'top'"),
         ({"colours": []}, "counts 0 to 3"),
         ({"name": 5}, "'name'"),
+        ({"reads": [[1, 2]]}, "'reads'"),
     ])
     def test_bad_profiles_are_named(self, tmp_path: Path, change: dict[str, object],
                                     problem: str) -> None:
@@ -107,12 +108,23 @@ class TestColourCue:
     def test_colour_fixes_a_confusion(self) -> None:
         # the reader is fairly sure of 2 and allows 3; the pips are count 3's colour
         half = HalfCount(2, 0.7, Detections.empty(), 2, 3)
-        fixed = _coded().reweigh([half], [np.array([60.0, -30.0, 30.0])])[0]
+        fixed = _coded().reweigh([half], [np.array([118.0, -61.0, 30.0])])[0]
         assert (fixed.value, fixed.low, fixed.high) == (3, 3, 3)
         assert fixed.certainty > 0.9
         # and a half whose colour agrees keeps its count, surer
-        kept = _coded().reweigh([half], [np.array([40.0, -20.0, 30.0])])[0]
+        kept = _coded().reweigh([half], [np.array([81.0, -40.0, 30.0])])[0]
         assert kept.value == 2 and kept.certainty > half.certainty
+
+    def test_what_the_reader_misreads_on_this_set_is_weighed(self) -> None:
+        # at calibration every 3 was read as 2, every 2 as 2: a sure 2 may be a 3
+        reads = tuple(tuple(5 if (n, m) in ((0, 0), (1, 1), (2, 2), (3, 2)) else 0
+                            for m in range(4)) for n in range(4))
+        profile = SetProfile(3, _coded().colours, "test", reads)
+        sure = HalfCount(2, 1.0, Detections.empty(), 2, 2)
+        assert profile.reweigh([sure], [np.array([118.0, -61.0, 30.0])])[0].value == 3
+        assert profile.reweigh([sure], [np.array([81.0, -40.0, 30.0])])[0].value == 2
+        # without the reads, the colour does not overrule a sure reading
+        assert _coded().reweigh([sure], [np.array([118.0, -61.0, 30.0])])[0].value == 2
 
     def test_belief_has_a_floor(self) -> None:
         belief = reader_belief(HalfCount(1, 1.0, Detections.empty(), 1, 1), 3)
