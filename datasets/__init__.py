@@ -3,6 +3,9 @@
 - :func:`render` / :func:`render_crops` (``datasets.render``): one labelled scene
   (``hands`` or ``table``) or the half-tile crops of one, from a random generator;
   :func:`scene_rng` gives image ``index`` of a seed its own generator.
+- :func:`set_look`, :func:`set_photos` (``datasets.set_style``): one set's fixed look
+  (the standard code, or colours and 10-12 layouts no training scene shows) and
+  photos of the whole set laid out face up, for calibration.
 - :func:`synthesize` (``datasets.synth``): write ``count`` images + label JSON to a
   folder (``mtrain synth``), deterministic per seed.
 - :func:`load_labels`, :func:`iter_scenes` (``datasets.labels``): read label files.
@@ -27,6 +30,8 @@ _NAMES = {
     "scene_rng": "datasets.render",
     "Scene": "datasets.render",
     "synthesize": "datasets.synth",
+    "set_look": "datasets.set_style",
+    "set_photos": "datasets.set_style",
     "load_labels": "datasets.labels",
     "iter_scenes": "datasets.labels",
     "export_obb": "datasets.yolo_export",

@@ -60,12 +60,23 @@ _EXPORTS = {
     "RoundOver": "vision.events",
     "Referee": "vision.referee",
     "Ruling": "vision.referee",
+    "assign": "vision.assignment",
+    "half_colour": "vision.pip_colour",
+    "SetProfile": "vision.set_profile",
+    "fit_profile": "vision.set_profile",
+    "load_profile": "vision.set_profile",
+    "save_profile": "vision.set_profile",
+    "default_profile_path": "vision.set_profile",
+    "Calibration": "vision.calibrate",
+    "calibrate": "vision.calibrate",
 }
 
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:
     from vision.annotate import PolygonAnnotator, ReadingAnnotator  # noqa: F401
+    from vision.assignment import assign  # noqa: F401
+    from vision.calibrate import Calibration, calibrate  # noqa: F401
     from vision.camera_plan import CameraPlan, plan_camera  # noqa: F401
     from vision.closer_look import look_closer  # noqa: F401
     from vision.cover_check import CoverCheck, flag_covered  # noqa: F401
@@ -93,10 +104,18 @@ if TYPE_CHECKING:
     from vision.hollow_markers import drop_hollow  # noqa: F401
     from vision.images import MAX_DECODED_PIXELS, exif_orientation, load_image  # noqa: F401
     from vision.mat import MatView, detect_mat, rectify, write_mat  # noqa: F401
+    from vision.pip_colour import half_colour  # noqa: F401
     from vision.precision import chosen_precision  # noqa: F401
     from vision.reader import FrameReading, TileReader, TileReading  # noqa: F401
     from vision.referee import Referee, Ruling  # noqa: F401
     from vision.scoring import HandReading, read_hand, score_photos  # noqa: F401
+    from vision.set_profile import (  # noqa: F401
+        SetProfile,
+        default_profile_path,
+        fit_profile,
+        load_profile,
+        save_profile,
+    )
     from vision.straight_above import read_from_above  # noqa: F401
     from vision.table import TableReading, Uncertainty, reconstruct  # noqa: F401
     from vision.tracker import Tracker  # noqa: F401

@@ -20,7 +20,7 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -29,7 +29,22 @@ from engine.errors import BadInputError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from vision.reader import HalfCount
+
+class HalfCount(Protocol):
+    """A half's count as the reader gives it (``vision.reader.HalfCount``)."""
+
+    @property
+    def value(self) -> int: ...
+    @property
+    def certainty(self) -> float: ...
+    @property
+    def low(self) -> int: ...
+    @property
+    def high(self) -> int: ...
+    def _replace(self: Half, *, value: int, certainty: float, low: int, high: int) -> Half: ...
+
+
+Half = TypeVar("Half", bound=HalfCount)
 
 #: The profile file format's version.
 PROFILE_VERSION = 1
@@ -141,8 +156,8 @@ class SetProfile:
         read = min(half.value, self.top)
         return (seen[:, read] + READS_PRIOR * belief) / (seen.sum(axis=1) + READS_PRIOR)
 
-    def reweigh(self, halves: Sequence[HalfCount], colours: Sequence[np.ndarray | None]
-                ) -> list[HalfCount]:
+    def reweigh(self, halves: Sequence[Half], colours: Sequence[np.ndarray | None]
+                ) -> list[Half]:
         """``halves`` as read, each count weighed by the set: ``reader_likelihood`` times
         ``colour_likelihood``; the likeliest count, its share as the certainty, and the
         counts holding ``RANGE_SHARE`` as the range. Unchanged when the profile knows
