@@ -6,7 +6,9 @@ double-12 set is rendered face up in three photos and calibrated; held-out
 hands and tables of the same set (other seeds) are then read with the plain
 reader and with the set's profile. Counted: tiles labelled right by the
 calibration, tiles read right (a reading centred on the tile with its values),
-and photos with every tile read right. Writes the ``calibration`` section of
+photos with every tile read right, and tables read back exactly as ``mtrain read``
+reads them (engine and every train's tiles in order; which seat owns a train is
+left to ``benchmarks.table``). Writes the ``calibration`` section of
 ``benchmarks/results/realism.json``, leaving its other sections as they are.
 
     python -m benchmarks.calibration [--sets 2] [--hands 6] [--tables 3]
@@ -52,6 +54,26 @@ def _right(scene: Scene, reader: TileReader) -> tuple[int, int]:
     return right, counted
 
 
+def _chains(table: Any) -> tuple[int, list[tuple[tuple[int, int], ...]]]:
+    """A table's engine and its trains' tile chains, owners aside (seat numbering is the
+    table reading's business, measured in ``benchmarks.table``)."""
+    return table.engine, sorted(tuple(tuple(t) for t in train.tiles)
+                                for train in table.trains if train.tiles)
+
+
+def _table_exact(scene: Scene, reader: TileReader) -> bool:
+    """Whether ``scene``'s table reads back exactly (engine and every train's tiles in
+    order), as ``mtrain read`` reads it."""
+    from engine.table import TableState
+    from vision.cli import read_table
+
+    truth = TableState.from_json(scene.table)
+    players = sum(1 for t in truth.trains if t.owner != "mexican")
+    reader.reset()
+    _, reading = read_table(reader.read(scene.image), players, scene.image, reader)
+    return reading.table is not None and _chains(reading.table) == _chains(truth)
+
+
 def _one_set(reader: TileReader, look: Look, seed: int, hands: int, tables: int
              ) -> dict[str, Any]:
     style = set_look(seed, look)
@@ -67,19 +89,24 @@ def _one_set(reader: TileReader, look: Look, seed: int, hands: int, tables: int
     profiled = reader.with_profile(result.profile)
     scenes = ([hand_photo(style, HELD_OUT + seed * 100 + k) for k in range(hands)]
               + [table_photo(style, HELD_OUT + seed * 100 + 50 + k) for k in range(tables)])
-    counts = {"before": [0, 0, 0], "after": [0, 0, 0]}  # right, counted, photos all right
+    # tiles right, counted, photos with every tile right, tables exact
+    counts = {"before": [0, 0, 0, 0], "after": [0, 0, 0, 0]}
     for scene in scenes:
         for key, r in (("before", reader), ("after", profiled)):
             right, counted = _right(scene, r)
             counts[key][0] += right
             counts[key][1] += counted
             counts[key][2] += right == counted
+            if scene.table is not None:
+                counts[key][3] += _table_exact(scene, r)
     return {"seed": seed, "found": len(result.tiles), "labelled_right": labelled,
             "doubtful": len(result.doubtful), "colour_coded": result.profile.colour_coded,
             "calibrate_s": round(seconds, 1), "photos": len(scenes),
             **{f"{key}_tiles_right": v[0] for key, v in counts.items()},
             "tiles": counts["before"][1],
-            **{f"{key}_photos_all_right": v[2] for key, v in counts.items()}}
+            **{f"{key}_photos_all_right": v[2] for key, v in counts.items()},
+            "tables": tables,
+            **{f"{key}_tables_exact": v[3] for key, v in counts.items()}}
 
 
 def calibration(reader: TileReader, sets: int, hands: int, tables: int) -> dict[str, Any]:
@@ -91,7 +118,8 @@ def calibration(reader: TileReader, sets: int, hands: int, tables: int) -> dict[
         total = {key: sum(int(r[key]) for r in rows)
                  for key in ("found", "labelled_right", "doubtful", "tiles", "photos",
                              "before_tiles_right", "after_tiles_right",
-                             "before_photos_all_right", "after_photos_all_right")}
+                             "before_photos_all_right", "after_photos_all_right",
+                             "tables", "before_tables_exact", "after_tables_exact")}
         out["looks"][look] = {"sets": rows, "total": total}
     return out
 

@@ -151,8 +151,8 @@ def test_read_tiles_with_a_fake_reader(game: Table, monkeypatch: pytest.MonkeyPa
     """With models present, the photo's tiles are read and drawn over it, uncertain ones marked."""
     monkeypatch.setattr(hands, "models_status", lambda folder: None)
 
-    def fake_read(photo: hands.Photo, folder: object,
-                  rules: object) -> tuple[list[dict[str, object]], list[object]]:
+    def fake_read(photo: hands.Photo, folder: object, rules: object,
+                  profile_path: object = None) -> tuple[list[dict[str, object]], list[object]]:
         return [
             {"values": [3, 4], "corners": [[1, 1], [9, 1], [9, 20], [1, 20]], "confidence": 0.9,
              "uncertain": False},
@@ -180,8 +180,8 @@ def test_tiles_face_down_are_named_and_not_counted(game: Table, monkeypatch: pyt
     """A photo with tiles lying face down says so: they are not in the hand's points."""
     monkeypatch.setattr(hands, "models_status", lambda folder: None)
 
-    def fake_read(photo: hands.Photo, folder: object,
-                  rules: object) -> tuple[list[dict[str, object]], list[object]]:
+    def fake_read(photo: hands.Photo, folder: object, rules: object,
+                  profile_path: object = None) -> tuple[list[dict[str, object]], list[object]]:
         return [{"values": [3, 4], "corners": [[1, 1], [9, 1], [9, 20], [1, 20]],
                  "confidence": 0.9, "uncertain": False}], [
             [[12, 1], [20, 1], [20, 20], [12, 20]], [[22, 1], [30, 1], [30, 20], [22, 20]]]
