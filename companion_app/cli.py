@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "simulate": "engine.cli",
     "read": "vision.cli",
     "score": "vision.cli",
+    "calibrate": "vision.cli",
     "watch": "vision.watch_cli",
     "camera-plan": "vision.watch_cli",
     "mat": "vision.watch_cli",

@@ -351,7 +351,8 @@ def test_the_table_camera_reads_only_the_hand(game: Table, app: Flask,
                                                  [44 + 30 * i, 68], [20 + 30 * i, 68]],
                   "confidence": 0.9, "uncertain": False} for i, v in enumerate(hand)]
     monkeypatch.setattr(hands, "models_status", lambda folder: None)
-    monkeypatch.setattr(hands, "read_hand_photo", lambda photo, folder, rules: (readings, []))
+    monkeypatch.setattr(hands, "read_hand_photo",
+                        lambda photo, folder, rules, profile_path=None: (readings, []))
 
     class Camera:
         label = "camera 0"
