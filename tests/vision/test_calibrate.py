@@ -14,7 +14,8 @@ from companion_app.cli import main
 from datasets.set_style import full_set, hand_photo, set_look, set_photos
 from engine.errors import BadInputError
 from vision.assignment import assign
-from vision.calibrate import SeenTile, calibrate, calibrate_tiles
+from vision.calibrate import Calibration, SeenTile, calibrate, calibrate_tiles
+from vision.calibrate_cli import calibration_text
 from vision.detections import Detections
 from vision.pip_colour import half_colour
 from vision.reader import HalfCount
@@ -162,6 +163,20 @@ class TestCalibrateTiles:
         assert result.missing == []
         assert result.doubtful  # the relabelled tiles are for the player to confirm
         assert result.profile.colours[4].mean == pytest.approx(tuple(colours[4]))
+
+    def test_state_round_trip_and_text(self) -> None:
+        top = 3
+        colours = {n: np.array([40.0 * n, -20.0 * n, 30.0]) for n in range(1, top + 1)}
+        tiles = [_seen(t, top, colours, (min(t[0], 2), min(t[1], 2))) for t in full_set(top)]
+        result = calibrate_tiles(tiles, top, "mine")
+        again = Calibration.from_state(json.loads(json.dumps(result.state())))
+        assert [t.label for t in again.tiles] == [t.label for t in result.tiles]
+        assert again.doubtful == result.doubtful and again.profile == result.profile
+        text = calibration_text(result, ["set.jpg"])
+        assert f"{len(tiles)} tiles found, {len(tiles)} assigned" in text
+        assert "check tile" in text and "set.jpg" in text and "pip colours (Lab" in text
+        with pytest.raises(BadInputError, match="not a saved calibration"):
+            Calibration.from_state({"top": 3})
 
     def test_corrections_are_confirmed(self) -> None:
         top = 2
