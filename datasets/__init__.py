@@ -1,7 +1,8 @@
 """datasets package: the seeded synthetic image generator and the label files.
 
-- :func:`render` / :func:`render_crops` (``datasets.render``): one labelled scene
-  (``hands`` or ``table``) or the half-tile crops of one, from a random generator;
+- :func:`render` (``datasets.render``) / :func:`render_crops` (``datasets.crop_sets``):
+  one labelled scene (``hands`` or ``table``) or the half-tile crops of one, from a random
+  generator;
   :func:`scene_rng` gives image ``index`` of a seed its own generator.
 - :func:`set_look`, :func:`set_photos` (``datasets.set_style``): one set's fixed look
   (the standard code, or colours and 10-12 layouts no training scene shows) and
@@ -24,11 +25,11 @@ from typing import Any
 
 _NAMES = {
     "render": "datasets.render",
-    "render_crops": "datasets.render",
+    "render_crops": "datasets.crop_sets",
     "render_hands": "datasets.render",
     "render_table": "datasets.render",
     "scene_rng": "datasets.render",
-    "Scene": "datasets.render",
+    "Scene": "datasets.scene",
     "synthesize": "datasets.synth",
     "set_look": "datasets.set_style",
     "set_photos": "datasets.set_style",

@@ -11,15 +11,8 @@ from pathlib import Path
 
 import cv2
 
-from datasets.render import (
-    CROP_KINDS,
-    KINDS,
-    render,
-    render_covered_crops,
-    render_crops,
-    render_table_crops,
-    scene_rng,
-)
+from datasets.crop_sets import render_covered_crops, render_crops, render_table_crops
+from datasets.render import CROP_KINDS, KINDS, render, scene_rng
 
 #: Crops rendered per scene for ``--kind crops`` (each scene gives up to this many).
 CROPS_PER_SCENE = 24

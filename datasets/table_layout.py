@@ -20,8 +20,8 @@ Conventions (see docs/DESIGN.md):
   right angle, its next tile's near end against the side of the far half of
   the tile before. Tiles of different trains never touch.
 
-:func:`random_table` builds a legal-looking :class:`engine.TableState` to lay
-out (tests, benchmarks, the generator).
+:func:`random_table` (:mod:`datasets.random_table`, importable from here too) builds a
+legal-looking :class:`engine.TableState` to lay out (tests, benchmarks, the generator).
 """
 
 from __future__ import annotations
@@ -29,10 +29,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from datasets.random_table import random_table as random_table  # re-exported
 from vision.mat_geometry import SLOT_RADIUS_MM, mat_to_table, slot_angles
 
 if TYPE_CHECKING:
@@ -496,50 +497,6 @@ def layout_sequence(tables: Sequence[TableState], players: int, rng: np.random.G
                                seat_angles=base.seat_angles, mexican_angle=base.mexican_angle,
                                size=size, players=players))
     return out
-
-
-# --- a random legal-looking table -------------------------------------------
-
-
-def random_table(rng: np.random.Generator, players: int, set_max: int = 12, n_tiles: int = 20,
-                 *, marker_rate: float = 0.3, engine: int | None = None) -> TableState:
-    """A table as it could look mid-round: ``n_tiles`` tiles besides the engine (fewer if stuck).
-
-    Every tile matches the one before it; a double is followed on its own
-    train, except that the last tile laid may be a double still waiting to
-    be satisfied. Each train carries its marker with ``marker_rate``; every
-    seat's train and the Mexican train are listed, empty or not.
-    """
-    from engine import TableState, Train
-
-    e = int(rng.integers(0, set_max + 1)) if engine is None else engine
-    pool = {(a, b) for a in range(set_max + 1) for b in range(a, set_max + 1)} - {(e, e)}
-    owners: list[Any] = [*range(players), "mexican"]
-    trains: dict[Any, list[tuple[int, int]]] = {o: [] for o in owners}
-
-    def end(owner: Any) -> int:
-        tiles = trains[owner]
-        return tiles[-1][1] if tiles else e
-
-    def playable(owner: Any) -> list[tuple[int, int]]:
-        v = end(owner)
-        return sorted(t for t in pool if v in t)
-
-    for _ in range(n_tiles):
-        open_double = [o for o in owners if trains[o] and trains[o][-1][0] == trains[o][-1][1]
-                       and playable(o)]
-        candidates = open_double[:1] or [o for o in owners if playable(o)]
-        if not candidates:
-            break
-        owner = candidates[int(rng.integers(len(candidates)))]
-        options = playable(owner)
-        tile = options[int(rng.integers(len(options)))]
-        pool.discard(tile)
-        v = end(owner)
-        trains[owner].append((v, tile[1] if tile[0] == v else tile[0]))
-    built = tuple(Train(owner=o, tiles=tuple(trains[o]), marker=bool(rng.random() < marker_rate))
-                  for o in owners)
-    return TableState(engine=e, trains=built)
 
 
 # --- what a camera would report, without pixels ------------------------------

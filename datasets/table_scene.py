@@ -177,7 +177,8 @@ def _from_table_layout(
     the bottom of the image.
     """
     try:
-        from datasets.table_layout import layout_table, random_table
+        from datasets.random_table import random_table
+        from datasets.table_layout import layout_table
     except ImportError:
         return None
     set_size = int(rng.choice([9, 12, 15], p=[0.15, 0.7, 0.15]))

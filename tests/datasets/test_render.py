@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from datasets.render import (
+from datasets.crop_sets import (
     COVERED_BELOW,
     HIGH_PIPS,
     OPEN_FROM,
-    Scene,
     crop_labels,
-    detector_jitter,
-    jitter_corners,
     render_covered_crops,
     render_crops,
-    render_hands,
     render_table_crops,
+)
+from datasets.render import (
+    Scene,
+    detector_jitter,
+    jitter_corners,
+    render_hands,
     scene_rng,
 )
 from vision.crops import HALF_PX, half_crops, half_polygons
