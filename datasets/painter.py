@@ -8,6 +8,7 @@ import numpy as np
 
 from datasets.camera import Camera
 from datasets.scene import RenderedTile
+from datasets.surfaces import draw_surface
 from datasets.textures import TileStyle, background, render_back, render_face
 
 
@@ -54,11 +55,14 @@ def rounded_outline(corners: np.ndarray, radius: float, per_arc: int = 4) -> np.
 class Painter:
     """Draws plane objects through a camera into one float image."""
 
-    def __init__(self, cam: Camera, rng: np.random.Generator, style: TileStyle) -> None:
+    def __init__(self, cam: Camera, rng: np.random.Generator, style: TileStyle,
+                 surface: str | None = None) -> None:
         self.cam = cam
         self.rng = rng
         self.style = style
-        self.img = background(cam.width, cam.height, rng)
+        # the painter's own table tops, or a surface people play on (datasets.surfaces)
+        self.img = (background(cam.width, cam.height, rng) if surface is None
+                    else draw_surface(surface, cam, rng))
         self.shadow = np.zeros((cam.height, cam.width), np.float32)
         ang = rng.uniform(0, 2 * np.pi)
         self.light = np.array([np.cos(ang), np.sin(ang)]) * rng.uniform(0.15, 0.9)

@@ -21,6 +21,7 @@ from datasets.camera import Camera
 from datasets.painter import Painter
 from datasets.props import draw_arm, draw_clutter, draw_marker
 from datasets.scene import RenderedMarker, RenderedTile, Scene
+from datasets.surfaces import pick_surface, webcam
 from datasets.table_scene import (
     PlaneMarker,
     PlaneScene,
@@ -36,13 +37,16 @@ from datasets.textures import TileStyle
 from vision.crops import half_polygons
 
 __all__ = [
-    "CROP_KINDS", "KINDS", "SIZES", "RenderedMarker", "RenderedTile", "Scene", "add_boneyard",
-    "detector_jitter", "jitter_corners", "render", "render_closeup", "render_hands",
-    "render_table", "scene_rng",
+    "CROP_KINDS", "KINDS", "SIZES", "SURFACE_KINDS", "RenderedMarker", "RenderedTile", "Scene",
+    "add_boneyard", "detector_jitter", "jitter_corners", "render", "render_closeup",
+    "render_empty", "render_hands", "render_table", "scene_rng",
 ]
 
-KINDS = ("hands", "table", "table-mat", "closeup", "hands-face-down", "table-boneyard", "crops",
-         "crops-table", "crops-high", "crops-covered")
+#: Scenes on a surface people play on (``datasets.surfaces``): a table, loose tiles, or
+#: the surface with no domino on it.
+SURFACE_KINDS = ("table-surface", "hands-surface", "surface-empty")
+KINDS = ("hands", "table", "table-mat", "closeup", "hands-face-down", "table-boneyard",
+         *SURFACE_KINDS, "crops", "crops-table", "crops-high", "crops-covered")
 #: The kinds that write half-tile crops (the pip model's data) rather than scenes.
 CROP_KINDS = ("crops", "crops-table", "crops-high", "crops-covered")
 
@@ -114,15 +118,18 @@ def _paint(
     kind: str,
     arms: int,
     steady: int | None = None,
+    surface: str | None = None,
     style: TileStyle | None = None,
 ) -> Scene:
     """Paint ``plane`` through ``cam``. With ``steady`` (a seed), each tile's look
     and the finishing light, blur and noise come from ``steady`` and the tile's
     values alone, not from what else is on the table: successive frames of one
     game, each painted anew, then show a tile that has not moved the same way.
+    With ``surface`` (``datasets.surfaces.SURFACES``) the table top is that surface
+    and the frame comes out as a webcam streams it (``datasets.surfaces.webcam``).
     ``style``: the set's look (None: one drawn from ``rng``)."""
     style = TileStyle.random(rng) if style is None else style
-    painter = Painter(cam, rng, style)
+    painter = Painter(cam, rng, style, surface)
     if "mat" in plane.extras:
         painter.mat(*plane.extras["mat"])
     height = style.thickness * width_mm
@@ -185,6 +192,8 @@ def _paint(
             drawn.half_visible = (_visible_fraction(painter.occluder, first),
                                   _visible_fraction(painter.occluder, second))
     image = painter.finish(rng if steady is None else np.random.default_rng([steady, 1 << 20]))
+    if surface is not None:
+        image = webcam(image, rng)
     return Scene(
         image=image,
         kind=kind,
@@ -213,12 +222,14 @@ def render_hands(
     tile_px: tuple[float, float] = (55, 260),
     arms: int | None = None,
     face_down: int = 0,
+    surface: str | None = None,
     style: TileStyle | None = None,
 ) -> Scene:
     """Loose tiles on a table, seen from above or at an angle; ``arms`` reaching over
     them (``None``: none, one or two, drawn); ``face_down`` of them (at most) lying face
-    down (``Scene.face_down``); ``style`` the set's look (None: drawn). Without them the
-    scene is drawn as it always was."""
+    down (``Scene.face_down``); on ``surface`` (``datasets.surfaces``), through a webcam;
+    ``style`` the set's look (None: drawn). Without these the scene is drawn as it
+    always was."""
     size = size or _pick_size(rng)
     width_mm = float(rng.uniform(21, 26))
     oblique = rng.random() < 0.3
@@ -241,7 +252,7 @@ def render_hands(
         turn = rng.choice(len(plane.tiles), min(face_down, len(plane.tiles)), replace=False)
         for i in turn:
             plane.tiles[int(i)].face_down = True
-    return _paint(plane, cam, rng, width_mm, "hands", arms, style=style)
+    return _paint(plane, cam, rng, width_mm, "hands", arms, surface=surface, style=style)
 
 
 def render_closeup(rng: np.random.Generator, size: tuple[int, int] | None = None) -> Scene:
@@ -353,12 +364,13 @@ def add_boneyard(plane: PlaneScene, count: int, width_mm: float,
 
 def render_table(
     rng: np.random.Generator, size: tuple[int, int] | None = None, mat: bool = False,
-    boneyard: int = 0, style: TileStyle | None = None,
+    boneyard: int = 0, surface: str | None = None, style: TileStyle | None = None,
 ) -> Scene:
     """A Mexican Train table seen by a webcam above it (sometimes at an angle); with
     ``mat``, laid out on the printed hub mat; with ``boneyard``, that many tiles lying
-    face down beside the layout (``Scene.face_down``); ``style`` the set's look (None:
-    drawn). Without them the scene is drawn as it always was."""
+    face down beside the layout (``Scene.face_down``); with ``surface``
+    (``datasets.surfaces``), laid on it and streamed by a webcam; ``style`` the set's
+    look (None: drawn). Without these the scene is drawn as it always was."""
     size = size or ((1280, 720) if rng.random() < 0.7 else _pick_size(rng))
     width_mm = float(rng.uniform(21, 26))
     plane = table_objects(rng, width_mm, mat)
@@ -391,13 +403,27 @@ def render_table(
     plane.extras["region"] = _plane_region(cam, 0.0)
     arms = int(rng.random() < 0.35) + int(rng.random() < 0.15)
     return _paint(plane, cam, rng, width_mm, "table-mat" if mat else "table", arms,
-                  style=style)
+                  surface=surface, style=style)
+
+
+def render_empty(rng: np.random.Generator, surface: str,
+                 size: tuple[int, int] | None = None) -> Scene:
+    """A webcam frame of ``surface`` with no domino on it (sometimes cards, a cup or an
+    arm): every tile a reader finds there is a phantom."""
+    size = size or _pick_size(rng)
+    oblique = rng.random() < 0.3
+    cam = _camera_for(rng, size, oblique, float(rng.uniform(450, 1100)))
+    plane = PlaneScene(tiles=[], markers=[], set_size=pick_set_size(rng))
+    plane.extras["region"] = np.clip(_plane_region(cam), -300.0, 300.0)
+    arms = int(rng.random() < 0.2)
+    return _paint(plane, cam, rng, float(rng.uniform(21, 26)), "empty", arms, surface=surface)
 
 
 def render(kind: str, rng: np.random.Generator) -> Scene:
     """One scene of ``kind`` (``hands``, ``table``, ``table-mat``, ``closeup``; or
     ``hands-face-down``, hands with one to four tiles face down, and ``table-boneyard``,
-    a table with a boneyard of 6 to 24 tiles beside it)."""
+    a table with a boneyard of 6 to 24 tiles beside it; or one of ``SURFACE_KINDS``, on
+    a surface drawn from ``datasets.surfaces.SURFACES``, through a webcam)."""
     if kind == "hands":
         return render_hands(rng)
     if kind == "table":
@@ -410,4 +436,9 @@ def render(kind: str, rng: np.random.Generator) -> Scene:
         return render_hands(rng, face_down=int(rng.integers(1, 5)))
     if kind == "table-boneyard":
         return render_table(rng, boneyard=int(rng.integers(6, 25)))
+    if kind in SURFACE_KINDS:
+        surface = pick_surface(rng)
+        if kind == "surface-empty":
+            return render_empty(rng, surface)
+        return (render_table if kind == "table-surface" else render_hands)(rng, surface=surface)
     raise ValueError(f"unknown scene kind {kind!r}")
