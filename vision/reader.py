@@ -45,6 +45,7 @@ from vision.half_votes import vote
 from vision.hollow_markers import drop_hollow
 from vision.images import load_image
 from vision.onnx_models import BoxDetector, Classifier, ObbDetector, load_specs
+from vision.tile_check import CheckedTileDetector
 
 if TYPE_CHECKING:
     from vision.cover_check import CoverCheck
@@ -331,6 +332,7 @@ class TileReader:
                  drop_hollow_markers: bool = True,
                  check_cover: bool = True,
                  spot_face_down: bool = True,
+                 check_tiles: bool = True,
                  threads: int | None = None,
                  precision: str | None = None) -> None:
         specs = load_specs(models_dir, precision)
@@ -340,8 +342,10 @@ class TileReader:
         self.tile_class = names.index("tile") if "tile" in names else 0
         self.marker_class = names.index("marker") if "marker" in names else -1
         faint = {self.marker_class: FAINT_MARKER} if self.marker_class >= 0 else {}
-        self.detector = ObbDetector(specs["tiles"], conf_threshold=tile_threshold,
-                                    threads=threads, class_thresholds=faint)
+        # a tile box must look like a domino, not a patterned surface (vision.tile_check)
+        detector = CheckedTileDetector if check_tiles else ObbDetector
+        self.detector = detector(specs["tiles"], conf_threshold=tile_threshold,
+                                 threads=threads, class_thresholds=faint)
         floor = max(0.01, pip_threshold - pip_band)
         classify = classify_halves and "halves" in specs
         self.pip_detector = BoxDetector(specs["pips"], conf_threshold=floor, threads=threads)
@@ -851,17 +855,18 @@ def _over_a_seam(j: int, readings: Sequence[TileReading]) -> bool:
 
 def _within_set(value: int, low: int, high: int, top: int) -> tuple[int, int, int]:
     """``(value, low, high)`` of a half's count kept within a set whose largest half
-    is ``top``: a count beyond it becomes the most the range allows in the set.
-    A range wholly beyond the set leaves the count as read (and the tile
-    flagged), but its range becomes the set's top ``OVER_SET_SPAN + 1`` counts:
-    the pip model over-counts the many small pips of a blurred 10-12 (a 11 read
-    17 on a rendered table), so a table's neighbours may settle it there.
+    is ``top``: a count beyond it becomes the most the range allows in the set, so
+    no count beyond the set is ever reported (the tile is flagged ``uncertain``).
+    A range wholly beyond the set gives the set's top count, and its range becomes
+    the set's top ``OVER_SET_SPAN + 1`` counts: the pip model over-counts the many
+    small pips of a blurred 10-12 (a 11 read 17 on a rendered table), so a table's
+    neighbours may settle it there.
 
     >>> _within_set(13, 11, 14, 12), _within_set(5, 5, 6, 12), _within_set(17, 16, 18, 12)
-    ((12, 11, 12), (5, 5, 6), (17, 9, 12))
+    ((12, 11, 12), (5, 5, 6), (12, 9, 12))
     """
     if low > top:
-        return value, max(0, top - OVER_SET_SPAN), top
+        return top, max(0, top - OVER_SET_SPAN), top
     return min(value, top), low, min(high, top)
 
 

@@ -300,7 +300,7 @@ class TestReadingLogic:
         assert base.for_set(15).read(two_colour_tile_image()).tiles[0].values == (13, 14)
         # a double-12 set: as not told, and a count beyond the set is flagged
         tile = base.for_set(12).read(two_colour_tile_image()).tiles[0]
-        assert tile.values == (13, 11) and tile.uncertain
+        assert tile.values == (12, 11) and tile.uncertain  # never beyond the set
         assert not base.read(two_colour_tile_image()).tiles[0].uncertain
 
     def test_a_reader_for_a_set_shares_the_models(self, untrained_models: Path) -> None:
@@ -585,6 +585,6 @@ def test_a_count_beyond_the_set_is_kept_within_it_when_the_pips_allow() -> None:
     assert _within_set(13, 11, 14, 12) == (12, 11, 12)  # a doubtful 13 on a double-12 set
     assert _within_set(5, 5, 6, 12) == (5, 5, 6)  # in the set: as read
     assert _within_set(12, 12, 13, 12) == (12, 12, 12)  # the range stops at the set too
-    # sure it is beyond: the count is left for the flag, the range is the set's top counts
-    assert _within_set(14, 14, 15, 12) == (14, 9, 12)
-    assert _within_set(5, 5, 5, 2) == (5, 0, 2)
+    # sure it is beyond: the set's top count (the tile is flagged), the range its top counts
+    assert _within_set(14, 14, 15, 12) == (12, 9, 12)
+    assert _within_set(5, 5, 5, 2) == (2, 0, 2)

@@ -1,0 +1,220 @@
+"""Reading on surfaces people play on: phantom tiles, real tiles, and nothing lost.
+
+    .venv/bin/python benchmarks/realism.py [--empty N] [--tables N] [--limit N]
+
+Writes ``benchmarks/results/realism.json``. Every scene is rendered at run time
+from seeds never used to tune the tile check (``vision.tile_check``: seeds
+501-506) nor to train: ``EMPTY_SEED``, ``TABLE_SEED``. Parts:
+
+- **empty**: webcam frames of each surface of ``datasets.surfaces`` with no
+  domino on it (sometimes cards, a cup, an arm), ``--empty`` per surface (default
+  4: 32 frames). Every tile read is a phantom (target 0); also the tile boxes the
+  detector gives at its trained size before the check (``boxes_unchecked``).
+- **tables**: a Mexican Train table on each surface, ``--tables`` per surface
+  (default 2), read as ``mtrain read`` reads a frame (``vision.cli.read_table``),
+  for the set in play: phantom tiles (a tile read where no tile lies: polygon IoU
+  under 0.3 with every labelled tile and back; target 0), tiles found (IoU >= 0.5,
+  one to one) and read right (both values, either order), whole frames exact
+  (every tile found and read right, no phantom) and whole tables exact (the
+  table read has the engine and the trains' tile sequences of the laid table,
+  seats aside).
+- **eval** (``datasets/eval/``): ``benchmarks/vision.py``'s synthetic figures
+  (recall, precision, tile-exact; tables as frames, hands as ``mtrain score``
+  reads them) with the tile check and without it: what the check costs on the
+  painter's normal scenes.
+- **real** (``../shared/realdata/detect`` when present; evaluation only, never
+  tuned on): tiles read, labelled, found and phantoms, with and without the check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from datasets.render import render_empty, render_table, scene_rng  # noqa: E402
+from datasets.surfaces import SURFACES  # noqa: E402
+from vision.detections import match_boxes, polygon_iou  # noqa: E402
+from vision.images import load_image  # noqa: E402
+from vision.reader import TileReader  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results" / "realism.json"
+EVAL = ROOT / "datasets" / "eval"
+REALDATA = ROOT.parent / "shared" / "realdata"
+#: Held-out seeds: never used to tune ``vision.tile_check`` (501-506), nor to train.
+EMPTY_SEED = 7301
+TABLE_SEED = 7302
+#: A read tile overlapping every labelled tile (and back) less than this is a phantom.
+PHANTOM_IOU = 0.3
+
+
+def rate(num: int, den: int) -> float | None:
+    return round(num / den, 4) if den else None
+
+
+def empty_frames(reader: TileReader, plain: TileReader, per_surface: int) -> dict[str, Any]:
+    by_surface: dict[str, dict[str, int]] = {}
+    for k in range(per_surface * len(SURFACES)):
+        surface = SURFACES[k % len(SURFACES)]
+        scene = render_empty(scene_rng(EMPTY_SEED, k), surface)
+        frame = reader.for_set(scene.set_size).read(scene.image)
+        unchecked = plain.detector(scene.image)
+        row = by_surface.setdefault(surface, {"frames": 0, "tiles": 0, "frames_with_tiles": 0,
+                                              "boxes_unchecked": 0})
+        row["frames"] += 1
+        row["tiles"] += len(frame.tiles)
+        row["frames_with_tiles"] += int(bool(frame.tiles))
+        row["boxes_unchecked"] += int(np.sum(unchecked.class_id == plain.tile_class))
+    total = {key: sum(r[key] for r in by_surface.values())
+             for key in ("frames", "tiles", "frames_with_tiles", "boxes_unchecked")}
+    return {**total, "by_surface": by_surface}
+
+
+def _phantoms(read: np.ndarray, there: np.ndarray) -> int:
+    """How many boxes ``read`` ``(N, 4, 2)`` overlap every box ``there`` less than
+    ``PHANTOM_IOU``."""
+    if not len(read):
+        return 0
+    if not len(there):
+        return len(read)
+    return int(np.sum(polygon_iou(read, there).max(axis=1) < PHANTOM_IOU))
+
+
+def _trains(table: dict[str, Any]) -> tuple[int, list[list[list[int]]]]:
+    trains = sorted([[list(map(int, t)) for t in train["tiles"]]
+                     for train in table.get("trains", []) if train["tiles"]])
+    return int(table.get("engine", -1)), trains
+
+
+def table_frames(reader: TileReader, per_surface: int) -> dict[str, Any]:
+    from vision.cli import read_table
+
+    by_surface: dict[str, dict[str, int]] = {}
+    for k in range(per_surface * len(SURFACES)):
+        surface = SURFACES[k % len(SURFACES)]
+        scene = render_table(scene_rng(TABLE_SEED, k), surface=surface)
+        scene_reader = reader.for_set(scene.set_size)
+        players = 1 + max((int(t["owner"]) for t in (scene.table or {}).get("trains", [])
+                           if t["owner"] != "mexican"), default=3)
+        frame, table = read_table(scene_reader.read(scene.image), players, scene.image,
+                                  scene_reader)
+        truth = np.array([t.corners for t in scene.tiles], np.float32).reshape(-1, 4, 2)
+        backs = np.array([t.corners for t in scene.face_down], np.float32).reshape(-1, 4, 2)
+        read = np.array([t.corners for t in frame.tiles], np.float32).reshape(-1, 4, 2)
+        pairs = match_boxes(truth, read, 0.5)
+        right = sum(sorted(frame.tiles[j].values) == sorted(scene.tiles[i].values)
+                    for i, j in pairs)
+        phantoms = _phantoms(read, np.concatenate([truth, backs]).reshape(-1, 4, 2))
+        state = getattr(table, "table", None)
+        exact_table = (state is not None and scene.table is not None
+                       and _trains(dict(state.to_json())) == _trains(scene.table))
+        row = by_surface.setdefault(surface, {"frames": 0, "tiles": 0, "found": 0,
+                                              "read_right": 0, "phantoms": 0,
+                                              "frames_exact": 0, "tables_exact": 0})
+        row["frames"] += 1
+        row["tiles"] += len(truth)
+        row["found"] += len(pairs)
+        row["read_right"] += right
+        row["phantoms"] += phantoms
+        row["frames_exact"] += int(right == len(truth) and not phantoms)
+        row["tables_exact"] += int(exact_table)
+    total = {key: sum(r[key] for r in by_surface.values())
+             for key in ("frames", "tiles", "found", "read_right", "phantoms",
+                         "frames_exact", "tables_exact")}
+    return {**total, "recall": rate(total["found"], total["tiles"]),
+            "tile_exact": rate(total["read_right"], total["tiles"]), "by_surface": by_surface}
+
+
+def eval_figures(reader: TileReader, limit: int | None) -> dict[str, Any]:
+    from benchmarks.vision import synthetic
+
+    figures = synthetic(reader, EVAL, limit)
+    keep = ("images", "tiles", "read", "recall", "precision", "tile_exact", "hand_total_exact")
+    return {**{key: figures[key] for key in keep},
+            "by_kind": {kind: {"recall": v["recall"], "tile_exact": v["tile_exact"]}
+                        for kind, v in figures["by_kind"].items()}}
+
+
+def real_detect(reader: TileReader, folder: Path) -> dict[str, Any]:
+    """Photos with labelled tile boxes (axis-aligned): tiles read, found, phantoms."""
+    labelled = found = n_read = phantoms = 0
+    for path in sorted(folder.glob("*.jpg")):
+        image = load_image(path)
+        h, w = image.shape[:2]
+        frame = reader.for_set(None).read(image)
+        truth = []
+        for line in path.with_suffix(".txt").read_text().splitlines():
+            parts = line.split()
+            if len(parts) == 5:
+                cx, cy, bw, bh = (float(v) for v in parts[1:])
+                x0, y0, x1, y1 = (cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, \
+                    (cy + bh / 2) * h
+                truth.append([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+        boxes = np.array(truth, np.float32).reshape(-1, 4, 2)
+        bounds = []
+        for t in frame.tiles:
+            (x0, y0), (x1, y1) = t.corners.min(0), t.corners.max(0)
+            bounds.append([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+        read = np.array(bounds, np.float32).reshape(-1, 4, 2)
+        labelled += len(boxes)
+        n_read += len(read)
+        found += len(match_boxes(boxes, read, 0.5))
+        phantoms += _phantoms(read, boxes)
+    return {"tiles": labelled, "read": n_read, "found": found, "phantoms": phantoms}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--models", default=None, help="models folder (default models/)")
+    parser.add_argument("--empty", type=int, default=4, help="empty frames per surface")
+    parser.add_argument("--tables", type=int, default=2, help="tables per surface")
+    parser.add_argument("--limit", type=int, default=None, help="at most N eval scenes")
+    parser.add_argument("--out", default=str(RESULTS))
+    args = parser.parse_args(argv)
+    checked = TileReader(args.models)
+    plain = TileReader(args.models, check_tiles=False)
+    results: dict[str, Any] = {"seeds": {"empty": EMPTY_SEED, "tables": TABLE_SEED},
+                               "surfaces": list(SURFACES)}
+    t0 = time.perf_counter()
+    results["empty"] = empty_frames(checked, plain, args.empty)
+    results["tables"] = table_frames(checked, args.tables)
+    results["eval"] = {"checked": eval_figures(checked, args.limit),
+                       "unchecked": eval_figures(plain, args.limit)}
+    real_dir = REALDATA / "detect"
+    if real_dir.is_dir():
+        results["real_detect"] = {"checked": real_detect(checked, real_dir),
+                                  "unchecked": real_detect(plain, real_dir)}
+    results["seconds"] = round(time.perf_counter() - t0, 1)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=1) + "\n")
+    print(summary(results))
+    print(f"[realism] results in {out}")
+    return 0
+
+
+def summary(r: dict[str, Any]) -> str:
+    e, t = r["empty"], r["tables"]
+    ev_c, ev_u = r["eval"]["checked"], r["eval"]["unchecked"]
+    lines = [
+        f"[realism] empty surfaces: {e['tiles']} tiles read in {e['frames']} frames "
+        f"({e['frames_with_tiles']} frames with any; {e['boxes_unchecked']} boxes unchecked)",
+        f"[realism] tables on surfaces: {t['phantoms']} phantoms, found {t['found']}/"
+        f"{t['tiles']}, read right {t['read_right']}, frames exact {t['frames_exact']}/"
+        f"{t['frames']}, tables exact {t['tables_exact']}/{t['frames']}",
+        f"[realism] eval with check: recall {ev_c['recall']} tile-exact {ev_c['tile_exact']}; "
+        f"without: recall {ev_u['recall']} tile-exact {ev_u['tile_exact']}",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
