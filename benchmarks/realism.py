@@ -2,7 +2,8 @@
 
     .venv/bin/python benchmarks/realism.py [--empty N] [--tables N] [--limit N]
 
-Writes ``benchmarks/results/realism.json``. Every scene is rendered at run time
+Writes its sections of ``benchmarks/results/realism.json`` (``calibration`` is
+``benchmarks/calibration.py``'s, kept as it is). Every scene is rendered at run time
 from seeds never used to tune the tile check (``vision.tile_check``: seeds
 501-506) nor to train: ``EMPTY_SEED``, ``TABLE_SEED``. Parts:
 
@@ -17,7 +18,7 @@ from seeds never used to tune the tile check (``vision.tile_check``: seeds
   one to one) and read right (both values, either order), whole frames exact
   (every tile found and read right, no phantom) and whole tables exact (the
   table read has the engine and the trains' tile sequences of the laid table,
-  seats aside).
+  seats aside); ``tables_unchecked``: the same frames read without the check.
 - **eval** (``datasets/eval/``): ``benchmarks/vision.py``'s synthetic figures
   (recall, precision, tile-exact; tables as frames, hands as ``mtrain score``
   reads them) with the tile check and without it: what the check costs on the
@@ -177,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--empty", type=int, default=4, help="empty frames per surface")
     parser.add_argument("--tables", type=int, default=2, help="tables per surface")
     parser.add_argument("--limit", type=int, default=None, help="at most N eval scenes")
+    parser.add_argument("--realdata", default=str(REALDATA))
     parser.add_argument("--out", default=str(RESULTS))
     args = parser.parse_args(argv)
     checked = TileReader(args.models)
@@ -186,16 +188,19 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     results["empty"] = empty_frames(checked, plain, args.empty)
     results["tables"] = table_frames(checked, args.tables)
+    results["tables_unchecked"] = table_frames(plain, args.tables)
     results["eval"] = {"checked": eval_figures(checked, args.limit),
                        "unchecked": eval_figures(plain, args.limit)}
-    real_dir = REALDATA / "detect"
+    real_dir = Path(args.realdata) / "detect"
     if real_dir.is_dir():
         results["real_detect"] = {"checked": real_detect(checked, real_dir),
                                   "unchecked": real_detect(plain, real_dir)}
     results["seconds"] = round(time.perf_counter() - t0, 1)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results, indent=1) + "\n")
+    # other sections (``calibration``, benchmarks/calibration.py) are kept as they are
+    kept = json.loads(out.read_text()) if out.exists() else {}
+    out.write_text(json.dumps({**kept, **results}, indent=1) + "\n")
     print(summary(results))
     print(f"[realism] results in {out}")
     return 0
@@ -209,7 +214,9 @@ def summary(r: dict[str, Any]) -> str:
         f"({e['frames_with_tiles']} frames with any; {e['boxes_unchecked']} boxes unchecked)",
         f"[realism] tables on surfaces: {t['phantoms']} phantoms, found {t['found']}/"
         f"{t['tiles']}, read right {t['read_right']}, frames exact {t['frames_exact']}/"
-        f"{t['frames']}, tables exact {t['tables_exact']}/{t['frames']}",
+        f"{t['frames']}, tables exact {t['tables_exact']}/{t['frames']} "
+        f"(unchecked: {r['tables_unchecked']['phantoms']} phantoms, found "
+        f"{r['tables_unchecked']['found']})",
         f"[realism] eval with check: recall {ev_c['recall']} tile-exact {ev_c['tile_exact']}; "
         f"without: recall {ev_u['recall']} tile-exact {ev_u['tile_exact']}",
     ]

@@ -7,6 +7,9 @@
 - :func:`set_look`, :func:`set_photos` (``datasets.set_style``): one set's fixed look
   (the standard code, or colours and 10-12 layouts no training scene shows) and
   photos of the whole set laid out face up, for calibration.
+- :func:`draw_surface`, :func:`webcam`, ``SURFACES`` (``datasets.surfaces``): surfaces
+  people play on (checks, stripes, prints, leather, glass, varnish, felt) and a webcam's
+  finish; ``render_table``/``render_hands(..., surface=...)`` and :func:`render_empty`.
 - :func:`synthesize` (``datasets.synth``): write ``count`` images + label JSON to a
   folder (``mtrain synth``), deterministic per seed.
 - :func:`load_labels`, :func:`iter_scenes` (``datasets.labels``): read label files.
@@ -28,6 +31,10 @@ _NAMES = {
     "render_crops": "datasets.crop_sets",
     "render_hands": "datasets.render",
     "render_table": "datasets.render",
+    "render_empty": "datasets.render",
+    "draw_surface": "datasets.surfaces",
+    "webcam": "datasets.surfaces",
+    "SURFACES": "datasets.surfaces",
     "scene_rng": "datasets.render",
     "Scene": "datasets.scene",
     "synthesize": "datasets.synth",

@@ -112,6 +112,8 @@ def _checks(grid: Grid, rng: np.random.Generator) -> np.ndarray:
     first = WHITE if rng.random() < 0.6 else _colour(rng)
     second = np.full(3, float(rng.uniform(10, 45)), np.float32) if rng.random() < 0.5 \
         else _colour(rng)
+    if abs(float(first.mean()) - float(second.mean())) < 60:  # two squares alike: one light
+        second = WHITE if float(first.mean()) < 128 else np.full(3, 30, np.float32)
     a, b = _band(u, period, 0.5, step), _band(v, period, 0.5, step)
     odd = a + b - 2 * a * b
     return _mix(odd, first, second) * _weave(grid, rng)[..., None]

@@ -36,6 +36,9 @@ _EXPORTS = {
     "read_from_above": "vision.straight_above",
     "split_face_down": "vision.face_down",
     "lies_face_down": "vision.face_down",
+    "looks_like_tile": "vision.tile_check",
+    "tile_mask": "vision.tile_check",
+    "CheckedTileDetector": "vision.tile_check",
     "CoverCheck": "vision.cover_check",
     "flag_covered": "vision.cover_check",
     "reconstruct": "vision.table",
@@ -118,6 +121,7 @@ if TYPE_CHECKING:
     )
     from vision.straight_above import read_from_above  # noqa: F401
     from vision.table import TableReading, Uncertainty, reconstruct  # noqa: F401
+    from vision.tile_check import CheckedTileDetector, looks_like_tile, tile_mask  # noqa: F401
     from vision.tracker import Tracker  # noqa: F401
 
 

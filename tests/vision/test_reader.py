@@ -109,7 +109,8 @@ class StubClassifier:
 
 @pytest.fixture
 def reader(untrained_models: Path) -> TileReader:
-    return TileReader(untrained_models, max_value=12)
+    # the untrained stand-ins box noise, which the tile check (vision.tile_check) drops
+    return TileReader(untrained_models, max_value=12, check_tiles=False)
 
 
 class TestCertainty:
@@ -199,7 +200,7 @@ class TestReadingLogic:
             TILE[None], np.array([0.95]), np.array([0])))
         vars(reader)["pip_detector"] = StubPips([[0.9] * 13, [0.9] * 2])
         t = reader.read(two_colour_tile_image()).tiles[0]
-        assert t.values == (13, 2) and t.uncertain
+        assert t.values == (12, 2) and t.uncertain  # read within the set (double-12)
 
     def test_the_half_classifier_makes_up_missed_pips(self, reader: TileReader) -> None:
         assert reader.half_classifier is None  # the stand-in models list none
@@ -519,7 +520,7 @@ def test_a_listed_half_classifier_is_loaded_and_can_be_left_out(untrained_models
     folder = _with_halves(untrained_models, tmp_path / "m", [f"{v:02d}" for v in range(19)])
     assert TileReader(folder).half_classifier is not None
     assert TileReader(folder, classify_halves=False).half_classifier is None
-    reader = TileReader(folder)
+    reader = TileReader(folder, check_tiles=False)  # boxes of noise, read all the same
     assert reader.half_classifier is not None
     real, seen = reader.half_classifier, []
 

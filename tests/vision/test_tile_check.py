@@ -1,0 +1,147 @@
+"""``vision.tile_check``: phantom tiles on patterned surfaces are dropped, real tiles kept,
+and no count beyond the set is ever printed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from reader_fixtures import ROOT, needs_trained_models
+
+from companion_app.cli import main
+from datasets.render import render_empty, render_hands, render_table, scene_rng
+from datasets.textures import TileStyle, render_face
+from vision.detections import match_boxes
+from vision.reader import TileReader
+from vision.tile_check import echo, looks_like_tile, tile_mask
+
+#: Seeds of the scenes rendered here: not the tile check's development seeds (501-506)
+#: nor the realism benchmark's (7301, 7302).
+SEED = 8101
+
+
+def _box(cx: float, cy: float, width: float) -> np.ndarray:
+    """An upright tile box (corner convention: 0-1 the short top edge)."""
+    w, h = width / 2, width
+    return np.array([[cx - w, cy - h], [cx + w, cy - h], [cx + w, cy + h], [cx - w, cy + h]],
+                    np.float32)
+
+
+def _checkerboard(square: int, shape: tuple[int, int] = (240, 320)) -> np.ndarray:
+    yy, xx = np.mgrid[0:shape[0], 0:shape[1]]
+    light = ((yy // square + xx // square) % 2 == 0)
+    return np.where(light[..., None], 235, 25).astype(np.uint8).repeat(3, axis=2)
+
+
+def _tile_on_felt(width: int = 40) -> tuple[np.ndarray, np.ndarray]:
+    """A drawn 3-5 face on green felt, and its box."""
+    rng = np.random.default_rng(7)
+    image = np.zeros((240, 320, 3), np.float32)
+    image[:] = (40, 110, 30)
+    face, alpha, _ = render_face((3, 5), TileStyle.random(rng), width, rng)
+    y0, x0 = 120 - width, 160 - width // 2
+    region = image[y0:y0 + 2 * width, x0:x0 + width]
+    region[:] = region * (1 - alpha[..., None]) + face * alpha[..., None]
+    return image.astype(np.uint8), _box(160, 120, width)
+
+
+def _gray_and_saturation(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return (cv2.cvtColor(image, cv2.COLOR_BGR2GRAY),
+            cv2.cvtColor(image, cv2.COLOR_BGR2HSV)[..., 1])
+
+
+class TestOneBox:
+    def test_a_drawn_tile_on_felt_looks_like_a_tile(self) -> None:
+        image, box = _tile_on_felt()
+        gray, sat = _gray_and_saturation(image)
+        assert echo(gray, box) < 0.9
+        assert looks_like_tile(gray, sat, box, score=0.5)
+        assert tile_mask(image, box[None]).tolist() == [True]
+
+    def test_a_light_square_of_a_checkerboard_is_the_pattern_repeating(self) -> None:
+        image = _checkerboard(20)
+        gray, sat = _gray_and_saturation(image)
+        box = _box(150, 110, 20)  # a tile-shaped box over one light square and its ends
+        assert echo(gray, box) > 0.9
+        assert not looks_like_tile(gray, sat, box, score=0.9)
+
+    def test_a_coloured_patch_is_no_face(self) -> None:
+        image = np.zeros((240, 320, 3), np.uint8)
+        image[:] = (40, 40, 200)  # a red cloth
+        image[90:150, 145:175] = (60, 60, 230)  # a lighter red patch, tile-shaped
+        gray, sat = _gray_and_saturation(image)
+        assert not looks_like_tile(gray, sat, _box(160, 120, 30), score=0.5)
+
+    def test_tiny_boxes_are_not_judged(self) -> None:
+        image = _checkerboard(2)
+        assert tile_mask(image, _box(100, 100, 2.5)[None]).tolist() == [True]
+
+    def test_no_boxes(self) -> None:
+        assert tile_mask(_checkerboard(8), np.zeros((0, 4, 2), np.float32)).shape == (0,)
+
+
+@pytest.fixture(scope="module")
+def reader() -> TileReader:
+    return TileReader(ROOT / "models")
+
+
+def _unchecked_boxes(image: np.ndarray) -> int:
+    plain = TileReader(ROOT / "models", check_tiles=False).for_set(12)
+    found = plain.detect(image)
+    return int(np.sum(found.class_id == plain.tile_class))
+
+
+@needs_trained_models
+@pytest.mark.parametrize("surface", ["gingham", "stripes"])
+def test_an_empty_patterned_frame_gives_no_tile(reader: TileReader, surface: str) -> None:
+    """The detector boxes the pattern (10 to 100 boxes here); none is read as a tile."""
+    scene = render_empty(scene_rng(SEED, 0), surface, size=(1280, 720))
+    assert _unchecked_boxes(scene.image) >= 10
+    assert reader.for_set(12).read(scene.image).tiles == []
+
+
+@needs_trained_models
+def test_a_printed_cloth_loses_most_of_its_phantoms(reader: TileReader) -> None:
+    """Flowers and dots are the check's weakest case: most go, not all."""
+    scene = render_empty(scene_rng(SEED, 0), "floral", size=(1280, 720))
+    boxes = _unchecked_boxes(scene.image)
+    assert boxes >= 20
+    assert 5 * len(reader.for_set(12).read(scene.image).tiles) <= boxes
+
+
+@needs_trained_models
+def test_the_check_keeps_the_real_tiles_of_the_painter_s_scenes(reader: TileReader) -> None:
+    """Every tile box the detector finds on a rendered table or hand (as the reader looks
+    at the frame) is still found with the check."""
+    plain = TileReader(ROOT / "models", check_tiles=False)
+    kept = found = 0
+    scenes = [render_table(scene_rng(SEED + 1, i)) for i in range(2)]
+    scenes += [render_hands(scene_rng(SEED + 2, i)) for i in range(2)]
+    for scene in scenes:
+        truth = np.array([t.corners for t in scene.tiles], np.float32)
+        before = plain.for_set(scene.set_size).detect(scene.image)
+        after = reader.for_set(scene.set_size).detect(scene.image)
+        found += len(match_boxes(truth, before.corners, 0.5))
+        kept += len(match_boxes(truth, after.corners, 0.5))
+    assert found > 40
+    assert kept >= found
+
+
+@needs_trained_models
+def test_read_never_prints_a_count_beyond_the_set(capsys: pytest.CaptureFixture[str],
+                                                  tmp_path: Path) -> None:
+    """An eval table of a double-12 set read as a double-6 one: its 7-12 halves are read
+    within the set (the most they could be in it), flagged, never printed as they are."""
+    labels = json.loads((ROOT / "datasets" / "eval" / "table_9002_000004.json").read_text())
+    assert max(max(t["values"]) for t in labels["tiles"]) > 6
+    image = ROOT / "datasets" / "eval" / labels["image"]
+    code = main(["read", str(image), "--json", "--rule", "set=6"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["tiles"]
+    assert max(max(t["values"]) for t in out["tiles"]) <= 6
+    assert any(t["uncertain"] for t in out["tiles"])
+    table = out["table"] or {"trains": []}
+    assert all(v <= 6 for train in table["trains"] for tile in train["tiles"] for v in tile)
