@@ -135,7 +135,7 @@ def table_frames(reader: TileReader, per_surface: int) -> dict[str, Any]:
 
 
 def eval_figures(reader: TileReader, limit: int | None) -> dict[str, Any]:
-    from benchmarks.vision import synthetic
+    from benchmarks.vision_synthetic import synthetic
 
     figures = synthetic(reader, EVAL, limit)
     keep = ("images", "tiles", "read", "recall", "precision", "tile_exact", "hand_total_exact")
