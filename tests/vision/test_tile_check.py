@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
 from reader_fixtures import ROOT, needs_trained_models
@@ -16,7 +15,7 @@ from datasets.render import render_empty, render_hands, render_table, scene_rng
 from datasets.textures import TileStyle, render_face
 from vision.detections import match_boxes
 from vision.reader import TileReader
-from vision.tile_check import echo, looks_like_tile, tile_mask
+from vision.tile_check import echo, grey_and_saturation, looks_like_tile, tile_mask
 
 #: Seeds of the scenes rendered here: not the tile check's development seeds (501-506)
 #: nor the realism benchmark's (7301, 7302).
@@ -48,22 +47,17 @@ def _tile_on_felt(width: int = 40) -> tuple[np.ndarray, np.ndarray]:
     return image.astype(np.uint8), _box(160, 120, width)
 
 
-def _gray_and_saturation(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    return (cv2.cvtColor(image, cv2.COLOR_BGR2GRAY),
-            cv2.cvtColor(image, cv2.COLOR_BGR2HSV)[..., 1])
-
-
 class TestOneBox:
     def test_a_drawn_tile_on_felt_looks_like_a_tile(self) -> None:
         image, box = _tile_on_felt()
-        gray, sat = _gray_and_saturation(image)
+        gray, sat = grey_and_saturation(image)
         assert echo(gray, box) < 0.9
         assert looks_like_tile(gray, sat, box, score=0.5)
         assert tile_mask(image, box[None]).tolist() == [True]
 
     def test_a_light_square_of_a_checkerboard_is_the_pattern_repeating(self) -> None:
         image = _checkerboard(20)
-        gray, sat = _gray_and_saturation(image)
+        gray, sat = grey_and_saturation(image)
         box = _box(150, 110, 20)  # a tile-shaped box over one light square and its ends
         assert echo(gray, box) > 0.9
         assert not looks_like_tile(gray, sat, box, score=0.9)
@@ -72,7 +66,7 @@ class TestOneBox:
         image = np.zeros((240, 320, 3), np.uint8)
         image[:] = (40, 40, 200)  # a red cloth
         image[90:150, 145:175] = (60, 60, 230)  # a lighter red patch, tile-shaped
-        gray, sat = _gray_and_saturation(image)
+        gray, sat = grey_and_saturation(image)
         assert not looks_like_tile(gray, sat, _box(160, 120, 30), score=0.5)
 
     def test_tiny_boxes_are_not_judged(self) -> None:
