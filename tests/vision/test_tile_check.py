@@ -15,7 +15,14 @@ from datasets.render import render_empty, render_hands, render_table, scene_rng
 from datasets.textures import TileStyle, render_face
 from vision.detections import match_boxes
 from vision.reader import TileReader
-from vision.tile_check import echo, grey_and_saturation, looks_like_tile, tile_mask
+from vision.tile_check import (
+    MAX_ECHO,
+    MAX_ECHO_VERY_SURE,
+    echo,
+    grey_and_saturation,
+    looks_like_tile,
+    tile_mask,
+)
 
 #: Seeds of the scenes rendered here: not the tile check's development seeds (501-506)
 #: nor the realism benchmark's (7301, 7302).
@@ -68,6 +75,33 @@ class TestOneBox:
         image[90:150, 145:175] = (60, 60, 230)  # a lighter red patch, tile-shaped
         gray, sat = grey_and_saturation(image)
         assert not looks_like_tile(gray, sat, _box(160, 120, 30), score=0.5)
+
+    def test_a_close_up_of_one_tile_has_no_surroundings_to_echo(self) -> None:
+        # the tile fills the photo: what a padded edge would repeat is not the table's
+        image, box = _tile_on_felt()
+        x0, y0, x1, y1 = (int(v) for v in (*box.min(axis=0), *box.max(axis=0)))
+        close = np.ascontiguousarray(image[y0:y1, x0:x1])
+        edge = np.array([[0, 0], [x1 - x0, 0], [x1 - x0, y1 - y0], [0, y1 - y0]], np.float32)
+        gray, sat = grey_and_saturation(close)
+        assert echo(gray, edge) == 0.0
+        assert looks_like_tile(gray, sat, edge, score=0.5)
+
+    def test_a_near_twin_beside_a_tile_the_detector_is_sure_of_is_no_pattern(self) -> None:
+        # a sorted hand or a set laid out in order: 5-5, 5-6, 6-6 look alike side by side
+        rng = np.random.default_rng(3)
+        image = np.zeros((240, 200, 3), np.float32)
+        image[:] = (40, 110, 30)
+        face, alpha, _ = render_face((5, 6), TileStyle.random(np.random.default_rng(7)), 40,
+                                     np.random.default_rng(1))
+        for x0 in (50, 94):
+            region = image[80:160, x0:x0 + 40]
+            region[:] = region * (1 - alpha[..., None]) + face * alpha[..., None]
+        image = np.clip(image + rng.normal(0, 20, image.shape), 0, 255).astype(np.uint8)
+        box = np.array([[50, 80], [90, 80], [90, 160], [50, 160]], np.float32)
+        gray, sat = grey_and_saturation(image)
+        assert MAX_ECHO <= echo(gray, box) < MAX_ECHO_VERY_SURE
+        assert looks_like_tile(gray, sat, box, score=0.95)
+        assert not looks_like_tile(gray, sat, box, score=0.75)
 
     def test_tiny_boxes_are_not_judged(self) -> None:
         image = _checkerboard(2)
