@@ -8,13 +8,14 @@ export ORT_DISABLE_TELEMETRY := 1
 export MPLCONFIGDIR := $(CURDIR)/.yolo/mpl
 export YOLO_CONFIG_DIR := $(CURDIR)/.yolo
 
-.PHONY: run test bench lint venv venv-test clean help
+.PHONY: run test bench lint venv venv-test render-env clean help
 
 help:
 	@echo "make run    set up .venv and start the companion on the bundled demo"
 	@echo "make test   set up .venv (with training extras) and run the tests"
 	@echo "make bench  run the benchmarks; results in benchmarks/results/"
 	@echo "make lint   ruff (with the complexity limit), the import contracts and mypy"
+	@echo "make render-env  Blender's Python module in .venv-render (photoreal generator, ~1.6 GB)"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +55,19 @@ lint: venv-test
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports --no-cache
 	$(VENV)/bin/mypy engine vision companion_app datasets benchmarks tests
+
+# The photoreal generator's renderer (the optional extra `render`) in a venv of its
+# own: Blender's Python module is ~1.6 GB and wants Python 3.11 exactly. Nothing
+# else installs it; `python -m datasets.photoreal` runs Blender through it.
+RENDER_VENV := .venv-render
+RENDER_PYTHON ?= python3.11
+
+$(RENDER_VENV)/.installed: pyproject.toml
+	$(RENDER_PYTHON) -m venv $(RENDER_VENV)
+	$(RENDER_VENV)/bin/pip install --quiet "bpy==4.2.0"
+	touch $@
+
+render-env: $(RENDER_VENV)/.installed
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .import_linter_cache

@@ -300,7 +300,7 @@ def _props(job: Job) -> None:
             ceramic = _material(f"mug{i}", p["colour"], 0.15, Coat_Weight=0.5)
             _cylinder(f"mug{i}", [cx, cy, height / 2], r, height, ceramic)
             coffee = _material(f"coffee{i}", [0.12, 0.06, 0.03], 0.05)
-            _cylinder(f"coffee{i}", [cx, cy, height - 8], r - 4, 1.0, coffee)
+            _cylinder(f"coffee{i}", [cx, cy, height + 0.2], r - 4, 0.2, coffee)
             hx, hy = cx + (r + 8) * math.cos(p["angle"]), cy + (r + 8) * math.sin(p["angle"])
             _sphere(f"handle{i}", [hx, hy, height / 2], 14.0, ceramic, (0.5, 0.5, 2.2))
         else:
@@ -359,7 +359,7 @@ def _lights(job: Job) -> None:
     world.use_nodes = True
     bg = world.node_tree.nodes["Background"]
     bg.inputs["Color"].default_value = _rgba(light["ambient_colour"])
-    bg.inputs["Strength"].default_value = key * light["ambient"] / math.pi * 2
+    bg.inputs["Strength"].default_value = key * light["ambient"] / math.pi
     bpy.context.scene.world = world
 
 

@@ -47,7 +47,7 @@ def paint_face(values: tuple[int, int], style: SetStyle,
     groove = int(round(0.012 * w * k))
     cv2.line(big_c, (w * k // 2, int(0.1 * h * k)), (w * k // 2, int(0.9 * h * k)),
              (body * 0.8).tolist(), groove, cv2.LINE_AA)
-    cv2.line(big_h, (w * k // 2, int(0.1 * h * k)), (w * k // 2, int(0.9 * h * k)), 150, groove,
+    cv2.line(big_h, (w * k // 2, int(0.1 * h * k)), (w * k // 2, int(0.9 * h * k)), 190, groove,
              cv2.LINE_AA)
     for half, u, v, r in pip_circles(values, style):
         n = values[half]
@@ -56,7 +56,8 @@ def paint_face(values: tuple[int, int], style: SetStyle,
         radius = int(round(r * w * k))
         cv2.circle(big_c, centre, radius, (pip * 0.55 + body * 0.05).tolist(), -1, cv2.LINE_AA)
         cv2.circle(big_c, centre, int(radius * 0.8), pip.tolist(), -1, cv2.LINE_AA)
-        cv2.circle(big_h, centre, radius, int(255 - 200 * style.pip_depth / 1.2), -1, cv2.LINE_AA)
+        cv2.circle(big_h, centre, radius, int(135 - 100 * style.pip_depth / 1.2), -1,
+                   cv2.LINE_AA)
     small_c: np.ndarray = cv2.resize(big_c, (w, h), interpolation=cv2.INTER_AREA)
     small_h: np.ndarray = cv2.GaussianBlur(
         cv2.resize(big_h, (w, h), interpolation=cv2.INTER_AREA), (0, 0), 0.8)

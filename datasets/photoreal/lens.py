@@ -23,7 +23,8 @@ from datasets.camera import Camera
 class Finish:
     """What the sensor and the encoder do: blur (px), motion blur length (px) and
     angle, vignetting (fraction lost at the corners), noise (of 255), white balance
-    gains (B, G, R), brightness target (median grey), JPEG quality."""
+    gains (B, G, R), brightness target (median grey), the camera's contrast and
+    saturation boost, JPEG quality."""
 
     blur: float
     motion: float
@@ -32,6 +33,8 @@ class Finish:
     noise: float
     white_balance: tuple[float, float, float]
     brightness: float
+    contrast: float
+    saturation: float
     quality: int
 
 
@@ -45,6 +48,8 @@ def pick_finish(rng: np.random.Generator) -> Finish:
         noise=float(rng.uniform(1.5, 5.0)),
         white_balance=(float(wb[0]), float(wb[1]), float(wb[2])),
         brightness=float(rng.uniform(105, 150)),
+        contrast=float(rng.uniform(1.1, 1.45)),
+        saturation=float(rng.uniform(1.05, 1.4)),
         quality=int(rng.integers(55, 91)),
     )
 
@@ -112,6 +117,9 @@ class Webcam:
         img *= np.asarray(look.white_balance, np.float32)
         gain = look.brightness / max(float(np.median(img.mean(axis=2))), 1.0)
         img *= float(np.clip(gain, 0.75, 1.5))
+        grey = img.mean(axis=2, keepdims=True)
+        img = grey + look.saturation * (img - grey)
+        img = 128 + look.contrast * (img - 128)
         r2 = ((xs - w / 2) ** 2 + (ys - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
         img *= (1 - look.vignette * r2)[..., None].astype(np.float32)
         img = cv2.GaussianBlur(img, (0, 0), look.blur)
