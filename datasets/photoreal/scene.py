@@ -261,7 +261,7 @@ def _arms(rng: np.random.Generator, cam: Webcam) -> list[Arm]:
         along = rng.uniform(0.15, 0.85)
         outside = [(along * w, 1.3 * h), (along * w, -0.3 * h), (-0.3 * w, along * h),
                    (1.3 * w, along * h)][edge]
-        reach = rng.uniform(0.12, 0.45)
+        reach = rng.uniform(0.12, 0.65)
         inside = [(along * w, (1 - reach) * h), (along * w, reach * h), (reach * w, along * h),
                   ((1 - reach) * w, along * h)][edge]
         start, end = cam.camera.image_to_plane(np.array([outside, inside], np.float64))
