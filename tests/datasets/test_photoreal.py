@@ -240,3 +240,19 @@ class TestWithoutBlender:
         make = re.search(r'"bpy==([\d.]+)"', (ROOT / "Makefile").read_text())
         extra = re.search(r'"bpy==([\d.]+);', (ROOT / "pyproject.toml").read_text())
         assert make and extra and make.group(1) == extra.group(1)
+
+
+class TestBenchmark:
+    def test_no_rendered_scenes_skips_and_writes_nothing(
+            self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        import sys
+
+        if str(ROOT) not in sys.path:  # benchmarks/ is a folder of scripts
+            sys.path.insert(0, str(ROOT))
+        from benchmarks import photoreal
+
+        before = photoreal.RESULTS.stat().st_mtime if photoreal.RESULTS.exists() else None
+        assert photoreal.main(["--folder", str(tmp_path / "none")]) == 0
+        assert "skipped: no rendered scenes" in capsys.readouterr().out
+        after = photoreal.RESULTS.stat().st_mtime if photoreal.RESULTS.exists() else None
+        assert after == before
