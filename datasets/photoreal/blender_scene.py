@@ -207,7 +207,7 @@ def _mat_sheet(job: Job) -> None:
     sheet = job.get("mat")
     if not sheet:
         return
-    paper = _material("mat", [1.0, 1.0, 1.0], 0.55)
+    paper = _material("mat", [1.0, 1.0, 1.0], 0.85, Specular_IOR_Level=0.25)
     nodes, links = paper.node_tree.nodes, paper.node_tree.links
     links.new(_image_node(nodes, sheet["image"]).outputs["Color"],
               nodes["Principled BSDF"].inputs["Base Color"])

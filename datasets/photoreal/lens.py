@@ -48,8 +48,8 @@ def pick_finish(rng: np.random.Generator) -> Finish:
         noise=float(rng.uniform(1.5, 5.0)),
         white_balance=(float(wb[0]), float(wb[1]), float(wb[2])),
         brightness=float(rng.uniform(105, 150)),
-        contrast=float(rng.uniform(1.1, 1.45)),
-        saturation=float(rng.uniform(1.05, 1.4)),
+        contrast=float(rng.uniform(1.05, 1.3)),
+        saturation=float(rng.uniform(0.95, 1.2)),
         quality=int(rng.integers(55, 91)),
     )
 
@@ -114,9 +114,16 @@ class Webcam:
         img: np.ndarray = cv2.remap(
             canvas, src[..., 0].astype(np.float32), src[..., 1].astype(np.float32),
             cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT).astype(np.float32)
-        img *= np.asarray(look.white_balance, np.float32)
-        gain = look.brightness / max(float(np.median(img.mean(axis=2))), 1.0)
-        img *= float(np.clip(gain, 0.75, 1.5))
+        # auto white balance (the brightest pixels, tiles and paper, towards white; part of
+        # the way) then the camera's own cast
+        grey = img.mean(axis=2)
+        white = img[grey >= np.percentile(grey, 97.0)].mean(axis=0) + 1.0
+        img *= (white.mean() / white) ** 0.6 * np.asarray(look.white_balance, np.float32)
+        # auto exposure: the median towards the target, without burning large bright areas
+        grey = img.mean(axis=2)
+        gain = look.brightness / max(float(np.median(grey)), 1.0)
+        gain = min(gain, 250.0 / max(float(np.percentile(grey, 99.0)), 1.0))
+        img *= float(np.clip(gain, 0.6, 1.5))
         grey = img.mean(axis=2, keepdims=True)
         img = grey + look.saturation * (img - grey)
         img = 128 + look.contrast * (img - 128)
