@@ -68,6 +68,7 @@ class _Part:
         self.mats_found = 0
         self.times: list[float] = []
         self.by_look: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        self.rows: list[str] = []
 
     def add(self, labels: dict[str, Any], frame: Any, reading: Any, found_mat: bool,
             seconds: float, name: str) -> None:
@@ -93,8 +94,13 @@ class _Part:
                     f"set {look['set_style']}"):
             self.by_look[key][0] += right
             self.by_look[key][1] += len(want)
-        self.tally.add(truth, reading, f"{name}: {labels['players']} players, "
-                                       f"{right}/{len(want)} read right ({len(got)} read)")
+        exact = self.tally.add(truth, reading, f"{name}: {labels['players']} players, "
+                                               f"{right}/{len(want)} read right "
+                                               f"({len(got)} read)")
+        self.rows.append(f"{name}: {look['surface']['kind']}, {look['lighting']}, "
+                         f"{look['set_style']}: {right}/{len(want)} read right, "
+                         f"{len(unmatched) - on_backs} phantom, "
+                         f"{'exact' if exact else 'not exact'}")
 
     def result(self, mat: bool) -> dict[str, Any]:
         n = self.tally.tables
@@ -109,6 +115,7 @@ class _Part:
             "tiles_read_right_by_look": {k: f"{r}/{t}" for k, (r, t) in sorted(
                 self.by_look.items())},
             "failures": self.tally.failures,
+            "scenes": self.rows,
         }
 
 
