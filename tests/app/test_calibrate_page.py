@@ -81,3 +81,8 @@ def test_confirm_without_a_calibration(unlocked: Table) -> None:
     page = unlocked.post("/set/confirm")
     assert page.status_code == 400
     assert "No calibration is waiting" in page.get_data(as_text=True)
+
+
+def test_the_share_page_links_to_the_set_page(client: FlaskClient) -> None:
+    page = client.get("/settings").get_data(as_text=True)
+    assert 'href="/set/"' in page
