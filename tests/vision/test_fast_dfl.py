@@ -83,7 +83,7 @@ def test_the_rewrite_computes_the_expected_bin(tmp_path: Path) -> None:
     model = _dfl_graph("Reshape")
     assert softmax_on_last_axis(model) == 1
     names = [n.name for n in model.graph.node]  # type: ignore[attr-defined]
-    assert all(n.startswith("/model.23/") for n in names)  # kept float by vision.quantize
+    assert all(n.startswith("/model.23/") for n in names)  # kept float by training.quantize
     assert "w" not in {i.name for i in model.graph.initializer}  # type: ignore[attr-defined]
     onnx.save(model, str(tmp_path / "m.onnx"))
     x = np.random.default_rng(1).normal(size=(1, 64, 7)).astype(np.float32)
