@@ -47,7 +47,7 @@ from vision.marker_looks import FAINT_MARKER, ceil32, found_near, more_markers
 from vision.onnx_models import BoxDetector, Classifier, ObbDetector, class_counts, load_specs
 from vision.reader_interface import joined
 from vision.readings import MAX_VALUE, FrameReading, HalfCount, TileReading
-from vision.seams import distinct, on_a_seam, over_a_seam
+from vision.seams import best_readings
 from vision.tile_check import CheckedTileDetector
 
 if TYPE_CHECKING:
@@ -423,6 +423,9 @@ class TileReader:
         Readings of one tile found twice are merged (see ``SNAP_BELOW_PX``,
         ``DUPLICATE_IOU``), and overlapping pieces of one tile are joined first
         (``vision.fragments``). Best first, both.
+
+        This is where boxes become tile readings, for a still (:meth:`read`) and for
+        the boxes a video tracker does not know already (``vision.tile_memory``).
         """
         sides = np.linalg.norm(np.roll(tiles.corners, -1, axis=1) - tiles.corners, axis=2)
         tiles = tiles[sides.min(axis=1) >= MIN_SIDE_PX] if len(tiles) else tiles
@@ -431,7 +434,7 @@ class TileReader:
         tiles = joined(self, tiles)
         boxes, owner, turned_at, gray = self._box_variants(image, tiles)
         found = self.read_at(image, np.array(boxes, np.float32), tiles.confidence[owner])
-        readings = _best_readings(found, boxes, owner, turned_at, len(tiles))
+        readings = best_readings(found, boxes, owner, turned_at, len(tiles))
         if not self.spot_face_down:
             return readings, []
         return split_face_down(image if gray is None else gray, readings)
@@ -579,26 +582,6 @@ class TileReader:
 
             results = self.profile.reweigh(results, half_colours(list(crops)))
         return results
-
-
-def _best_readings(found: Sequence[TileReading], boxes: list[np.ndarray], owner: list[int],
-                   turned_at: set[int], boxes_found: int) -> list[TileReading]:
-    """Of the readings ``found`` of each box and its variants (``owner``: the box each
-    stands for), the most confident one of each box (a turned box's only when sure, a
-    move onto a seam never), best first, one per tile, no double over a seam."""
-    best: dict[int, TileReading] = {}
-    for k, reading in enumerate(found):
-        if k in turned_at and reading.uncertain:
-            continue  # a turned box is a guess: only a sure reading of it counts
-        held = best.get(owner[k])  # a snapped or evened box wins a tie: it comes later
-        if held is None or reading.confidence >= held.confidence:
-            if held is not None and on_a_seam(reading, held, boxes, owner[k], k,
-                                               boxes_found):
-                continue
-            best[owner[k]] = reading
-    readings = sorted(best.values(), key=lambda t: -t.confidence)
-    readings = [readings[i] for i in distinct(readings)]
-    return [t for j, t in enumerate(readings) if not over_a_seam(j, readings)]
 
 
 def _snapped(gray: np.ndarray, corners: np.ndarray, width: float) -> np.ndarray | None:

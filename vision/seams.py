@@ -1,5 +1,6 @@
 """Boxes that are no tile of their own: the same tile found twice, and a double
-boxed over the seam between two tiles of a train."""
+boxed over the seam between two tiles of a train; and of the readings of a box
+moved or turned, the one that stands (:func:`best_readings`)."""
 
 from __future__ import annotations
 
@@ -105,3 +106,22 @@ def distinct(readings: Sequence[Outlined], iou: float = DUPLICATE_IOU) -> list[i
             keep.append(i)
     return keep
 
+
+def best_readings(found: Sequence[TileReading], boxes: list[np.ndarray], owner: list[int],
+                  turned_at: set[int], boxes_found: int) -> list[TileReading]:
+    """Of the readings ``found`` of each box and its variants (``owner``: the box each
+    stands for), the most confident one of each box (a turned box's only when sure, a
+    move onto a seam never), best first, one per tile, no double over a seam."""
+    best: dict[int, TileReading] = {}
+    for k, reading in enumerate(found):
+        if k in turned_at and reading.uncertain:
+            continue  # a turned box is a guess: only a sure reading of it counts
+        held = best.get(owner[k])  # a snapped or evened box wins a tie: it comes later
+        if held is None or reading.confidence >= held.confidence:
+            if held is not None and on_a_seam(reading, held, boxes, owner[k], k,
+                                               boxes_found):
+                continue
+            best[owner[k]] = reading
+    readings = sorted(best.values(), key=lambda t: -t.confidence)
+    readings = [readings[i] for i in distinct(readings)]
+    return [t for j, t in enumerate(readings) if not over_a_seam(j, readings)]

@@ -205,10 +205,10 @@ def test_the_8_bit_pip_model_counts_like_the_float_one(tmp_path: Path) -> None:
         pytest.skip("no trained pip model in models/")
 
     from datasets.labels import iter_scenes
+    from training.quantize import head_nodes_to_keep_float, quantize_pips
     from vision.crops import half_crops
     from vision.images import load_image
     from vision.onnx_models import BoxDetector, ModelSpec
-    from training.quantize import head_nodes_to_keep_float, quantize_pips
     from vision.reader import PIP_THRESHOLD
 
     crops: list[np.ndarray] = []
@@ -242,10 +242,10 @@ def test_the_8_bit_half_classifier_counts_like_the_float_one(tmp_path: Path, key
     pytest.importorskip("onnx")
 
     from datasets.labels import iter_scenes
+    from training.quantize import quantize_halves
     from vision.crops import half_crops
     from vision.images import load_image
     from vision.onnx_models import Classifier, load_specs
-    from training.quantize import quantize_halves
 
     spec = load_specs(ROOT / "models")[key]
     crops: list[np.ndarray] = []
@@ -275,10 +275,10 @@ def test_the_8_bit_tile_detector_finds_what_the_float_one_finds(tmp_path: Path) 
         pytest.skip("no trained tile model in models/")
     from datasets.labels import iter_scenes
     from datasets.render import render_table, scene_rng
+    from training import poly_iou
+    from training.quantize import quantize_tiles
     from vision.images import load_image
     from vision.onnx_models import ModelSpec, ObbDetector
-    from training.quantize import quantize_tiles
-    from training import poly_iou
 
     calibration = [render_table(scene_rng(4242, i), size=(1280, 720)).image for i in range(4)]
     quantize_tiles(ROOT / "models" / "tiles.onnx", tmp_path / "q.onnx", calibration)

@@ -313,7 +313,7 @@ def test_distinct_keeps_the_first_of_overlapping_boxes() -> None:
 
     box = np.array([[0, 0], [0, 10], [20, 10], [20, 0]], np.float32)
     items = [R(box), R(box + [2, 0]), R(box + [30, 0]), R(box + [11, 0])]
-    assert distinct(items) == [0, 2, 3]  # type: ignore[arg-type]
+    assert distinct(items) == [0, 2, 3]
 
 
 @pytest.mark.parametrize("shape", [(1,), (7,), (150, 16), (37, 3)])
