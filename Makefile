@@ -53,7 +53,7 @@ bench: venv-test
 lint: venv-test
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports --no-cache
-	$(VENV)/bin/mypy engine vision companion_app datasets benchmarks tests
+	$(VENV)/bin/mypy engine vision companion_app datasets training benchmarks tests
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .import_linter_cache

@@ -22,10 +22,6 @@ OVER_LIMIT = frozenset(
     {
         "datasets/render.py",
         "datasets/table_layout.py",
-        "tests/vision/test_tracker.py",
-        "vision/reader.py",
-        "vision/tracker.py",
-        "vision/train.py",
     }
 )
 

@@ -151,7 +151,7 @@ def export_onnx(weights: Path, imgsz: int, dynamic: bool, threads: int = 2) -> P
     path = yolo(str(weights)).export(
         format="onnx", imgsz=imgsz, dynamic=dynamic, simplify=True, device="cpu"
     )
-    from vision.fast_dfl import rewrite_file
+    from training.fast_dfl import rewrite_file
 
     rewrite_file(Path(path))  # detectors: the box decoding's softmax on the last axis
     return Path(path)

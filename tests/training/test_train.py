@@ -163,6 +163,8 @@ def test_tiny_training_run_exports_onnx_and_models_json(tmp_path: Path) -> None:
     check = ort.InferenceSession(str(tmp_path / "models" / "halves_covered.onnx"))
     out = check.run(None, {check.get_inputs()[0].name: np.zeros((2, 3, 64, 64), np.float32)})[0]
     assert out.shape == (2, len(counter["names"]))
+    from reader_fixtures import softmax_axes
+
     for name in ("tiles.onnx", "tiles.int8.onnx", "pips.onnx", "pips.int8.onnx"):
         # the exported detectors' box decoding takes its softmax on the last axis
         assert 1 not in softmax_axes(tmp_path / "models" / name)
@@ -377,17 +379,3 @@ def test_covered_crops_become_a_covered_and_an_open_folder(tmp_path: Path) -> No
     assert sorted(f.name for f in (out / "train" / "03").iterdir()) == [
         f"covered-train_c_{k:03d}.png" for k in range(5)]
     assert [d.name for d in (out / "val").iterdir()] == ["03"]
-
-
-def softmax_axes(path: Path) -> list[int]:
-    """The axis of every softmax in the ONNX file (``-1`` where the node leaves it out)."""
-    import onnx
-    from onnx import helper
-
-    axes = []
-    for node in onnx.load(str(path)).graph.node:
-        if node.op_type == "Softmax":
-            axis = next((helper.get_attribute_value(a) for a in node.attribute
-                         if a.name == "axis"), -1)
-            axes.append(int(axis))
-    return axes

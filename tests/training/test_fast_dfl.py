@@ -1,4 +1,4 @@
-"""The DFL rewrite (``vision.fast_dfl``): the same outputs, the softmax on the last axis."""
+"""The DFL rewrite (``training.fast_dfl``): the same outputs, the softmax on the last axis."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from reader_fixtures import softmax_axes, untrained_dir
 
-from vision.fast_dfl import rewrite_file, softmax_on_last_axis
+from training.fast_dfl import rewrite_file, softmax_on_last_axis
 
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
