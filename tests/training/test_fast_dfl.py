@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from reader_fixtures import softmax_axes, untrained_dir
 
-from training.fast_dfl import rewrite_file, softmax_on_last_axis
+# the vision tests' helpers: an untrained models folder, an ONNX file's softmax axes
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vision"))
+from reader_fixtures import softmax_axes, untrained_dir  # noqa: E402
+
+from training.fast_dfl import rewrite_file, softmax_on_last_axis  # noqa: E402
 
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")

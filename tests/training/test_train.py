@@ -14,6 +14,8 @@ import pytest
 from companion_app.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
+# the vision tests' helpers (``reader_fixtures``) serve these tests too
+sys.path.insert(0, str(ROOT / "tests" / "vision"))
 
 
 def test_importing_train_does_not_import_torch_or_ultralytics() -> None:
