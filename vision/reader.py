@@ -39,7 +39,15 @@ from vision.crops import order_corners, tile_half_crops
 from vision.detections import Detections
 from vision.divider import even_about_divider, snap_to_divider
 from vision.face_down import markers_on_backs, split_face_down
-from vision.half_counts import PIP_BAND, count_certainty, inside_half, within_set
+from vision.half_counts import (
+    CLASSIFIED_UP_TO,
+    CLASSIFIER_SURE,
+    PIP_BAND,
+    QUICK_SURE,
+    count_certainty,
+    inside_half,
+    within_set,
+)
 from vision.half_votes import vote
 from vision.hollow_markers import drop_hollow
 from vision.images import load_image
@@ -53,35 +61,6 @@ from vision.tile_check import CheckedTileDetector
 if TYPE_CHECKING:
     from vision.set_profile import SetProfile
 
-#: The ``halves`` classifier's vote counts for counts up to this many only, unless the
-#: reader is told of a larger set (``TileReader(max_value=15)``): its training crops
-#: hold few halves above a double-12 set's (13-18: 2 % of them), and letting it name
-#: them read 11 halves of the real double-12 set's 12s as 13 (session 18). Told of a
-#: double-15 or double-18 set, it votes up to the set's top: on rendered scenes of
-#: seeds used neither in training nor in the eval set (60 tables of seed 9102, 200
-#: hands of seed 9101), tiles read right 1123 -> 1126 of 1138 and 1600 -> 1602 of 1638
-#: (the double-15 tables' 96.4 -> 98.6 %), none of a double-12 set's changed. A half
-#: the pips count higher than the classifier's counts keeps their count.
-CLASSIFIED_UP_TO = 12
-#: A half crop the ``halves`` classifier names with at least this probability has that
-#: count, and is not shown to the pip model; the others are, and the classifier's vote
-#: weighs their pips (``vision.half_votes``). On a 1280x720 table frame, 94 % of the
-#: crops are named that surely, and the pip model's batch shrinks as much. On rendered
-#: scenes of seeds used neither in training nor in the eval set (60 tables of seed
-#: 9102, 200 hands of seed 9101, read for their sets), tiles read right 1126 -> 1128 of
-#: 1138 and 1602 -> 1605 of 1638 (0.999: 1127 and 1604), hand totals 83 -> 84 %: where
-#: the classifier is that sure, the pips' vote undid more right counts than wrong ones.
-CLASSIFIER_SURE = 0.99
-#: The quick classifier (``halves_quick``: the ``halves`` classifier trained on at 64 px,
-#: session 23) looks at every crop first; a crop it names less surely than this is
-#: looked at again by ``halves`` at 96 px, whose probabilities then stand for it. On a
-#: 1280x720 table frame that is 6-11 % of the crops, and the classifiers' time falls
-#: from about 60 to about 30 ms. On rendered scenes of seeds used neither in training
-#: nor in the eval set, read at 64 px alone / quick then 96 / at 96 px alone: 160
-#: 1920x1080 tables whole 152 / 153 / 155, their tiles 98.39 / 98.59 / 98.60 %; 60
-#: tables of seed 9102 1128 of 1138 tiles read right each; 200 hands of seed 9101
-#: 1605 / 1607 / 1605 of 1638.
-QUICK_SURE = 0.99
 #: Pip score at or above which a pip counts. Chosen on rendered scenes of a
 #: seed used neither in training nor in the eval set
 #: (``benchmarks/vision.py --tune 40``: per-half accuracy 0.91 at 0.30, 0.86
