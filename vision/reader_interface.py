@@ -16,20 +16,11 @@ import numpy as np
 
 from vision.detections import Detections
 from vision.fragments import join_fragments
+from vision.table.reading import TileLike
 
-
-class ReadTile(Protocol):
-    """A tile as a reader reports it (``vision.readings.TileReading``,
-    ``datasets.table_layout.SeenTile``): values in either order, corners in image pixels."""
-
-    @property
-    def values(self) -> tuple[int, int]: ...
-
-    @property
-    def corners(self) -> np.ndarray: ...
-
-    @property
-    def uncertain(self) -> bool: ...
+#: A tile as a reader reports it (``vision.readings.TileReading``,
+#: ``datasets.table_layout.SeenTile``): what the table reconstruction reads of it.
+ReadTile = TileLike
 
 
 class FrameRead(Protocol):
