@@ -7,7 +7,9 @@ from typing import Any
 import numpy as np
 
 from benchmarks.matching import match, rate
-from vision.reader import TileReader, _inside_half, tile_half_crops
+from vision.crops import tile_half_crops
+from vision.half_counts import inside_half
+from vision.reader import TileReader
 
 #: Seed of the scenes rendered for the sweeps (not a training or eval seed).
 TUNE_SEED = 777_001
@@ -54,7 +56,7 @@ def tune(reader: TileReader, count: int) -> dict[str, Any]:
                 crops.extend(tile_half_crops(scene.image, corners.astype(np.float32)))
                 truths.extend(int(v) for v in t["values"])
             for pips in reader.pip_detector(crops):
-                scores.append(pips[_inside_half(pips.center)].confidence)
+                scores.append(pips[inside_half(pips.center)].confidence)
             reader.detector.conf_threshold = tile_floor
             reader.pip_detector.conf_threshold = pip_floor
             reader.reset()  # a still: no closer look carried from the last one

@@ -32,7 +32,7 @@ COMMANDS: dict[str, str] = {
     "watch": "vision.watch_cli",
     "camera-plan": "vision.watch_cli",
     "mat": "vision.watch_cli",
-    "train": "vision.train",
+    "train": "training.cli",
     "synth": "datasets.cli",
     "serve": "companion_app.serve",
 }

@@ -72,6 +72,11 @@ _EXPORTS = {
     "default_profile_path": "vision.set_profile",
     "Calibration": "vision.calibrate",
     "calibrate": "vision.calibrate",
+    "FrameSource": "vision.frame_source",
+    "TileSource": "vision.reader_interface",
+    "FrameReader": "vision.reader_interface",
+    "TileMemory": "vision.tile_memory",
+    "ReadCounts": "vision.tile_memory",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -104,12 +109,14 @@ if TYPE_CHECKING:
     )
     from vision.face_down import lies_face_down, split_face_down  # noqa: F401
     from vision.fragments import join_fragments  # noqa: F401
+    from vision.frame_source import FrameSource  # noqa: F401
     from vision.hollow_markers import drop_hollow  # noqa: F401
     from vision.images import MAX_DECODED_PIXELS, exif_orientation, load_image  # noqa: F401
     from vision.mat import MatView, detect_mat, rectify, write_mat  # noqa: F401
     from vision.pip_colour import half_colour  # noqa: F401
     from vision.precision import chosen_precision  # noqa: F401
     from vision.reader import FrameReading, TileReader, TileReading  # noqa: F401
+    from vision.reader_interface import FrameReader, TileSource  # noqa: F401
     from vision.referee import Referee, Ruling  # noqa: F401
     from vision.scoring import HandReading, read_hand, score_photos  # noqa: F401
     from vision.set_profile import (  # noqa: F401
@@ -122,6 +129,7 @@ if TYPE_CHECKING:
     from vision.straight_above import read_from_above  # noqa: F401
     from vision.table import TableReading, Uncertainty, reconstruct  # noqa: F401
     from vision.tile_check import CheckedTileDetector, looks_like_tile, tile_mask  # noqa: F401
+    from vision.tile_memory import ReadCounts, TileMemory  # noqa: F401
     from vision.tracker import Tracker  # noqa: F401
 
 

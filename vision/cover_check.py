@@ -27,14 +27,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vision.onnx_models import Classifier, ModelSpec
-from vision.reader import (
-    MAX_VALUE,
-    FrameReading,
-    TileReading,
-    class_counts,
-    tile_half_crops,
-)
+from vision.crops import tile_half_crops
+from vision.onnx_models import Classifier, ModelSpec, class_counts
+from vision.readings import MAX_VALUE, FrameReading, TileReading
 
 #: A half the cover check gives at least this probability of ``covered`` is covered.
 #: Chosen on 200 development hands scenes (seed 9101; 0.5 flagged 25 of the 1568

@@ -79,3 +79,39 @@ def half_crops(image: np.ndarray, corners: np.ndarray,
                half_px: int = HALF_PX) -> tuple[np.ndarray, np.ndarray]:
     """Both half crops of the tile at ``corners``: ``tile_halves(rectify_tile(...))``."""
     return tile_halves(rectify_tile(image, corners, half_px))
+
+
+#: When a tile is this many times larger than its crop, the region is first
+#: shrunk with pixel-area averaging, so that pips of big photos do not alias.
+PRESHRINK_ABOVE = 2.0
+
+
+def tile_half_crops(image: np.ndarray, corners: np.ndarray,
+                    half_px: int = HALF_PX) -> tuple[np.ndarray, np.ndarray]:
+    """``vision.crops.half_crops`` of one tile, shrinking large tiles first.
+
+    A tile many times bigger than its crop (a 12 MP photo) is cut out and
+    shrunk with pixel-area averaging before the crop is made, so that the crop
+    shows pips the way a smaller, sharp image would rather than aliased.
+    """
+    c = np.asarray(corners, dtype=np.float32)
+    short = float(min(np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[2] - c[3])))
+    factor = short / half_px
+    if factor <= PRESHRINK_ABOVE:
+        return half_crops(image, c, half_px)
+    h, w = image.shape[:2]
+    pad = short * 0.25
+    x0 = int(max(np.floor(c[:, 0].min() - pad), 0))
+    y0 = int(max(np.floor(c[:, 1].min() - pad), 0))
+    x1 = int(min(np.ceil(c[:, 0].max() + pad), w))
+    y1 = int(min(np.ceil(c[:, 1].max() + pad), h))
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return half_crops(image, c, half_px)
+    region = image[y0:y1, x0:x1]
+    scale = 1.0 / factor
+    size = (max(int(round((x1 - x0) * scale)), 1), max(int(round((y1 - y0) * scale)), 1))
+    small = cv2.resize(region, size, interpolation=cv2.INTER_AREA)
+    sx, sy = size[0] / (x1 - x0), size[1] / (y1 - y0)
+    # pixel centres: x_small + 0.5 == (x + 0.5) * scale
+    local = (c - np.array([x0, y0], np.float32) + 0.5) * np.array([sx, sy], np.float32) - 0.5
+    return half_crops(small, local, half_px)

@@ -98,20 +98,6 @@ class Detections:
                    np.zeros(n) if class_id is None else class_id)
 
     @classmethod
-    def from_onnx_obb(cls, output: np.ndarray, letterbox: Any, *, conf_threshold: float = 0.25,
-                      iou_threshold: float = 0.7, max_det: int = 300,
-                      nc: int | None = None) -> Detections:
-        """Decode one image's raw output ``(4 + nc + 1, A)`` of an ultralytics OBB export.
-
-        ``letterbox`` is the ``vision.onnx_models.Letterbox`` the input was made
-        with; the result is in the original image's pixels.
-        """
-        from vision.onnx_models import decode_obb  # late: onnx_models imports this module
-
-        return decode_obb(output, letterbox, conf_threshold=conf_threshold,
-                          iou_threshold=iou_threshold, max_det=max_det, nc=nc)
-
-    @classmethod
     def from_ultralytics(cls, result: Any) -> Detections:
         """Adapter for an ultralytics ``Results`` (OBB or detect), duck-typed.
 

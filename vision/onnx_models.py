@@ -574,3 +574,16 @@ class Classifier:
             raise ValueError(f"unexpected classifier output shape {probs.shape} "
                              f"for {len(self.names)} classes")
         return probs
+
+
+def class_counts(names: Sequence[str], where: str) -> np.ndarray:
+    """The counts a count classifier's classes stand for: its class names, ``00``-``18``."""
+    try:
+        counts = np.array([int(name) for name in names])
+    except ValueError:
+        counts = np.zeros(0, int)
+    if not len(counts) or counts.min() < 0 or len(set(counts.tolist())) < len(counts):
+        raise BadInputError(where, "the halves model's classes must be pip counts "
+                            f"(00, 01, ...), not {list(names)}")
+    return counts
+

@@ -1,7 +1,7 @@
 """Which export of a model to run: the 8-bit one only where this CPU sums 8-bit products exactly.
 
 ``models.json`` names each model's 8-bit export (``*.int8.onnx``, made by
-``vision.quantize``); its float export lies beside it (``*.onnx``). ONNX
+``training.quantize``); its float export lies beside it (``*.onnx``). ONNX
 Runtime's 8-bit convolutions multiply uint8 activations by int8 weights.
 With VNNI on x86 (``avx512_vnni``, ``avx_vnni``, AMX) or the dot-product
 instructions on Arm (``asimddp``) the products are summed in 32 bits, exactly,

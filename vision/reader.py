@@ -28,58 +28,39 @@ from __future__ import annotations
 import copy
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
 
-from engine.errors import BadInputError
 from vision.box_shape import box_sizes, neighbour_shapes, to_neighbour_shape, turned_boxes
-from vision.crops import HALF_PX, MARGIN, half_crops, order_corners
-from vision.detections import Detections, polygon_iou
+from vision.cover_check import CoverCheck
+from vision.crops import order_corners, tile_half_crops
+from vision.detections import Detections
 from vision.divider import even_about_divider, snap_to_divider
 from vision.face_down import markers_on_backs, split_face_down
-from vision.fragments import join_fragments
+from vision.half_counts import (
+    CLASSIFIED_UP_TO,
+    CLASSIFIER_SURE,
+    PIP_BAND,
+    QUICK_SURE,
+    count_certainty,
+    inside_half,
+    within_set,
+)
 from vision.half_votes import vote
 from vision.hollow_markers import drop_hollow
 from vision.images import load_image
-from vision.onnx_models import BoxDetector, Classifier, ObbDetector, load_specs
+from vision.marker_looks import FAINT_MARKER, ceil32, found_near, more_markers
+from vision.onnx_models import BoxDetector, Classifier, ObbDetector, class_counts, load_specs
+from vision.reader_interface import joined
+from vision.readings import MAX_VALUE, FrameReading, HalfCount, TileReading
+from vision.seams import best_readings
 from vision.tile_check import CheckedTileDetector
 
 if TYPE_CHECKING:
-    from vision.cover_check import CoverCheck
     from vision.set_profile import SetProfile
 
-#: The ``halves`` classifier's vote counts for counts up to this many only, unless the
-#: reader is told of a larger set (``TileReader(max_value=15)``): its training crops
-#: hold few halves above a double-12 set's (13-18: 2 % of them), and letting it name
-#: them read 11 halves of the real double-12 set's 12s as 13 (session 18). Told of a
-#: double-15 or double-18 set, it votes up to the set's top: on rendered scenes of
-#: seeds used neither in training nor in the eval set (60 tables of seed 9102, 200
-#: hands of seed 9101), tiles read right 1123 -> 1126 of 1138 and 1600 -> 1602 of 1638
-#: (the double-15 tables' 96.4 -> 98.6 %), none of a double-12 set's changed. A half
-#: the pips count higher than the classifier's counts keeps their count.
-CLASSIFIED_UP_TO = 12
-#: A half crop the ``halves`` classifier names with at least this probability has that
-#: count, and is not shown to the pip model; the others are, and the classifier's vote
-#: weighs their pips (``vision.half_votes``). On a 1280x720 table frame, 94 % of the
-#: crops are named that surely, and the pip model's batch shrinks as much. On rendered
-#: scenes of seeds used neither in training nor in the eval set (60 tables of seed
-#: 9102, 200 hands of seed 9101, read for their sets), tiles read right 1126 -> 1128 of
-#: 1138 and 1602 -> 1605 of 1638 (0.999: 1127 and 1604), hand totals 83 -> 84 %: where
-#: the classifier is that sure, the pips' vote undid more right counts than wrong ones.
-CLASSIFIER_SURE = 0.99
-#: The quick classifier (``halves_quick``: the ``halves`` classifier trained on at 64 px,
-#: session 23) looks at every crop first; a crop it names less surely than this is
-#: looked at again by ``halves`` at 96 px, whose probabilities then stand for it. On a
-#: 1280x720 table frame that is 6-11 % of the crops, and the classifiers' time falls
-#: from about 60 to about 30 ms. On rendered scenes of seeds used neither in training
-#: nor in the eval set, read at 64 px alone / quick then 96 / at 96 px alone: 160
-#: 1920x1080 tables whole 152 / 153 / 155, their tiles 98.39 / 98.59 / 98.60 %; 60
-#: tables of seed 9102 1128 of 1138 tiles read right each; 200 hands of seed 9101
-#: 1605 / 1607 / 1605 of 1638.
-QUICK_SURE = 0.99
 #: Pip score at or above which a pip counts. Chosen on rendered scenes of a
 #: seed used neither in training nor in the eval set
 #: (``benchmarks/vision.py --tune 40``: per-half accuracy 0.91 at 0.30, 0.86
@@ -93,17 +74,10 @@ PIP_THRESHOLD = 0.30
 #: 95 %). A table's trains use it to settle a misread by its neighbours
 #: (``vision.table``).
 RANGE_BAND = 0.15
-#: Pip scores closer than this to the threshold make a count doubtful.
-PIP_BAND = 0.25
 #: Tile detector score floor.
 TILE_THRESHOLD = 0.25
 #: Readings less confident than this are flagged ``uncertain``.
 UNCERTAIN_BELOW = 0.5
-#: A half counted beyond the set, however sure, could be any of the set's top this
-#: many + 1 counts (``_within_set``).
-OVER_SET_SPAN = 3
-#: Largest pip count of any set the rules know (double-18).
-MAX_VALUE = 18
 #: Tiles whose short side is below this many pixels are too small to read.
 MIN_SIDE_PX = 3.0
 #: The detector learnt tiles at most about a fifth of the image's long side
@@ -119,9 +93,6 @@ ZOOM_OUT = 5.0
 #: 267 px box (0.14 of the frame) over both tiles, where the closer look finds the two
 #: tiles and the three markers.
 CLOSE_UP_SHARE = 0.18
-#: When a tile is this many times larger than its crop, the region is first
-#: shrunk with pixel-area averaging, so that pips of big photos do not alias.
-PRESHRINK_ABOVE = 2.0
 #: Tiles narrower than this at the detector's input size (pixels) are also read
 #: snapped to their divider (``vision.divider``), and the more confident of the
 #: two readings is kept: that small, the detector often puts a box half a tile
@@ -147,155 +118,8 @@ SMALL_TILE_PX = 13.0
 #: (the float one 40 ms at 640): 768 reads better than the float model at 640
 #: in less time.
 ZOOM_IN_SIDE = 768
-#: Markers (a pawn is 18 mm, 17 px in a 1920x1080 frame over a 1 m table) come out
-#: of the closer look at about 7 px and are often missed there; when that look
-#: shrinks the frame more than ``MARKER_LOOK_BELOW_GAIN`` times, markers are also
-#: looked for at this long side, and those the closer look missed are added (see
-#: :meth:`TileReader.read`). The tiles stay those of the closer look: at 1024 they
-#: were read worse (rendered 1920x1080 mat tables, seeds 1100000+: whole tables
-#: 62.5 -> 50 %), while markers were attached 91.7 -> 95.2 %. Session 15, over 320
-#: rendered 1920x1080 tables (the benchmark's 1100000+ and fresh 1300000+ and
-#: 1400000+, mat and no mat), markers missed / added: 1024 12 / 5, 1280 4 / 7, 1536
-#: 6 / 11, 1920 5 / 13: the further looks find the coins and pawns 1024 misses (no
-#: box at any score there), and more loops and dots of the cloth's thread too; with
-#: ``CONFIRM_MARKER_SIDE`` 5 / 5 (tables read whole 282 -> 288).
-MARKER_SIDE = 1280
-#: A marker the look at ``MARKER_SIDE`` finds that the closer look found at no score
-#: at all is taken only when a look at this long side (or the frame's own size, if
-#: smaller) finds one there too: a dot of thread the detector takes for a coin at one
-#: scale is less often one at two (see ``MARKER_SIDE``).
-CONFIRM_MARKER_SIDE = 1920
-MARKER_LOOK_BELOW_GAIN = 0.5
-#: A marker scored from this up to the tile threshold is too faint to take alone, but
-#: is a marker when the other look (``MARKER_SIDE``) finds one there too, at any score
-#: from this: a toy train on the mat scored 0.23 at 768 and 0.24 at 1024 (rendered
-#: 1920x1080 table seed 1100013). Over 320 rendered tables (the benchmark's and fresh
-#: seeds), one more table read whole and none worse, from 0.15 to 0.2; the same floor
-#: taken alone, without the second look's word, read three tables worse (false markers
-#: on threads and tile corners).
-FAINT_MARKER = 0.2
 #: Readings whose boxes overlap at least this much (IoU) are the same tile;
-#: the less confident one is dropped.
-DUPLICATE_IOU = 0.5
-#: A tile's box moved (snapped to a divider, or evened) onto the seam between two tiles
-#: of a train reads their touching halves, which match: a double. Such a reading does
-#: not replace a sure single read where the box was found when the move took it over another
-#: box found by at least this much more (IoU with it). On the eval set, a 3-7 between
-#: a 12-3 and a 7-5 was snapped onto the 12-3's seam (IoU 0.00 -> 0.23) and read 3-3 as
-#: surely as the 3-7 was (both 0.91); the only such snap among its 60 images. On 320
-#: rendered 1920x1080 tables (where the table settles a double lying along its train
-#: by its neighbours anyway), no table read differently but one (still wrong).
-SEAM_IOU = 0.1
-#: A box read as a double lying along two tiles read, over the far half of one and the
-#: near half of the other, each showing the double's count, is the detector's box on
-#: the seam between them, not a tile: it overlaps each by about a third (IoU), where a
-#: double laid across a train only touches its neighbours. Boxes overlapping a tile
-#: read from this IoU (up to ``DUPLICATE_IOU``, the same tile) count. On the eval set's
-#: 20 table images, 6 of 13 extra tiles were such doubles (each overlapping its two
-#: neighbours 0.18-0.49), and precision rose 97.4 -> 98.3 % with no tile lost; 320
-#: rendered 1920x1080 tables read exactly as before.
-SEAM_OVERLAP = 0.15
-#: Two boxes lie along each other when their axes' cosine is at least this (25 degrees).
-ALONG_COS = 0.9
 
-
-@dataclass(frozen=True, eq=False)
-class TileReading:
-    """One tile read from an image.
-
-    ``corners`` ``(4, 2)`` follow the corner convention: ``corners[0:2]`` are
-    the short edge at the ``values[0]`` end. ``confidence`` is in ``[0, 1]``.
-    """
-
-    values: tuple[int, int]
-    corners: np.ndarray
-    confidence: float
-    uncertain: bool
-    #: The tile detector's own score.
-    detector_confidence: float = 1.0
-    #: How sure each half's pip count is, ``[0, 1]``.
-    half_certainty: tuple[float, float] = (1.0, 1.0)
-    #: Pips found on each half crop (crop pixels), for drawing and debugging.
-    pips: tuple[Detections, Detections] | None = field(default=None, repr=False)
-    #: The counts each half could be, ``((low, high), (low, high))`` (``RANGE_BAND``).
-    ranges: tuple[tuple[int, int], tuple[int, int]] | None = None
-    #: A hand covers part of it (``vision.cover_check``; hand photos only): some pips
-    #: may be out of view, and the tile is ``uncertain``.
-    covered: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        """The ``read --json`` form of this tile."""
-        return {"values": [int(v) for v in self.values],
-                "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
-                "confidence": round(float(self.confidence), 3),
-                "uncertain": bool(self.uncertain)}
-
-    def __str__(self) -> str:
-        mark = "  uncertain" if self.uncertain else ""
-        return f"{self.values[0]}-{self.values[1]}  confidence {self.confidence:.2f}{mark}"
-
-
-class HalfCount(NamedTuple):
-    """One half crop's pips: the count (``value``), how sure it is, the pips
-    counted, and the lowest and highest counts it could be (``RANGE_BAND``)."""
-
-    value: int
-    certainty: float
-    pips: Detections
-    low: int
-    high: int
-
-
-@dataclass(frozen=True, eq=False)
-class FrameReading:
-    """Everything read from one image: tiles (best first) and train markers."""
-
-    tiles: list[TileReading]
-    markers: Detections
-    #: Image size (height, width) in pixels.
-    shape: tuple[int, int] = (0, 0)
-    #: The boxes (corners ``(4, 2)``, image pixels) of tiles lying face down: the
-    #: boneyard, a tile not turned over (``vision.face_down``). They carry no values.
-    face_down: tuple[np.ndarray, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"tiles": [...]}`` as ``read --json`` prints it (without ``table``), and
-        ``"face_down": [{"corners": ...}, ...]`` when some tiles lie face down."""
-        out: dict[str, Any] = {"tiles": [t.to_json() for t in self.tiles]}
-        if self.face_down:
-            out["face_down"] = [{"corners": [[round(float(x), 1), round(float(y), 1)]
-                                             for x, y in c]} for c in self.face_down]
-        return out
-
-    @property
-    def uncertain(self) -> list[TileReading]:
-        return [t for t in self.tiles if t.uncertain]
-
-
-def count_certainty(scores: np.ndarray, threshold: float, band: float = PIP_BAND) -> float:
-    """How sure a pip count is, from the scores of all candidate pips.
-
-    Each candidate scored within ``band`` of ``threshold`` lowers it: one right
-    at the threshold makes it 0, one ``band / 2`` away costs a quarter.
-
-    >>> count_certainty(np.array([0.9, 0.95, 0.02]), 0.5)
-    1.0
-    >>> count_certainty(np.array([0.9, 0.5]), 0.5)
-    0.0
-    """
-    closeness = np.clip(1.0 - np.abs(np.asarray(scores, np.float64) - threshold) / band, 0, 1)
-    return float(np.prod(1.0 - closeness**2))
-
-
-def _found_near(corners: np.ndarray, other: np.ndarray) -> np.ndarray:
-    """Which of the boxes ``corners`` (N, 4, 2) has a box of ``other`` centred within
-    half its long side of its centre (a boolean mask)."""
-    if not len(corners) or not len(other):
-        return np.zeros(len(corners), bool)
-    centres, others = corners.mean(axis=1), other.mean(axis=1)
-    reach = 0.5 * np.maximum(*box_sizes(corners))
-    gaps = np.linalg.norm(centres[:, None, :] - others[None, :, :], axis=2)
-    return np.asarray(gaps.min(axis=1) < reach)
 
 
 class TileReader:
@@ -369,7 +193,7 @@ class TileReader:
         #: ``FAINT_MARKER`` up only where the other look finds one too.
         self.marker_threshold = tile_threshold
         #: The largest half of the set read (double-``max_value``): a count beyond it is a
-        #: misread (``_within_set``). ``MAX_VALUE`` when the set is not known.
+        #: misread (``vision.half_counts.within_set``). ``MAX_VALUE`` when the set is not known.
         self.max_value = MAX_VALUE
         #: The counts the ``halves`` classifier votes for: 0 to this (``CLASSIFIED_UP_TO``).
         self.classified_up_to = CLASSIFIED_UP_TO
@@ -443,8 +267,6 @@ class TileReader:
         if self.cover_spec is None:
             return None
         if not self._cover_check:
-            from vision.cover_check import CoverCheck
-
             self._cover_check.append(CoverCheck(self.cover_spec, self.cover_count_spec,
                                                 threads=self._threads))
         return self._cover_check[0]
@@ -466,7 +288,8 @@ class TileReader:
             image = load_image(image)
         found = self.detect(image)
         tiles, backs = self.read_tiles_and_backs(image, found[found.class_id == self.tile_class])
-        markers = self._more_markers(image, found)
+        markers = more_markers(self, self.detector, image, found, self._base_side(),
+                               _dynamic(self.detector))
         if self.drop_hollow_markers:
             markers = drop_hollow(markers, image)
         down = [np.asarray(b.corners, np.float32) for b in backs]
@@ -475,64 +298,10 @@ class TileReader:
             on_backs = markers_on_backs(gray, markers.corners, down)
             down += [np.asarray(markers.corners[i], np.float32)
                      for i in np.flatnonzero(on_backs)
-                     if not _found_near(markers.corners[i:i + 1], np.array(down))[0]]
+                     if not found_near(markers.corners[i:i + 1], np.array(down))[0]]
             markers = markers[~on_backs]
         return FrameReading(tiles, markers, (int(image.shape[0]), int(image.shape[1])),
                             tuple(down))
-
-    def _more_markers(self, image: np.ndarray, found: Detections) -> Detections:
-        """The markers in ``found``, and when it came from a closer look that shrank a big
-        frame a lot, those a look at ``MARKER_SIDE`` finds that it missed: one whose
-        centre lies on no marker found and inside no tile found. A faint marker
-        (``FAINT_MARKER``) is taken only where both looks find one; one the closer look
-        found at no score, only where a third look finds it too (``CONFIRM_MARKER_SIDE``)."""
-        every = found[found.class_id == self.marker_class]
-        markers = every[every.confidence > self.marker_threshold]
-        if self.marker_class < 0 or not _dynamic(self.detector) or not len(found):
-            return markers
-        gain = float(found.metadata.get("gain", 1.0))
-        long_side = max(image.shape[:2])
-        if gain >= MARKER_LOOK_BELOW_GAIN or gain * long_side <= self._base_side() + 1:
-            return markers  # not a closer look, or one that shrank the frame little
-        side = min(MARKER_SIDE, _ceil32(long_side))
-        if side <= gain * long_side + 32:
-            return markers
-        again = self.detector(image, long_side=side)
-        further = again[again.class_id == self.marker_class]
-        sure = further.confidence > self.marker_threshold
-        # faint markers of either look that the other look finds too
-        faint = [f[_found_near(f.corners, other.corners)] for f, other in
-                 ((every[every.confidence <= self.marker_threshold], further),
-                  (further[~sure], every))]
-        more = Detections.merge([self._confirmed(image, further[sure], every), *faint])
-        if not len(more):
-            return markers
-        tiles = found[found.class_id == self.tile_class].corners.astype(np.float32)
-        reach = 0.5 * np.maximum(*box_sizes(more.corners))
-        keep: list[int] = []
-        for j, centre in enumerate(more.corners.mean(axis=1)):
-            known = np.concatenate([markers.corners.mean(axis=1),
-                                    more.corners[keep].mean(axis=1).reshape(-1, 2)])
-            if len(known) and np.min(np.linalg.norm(known - centre, axis=1)) < reach[j]:
-                continue  # a marker found already
-            point = (float(centre[0]), float(centre[1]))
-            if any(cv2.pointPolygonTest(t, point, False) >= 0 for t in tiles):
-                continue  # inside a tile
-            keep.append(j)
-        return Detections.merge([markers, more[np.array(keep)]]) if keep else markers
-
-    def _confirmed(self, image: np.ndarray, found: Detections,
-                   seen: Detections) -> Detections:
-        """The markers ``found`` at ``MARKER_SIDE`` that the closer look ``seen`` found
-        too (at any score), or else a look at ``CONFIRM_MARKER_SIDE`` finds again."""
-        unseen = ~_found_near(found.corners, seen.corners)
-        if not unseen.any():
-            return found
-        finer = self.detector(image, long_side=min(CONFIRM_MARKER_SIDE,
-                                                   _ceil32(max(image.shape[:2]))))
-        finer = finer[finer.class_id == self.marker_class]
-        unseen[unseen] = ~_found_near(found.corners[unseen], finer.corners)
-        return found[~unseen]
 
     def detect(self, image: np.ndarray) -> Detections:
         """Tiles and markers in ``image``, looked at from the distance that suits them.
@@ -602,7 +371,7 @@ class TileReader:
         """Input long side of the closer look: ``zoom_in_side``, a multiple of 32, but
         never beyond the image's own size (nor below the trained size)."""
         base = self._base_side()
-        cap = max(min(int(self.zoom_in_side or base), _ceil32(max(image.shape[:2]))), base)
+        cap = max(min(int(self.zoom_in_side or base), ceil32(max(image.shape[:2]))), base)
         return int(cap)
 
     def _tile_width(self, found: Detections) -> float | None:
@@ -633,13 +402,27 @@ class TileReader:
         Readings of one tile found twice are merged (see ``SNAP_BELOW_PX``,
         ``DUPLICATE_IOU``), and overlapping pieces of one tile are joined first
         (``vision.fragments``). Best first, both.
+
+        This is where boxes become tile readings, for a still (:meth:`read`) and for
+        the boxes a video tracker does not know already (``vision.tile_memory``).
         """
         sides = np.linalg.norm(np.roll(tiles.corners, -1, axis=1) - tiles.corners, axis=2)
         tiles = tiles[sides.min(axis=1) >= MIN_SIDE_PX] if len(tiles) else tiles
         if not len(tiles):
             return [], []
-        if self.join_fragments:
-            tiles = join_fragments(tiles)
+        tiles = joined(self, tiles)
+        boxes, owner, turned_at, gray = self._box_variants(image, tiles)
+        found = self.read_at(image, np.array(boxes, np.float32), tiles.confidence[owner])
+        readings = best_readings(found, boxes, owner, turned_at, len(tiles))
+        if not self.spot_face_down:
+            return readings, []
+        return split_face_down(image if gray is None else gray, readings)
+
+    def _box_variants(self, image: np.ndarray, tiles: Detections
+                      ) -> tuple[list[np.ndarray], list[int], set[int], np.ndarray | None]:
+        """The boxes to read for ``tiles``: each as found (in corner order), then the
+        moved and turned ones (see :meth:`read_tiles_and_backs`); the box each stands
+        for (``owner``), which were turned, and the grey image if one was made."""
         boxes = [order_corners(c) for c in tiles.corners]
         owner = list(range(len(boxes)))
         boxes_found = len(boxes)
@@ -680,23 +463,7 @@ class TileReader:
                 turned_at.add(len(boxes))
                 boxes.append(t if snapped is None else snapped)
                 owner.append(i)
-        found = self.read_at(image, np.array(boxes, np.float32), tiles.confidence[owner])
-        best: dict[int, TileReading] = {}
-        for k, reading in enumerate(found):
-            if k in turned_at and reading.uncertain:
-                continue  # a turned box is a guess: only a sure reading of it counts
-            held = best.get(owner[k])  # a snapped or evened box wins a tie: it comes later
-            if held is None or reading.confidence >= held.confidence:
-                if held is not None and _on_a_seam(reading, held, boxes, owner[k], k,
-                                                   boxes_found):
-                    continue
-                best[owner[k]] = reading
-        readings = sorted(best.values(), key=lambda t: -t.confidence)
-        readings = [readings[i] for i in distinct(readings)]
-        readings = [t for j, t in enumerate(readings) if not _over_a_seam(j, readings)]
-        if not self.spot_face_down:
-            return readings, []
-        return split_face_down(image if gray is None else gray, readings)
+        return boxes, owner, turned_at, gray
 
     def read_at(self, image: np.ndarray, corners: np.ndarray,
                 detector_confidence: np.ndarray | None = None) -> list[TileReading]:
@@ -720,8 +487,8 @@ class TileReader:
             uncertain = (confidence < self.uncertain_below
                          or max(first.value, second.value) > self.max_value)
             # a count beyond the set is a misread: the most the half could be in the set
-            a, low_a, high_a = _within_set(first.value, first.low, first.high, self.max_value)
-            b, low_b, high_b = _within_set(second.value, second.low, second.high, self.max_value)
+            a, low_a, high_a = within_set(first.value, first.low, first.high, self.max_value)
+            b, low_b, high_b = within_set(second.value, second.low, second.high, self.max_value)
             readings.append(TileReading((a, b), box, confidence, uncertain, det,
                                         (first.certainty, second.certainty),
                                         (first.pips, second.pips),
@@ -779,7 +546,7 @@ class TileReader:
                 results.append(named[k])
                 continue
             pips = next(found)
-            pips = pips[_inside_half(pips.center)]
+            pips = pips[inside_half(pips.center)]
             scores = pips.confidence
             count = int(np.sum(scores >= self.pip_threshold))
             certainty = count_certainty(scores, self.pip_threshold, self.pip_band)
@@ -804,145 +571,8 @@ def _snapped(gray: np.ndarray, corners: np.ndarray, width: float) -> np.ndarray 
     return snapped if fit.found and abs(fit.shift) > 0.05 * width else None
 
 
-def _on_a_seam(moved: TileReading, held: TileReading, boxes: list[np.ndarray], i: int,
-               k: int, boxes_found: int) -> bool:
-    """Whether ``moved``, the reading of box ``k`` (box ``i`` moved), is box ``i`` slid
-    onto the seam between two tiles: a double, where box ``i`` read a sure single, and
-    lying over another box found more than box ``i`` did (``SEAM_IOU``)."""
-    if moved.values[0] != moved.values[1] or held.values[0] == held.values[1] \
-            or held.uncertain or boxes_found < 2:
-        return False
-    others = np.array([b for j, b in enumerate(boxes[:boxes_found]) if j != i], np.float64)
-    before, after = polygon_iou(np.array([boxes[i], boxes[k]], np.float64), others).max(axis=1)
-    return float(after) > float(before) + SEAM_IOU
-
-
-def _ends(tile: TileReading) -> tuple[np.ndarray, np.ndarray]:
-    """The middles of the short edges at ``values[0]`` and at ``values[1]``."""
-    c = np.asarray(tile.corners, np.float64)
-    return (c[0] + c[1]) / 2, (c[2] + c[3]) / 2
-
-
-def _over_a_seam(j: int, readings: Sequence[TileReading]) -> bool:
-    """Whether reading ``j`` is a double boxed over the seam between two tiles read:
-    lying along both (``ALONG_COS``), overlapping each (``SEAM_OVERLAP``), one before
-    its middle and one beyond, and the half of each nearer it showing its count."""
-    tile = readings[j]
-    if tile.values[0] != tile.values[1] or len(readings) < 3:
-        return False
-    first, second = _ends(tile)
-    length = float(np.linalg.norm(second - first))
-    if length == 0.0:
-        return False
-    axis, middle = (second - first) / length, (first + second) / 2
-    others = [k for k in range(len(readings)) if k != j]
-    overlaps = polygon_iou(np.asarray(tile.corners, np.float64)[None],
-                           np.array([readings[k].corners for k in others], np.float64))[0]
-    sides: set[bool] = set()
-    for k, overlap in zip(others, overlaps, strict=True):
-        if not SEAM_OVERLAP <= overlap < DUPLICATE_IOU:
-            continue
-        ends = _ends(readings[k])
-        way = ends[1] - ends[0]
-        if abs(float(way @ axis)) < ALONG_COS * float(np.linalg.norm(way)):
-            continue
-        gaps = [float(np.linalg.norm(end - middle)) for end in ends]
-        if readings[k].values[int(np.argmin(gaps))] != tile.values[0]:
-            continue  # its half under this box shows another count
-        sides.add(float((ends[0] + ends[1]) @ axis / 2 - middle @ axis) > 0)
-    return len(sides) == 2
-
-
-def _within_set(value: int, low: int, high: int, top: int) -> tuple[int, int, int]:
-    """``(value, low, high)`` of a half's count kept within a set whose largest half
-    is ``top``: a count beyond it becomes the most the range allows in the set, so
-    no count beyond the set is ever reported (the tile is flagged ``uncertain``).
-    A range wholly beyond the set gives the set's top count, and its range becomes
-    the set's top ``OVER_SET_SPAN + 1`` counts: the pip model over-counts the many
-    small pips of a blurred 10-12 (a 11 read 17 on a rendered table), so a table's
-    neighbours may settle it there.
-
-    >>> _within_set(13, 11, 14, 12), _within_set(5, 5, 6, 12), _within_set(17, 16, 18, 12)
-    ((12, 11, 12), (5, 5, 6), (12, 9, 12))
-    """
-    if low > top:
-        return top, max(0, top - OVER_SET_SPAN), top
-    return min(value, top), low, min(high, top)
-
-
-def class_counts(names: Sequence[str], where: str) -> np.ndarray:
-    """The counts a count classifier's classes stand for: its class names, ``00``-``18``."""
-    try:
-        counts = np.array([int(name) for name in names])
-    except ValueError:
-        counts = np.zeros(0, int)
-    if not len(counts) or counts.min() < 0 or len(set(counts.tolist())) < len(counts):
-        raise BadInputError(where, "the halves model's classes must be pip counts "
-                            f"(00, 01, ...), not {list(names)}")
-    return counts
-
-
-def _ceil32(value: float) -> int:
-    return int(np.ceil(value / 32.0)) * 32
 
 
 def _dynamic(detector: Any) -> bool:
     """Whether ``detector`` takes any input size (an ONNX export with dynamic axes)."""
     return getattr(getattr(detector, "model", None), "dynamic_size", False) is True
-
-
-def distinct(readings: Sequence[TileReading], iou: float = DUPLICATE_IOU) -> list[int]:
-    """Indices of ``readings`` to keep when boxes overlapping by ``iou`` or more are
-    one tile: the first of each such group stays (give them best first)."""
-    if len(readings) < 2:
-        return list(range(len(readings)))
-    overlap = polygon_iou(np.array([r.corners for r in readings], np.float32),
-                          np.array([r.corners for r in readings], np.float32))
-    keep: list[int] = []
-    for i in range(len(readings)):
-        if all(overlap[i, j] < iou for j in keep):
-            keep.append(i)
-    return keep
-
-
-def _inside_half(centers: np.ndarray, half_px: int = HALF_PX) -> np.ndarray:
-    """Mask of pip centres on the tile's own half of a half crop.
-
-    A half crop shows the tile inset by the crop margin on three sides and
-    cut at the divider on the fourth (the bottom); anything else is another
-    tile showing through the margin.
-    """
-    m = MARGIN * half_px
-    x, y = centers[:, 0], centers[:, 1]
-    return (x >= m) & (x <= half_px - m) & (y >= m)
-
-
-def tile_half_crops(image: np.ndarray, corners: np.ndarray,
-                    half_px: int = HALF_PX) -> tuple[np.ndarray, np.ndarray]:
-    """``vision.crops.half_crops`` of one tile, shrinking large tiles first.
-
-    A tile many times bigger than its crop (a 12 MP photo) is cut out and
-    shrunk with pixel-area averaging before the crop is made, so that the crop
-    shows pips the way a smaller, sharp image would rather than aliased.
-    """
-    c = np.asarray(corners, dtype=np.float32)
-    short = float(min(np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[2] - c[3])))
-    factor = short / half_px
-    if factor <= PRESHRINK_ABOVE:
-        return half_crops(image, c, half_px)
-    h, w = image.shape[:2]
-    pad = short * 0.25
-    x0 = int(max(np.floor(c[:, 0].min() - pad), 0))
-    y0 = int(max(np.floor(c[:, 1].min() - pad), 0))
-    x1 = int(min(np.ceil(c[:, 0].max() + pad), w))
-    y1 = int(min(np.ceil(c[:, 1].max() + pad), h))
-    if x1 - x0 < 2 or y1 - y0 < 2:
-        return half_crops(image, c, half_px)
-    region = image[y0:y1, x0:x1]
-    scale = 1.0 / factor
-    size = (max(int(round((x1 - x0) * scale)), 1), max(int(round((y1 - y0) * scale)), 1))
-    small = cv2.resize(region, size, interpolation=cv2.INTER_AREA)
-    sx, sy = size[0] / (x1 - x0), size[1] / (y1 - y0)
-    # pixel centres: x_small + 0.5 == (x + 0.5) * scale
-    local = (c - np.array([x0, y0], np.float32) + 0.5) * np.array([sx, sy], np.float32) - 0.5
-    return half_crops(small, local, half_px)

@@ -11,10 +11,9 @@ import pytest
 from reader_fixtures import untrained_dir
 
 from vision.detections import Detections
+from vision.marker_looks import CONFIRM_MARKER_SIDE, MARKER_SIDE
 from vision.onnx_models import ObbDetector
 from vision.reader import (
-    CONFIRM_MARKER_SIDE,
-    MARKER_SIDE,
     SMALL_TILE_PX,
     ZOOM_IN_SIDE,
     TileReader,

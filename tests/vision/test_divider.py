@@ -23,7 +23,8 @@ from vision.divider import (
     fit_divider,
     snap_to_divider,
 )
-from vision.reader import TileReader, TileReading, _over_a_seam, distinct
+from vision.reader import TileReader, TileReading
+from vision.seams import distinct, over_a_seam
 
 EVAL = Path(__file__).resolve().parents[2] / "datasets" / "eval"
 W = 20  # tile width in pixels: a table tile seen by a webcam at 1280x720
@@ -292,17 +293,17 @@ def _lying(values: tuple[int, int], x0: float, x1: float, y: float = 0.0,
 def test_a_double_boxed_over_the_seam_of_two_tiles_is_no_tile() -> None:
     three, five = _lying((3, 5), 0, 40), _lying((5, 2), 40, 80)
     seam = _lying((5, 5), 20, 60)
-    assert _over_a_seam(2, [three, five, seam])
+    assert over_a_seam(2, [three, five, seam])
     # either way round
-    assert _over_a_seam(2, [_lying((5, 3), 40, 0), _lying((2, 5), 80, 40), seam])
+    assert over_a_seam(2, [_lying((5, 3), 40, 0), _lying((2, 5), 80, 40), seam])
     # the halves under it show other counts: a double of its own, misplaced
-    assert not _over_a_seam(2, [three, _lying((2, 5), 40, 80), seam])
+    assert not over_a_seam(2, [three, _lying((2, 5), 40, 80), seam])
     # a double laid across the train only touches its neighbours
     across = TileReading((5, 5), np.array([[40, -10], [60, -10], [60, 30], [40, 30]],
                                            np.float32), 0.9, False)
-    assert not _over_a_seam(2, [three, _lying((5, 2), 60, 100), across])
+    assert not over_a_seam(2, [three, _lying((5, 2), 60, 100), across])
     # over one tile only (the end of a train): kept for the table to judge
-    assert not _over_a_seam(1, [three, _lying((5, 5), 20, 60), _lying((7, 1), 0, 40, y=200)])
+    assert not over_a_seam(1, [three, _lying((5, 5), 20, 60), _lying((7, 1), 0, 40, y=200)])
 
 
 def test_distinct_keeps_the_first_of_overlapping_boxes() -> None:
@@ -312,7 +313,7 @@ def test_distinct_keeps_the_first_of_overlapping_boxes() -> None:
 
     box = np.array([[0, 0], [0, 10], [20, 10], [20, 0]], np.float32)
     items = [R(box), R(box + [2, 0]), R(box + [30, 0]), R(box + [11, 0])]
-    assert distinct(items) == [0, 2, 3]  # type: ignore[arg-type]
+    assert distinct(items) == [0, 2, 3]
 
 
 @pytest.mark.parametrize("shape", [(1,), (7,), (150, 16), (37, 3)])

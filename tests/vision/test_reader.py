@@ -21,17 +21,15 @@ from reader_fixtures import (
     untrained_dir,
 )
 
-from vision.crops import half_crops
+from vision.crops import half_crops, tile_half_crops
 from vision.detections import Detections, polygon_iou
+from vision.half_counts import count_certainty, inside_half, within_set
 from vision.reader import (
     CLASSIFIER_SURE,
     PIP_THRESHOLD,
     FrameReading,
     TileReader,
     TileReading,
-    _inside_half,
-    count_certainty,
-    tile_half_crops,
 )
 
 # A tile lying on its side: a half (red) on the left, b half (blue) on the right.
@@ -136,7 +134,7 @@ class TestCertainty:
 class TestCrops:
     def test_inside_half_drops_pips_in_the_margin(self) -> None:
         centers = np.array([[48, 48], [2, 48], [94, 48], [48, 2], [48, 95]], np.float32)
-        assert _inside_half(centers).tolist() == [True, False, False, False, True]
+        assert inside_half(centers).tolist() == [True, False, False, False, True]
 
     def test_small_tile_is_cut_exactly_like_crops(self) -> None:
         image = two_colour_tile_image()
@@ -581,11 +579,9 @@ def test_degenerate_boxes_are_not_read(untrained_models: Path) -> None:
 
 
 def test_a_count_beyond_the_set_is_kept_within_it_when_the_pips_allow() -> None:
-    from vision.reader import _within_set
-
-    assert _within_set(13, 11, 14, 12) == (12, 11, 12)  # a doubtful 13 on a double-12 set
-    assert _within_set(5, 5, 6, 12) == (5, 5, 6)  # in the set: as read
-    assert _within_set(12, 12, 13, 12) == (12, 12, 12)  # the range stops at the set too
+    assert within_set(13, 11, 14, 12) == (12, 11, 12)  # a doubtful 13 on a double-12 set
+    assert within_set(5, 5, 6, 12) == (5, 5, 6)  # in the set: as read
+    assert within_set(12, 12, 13, 12) == (12, 12, 12)  # the range stops at the set too
     # sure it is beyond: the set's top count (the tile is flagged), the range its top counts
-    assert _within_set(14, 14, 15, 12) == (12, 9, 12)
-    assert _within_set(5, 5, 5, 2) == (2, 0, 2)
+    assert within_set(14, 14, 15, 12) == (12, 9, 12)
+    assert within_set(5, 5, 5, 2) == (2, 0, 2)

@@ -1,4 +1,4 @@
-"""``mtrain train``: argument checks, offline setup, and a tiny end-to-end run."""
+"""training (``mtrain train``): argument checks, offline setup, and a tiny end-to-end run."""
 
 from __future__ import annotations
 
@@ -14,11 +14,13 @@ import pytest
 from companion_app.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
+# the vision tests' helpers (``reader_fixtures``) serve these tests too
+sys.path.insert(0, str(ROOT / "tests" / "vision"))
 
 
 def test_importing_train_does_not_import_torch_or_ultralytics() -> None:
     code = (
-        "import sys, vision.train, datasets.cli; "
+        "import sys, training, training.cli, datasets.cli; "
         "print(any(m in sys.modules for m in ('torch', 'ultralytics')))"
     )
     out = subprocess.run(
@@ -58,7 +60,7 @@ def test_evaluate_needs_models_json(
 def test_setup_offline_puts_a_font_in_place(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from vision.train import setup_offline
+    from training import setup_offline
 
     for key in ("YOLO_CONFIG_DIR", "MPLCONFIGDIR", "YOLO_OFFLINE"):
         monkeypatch.delenv(key, raising=False)
@@ -207,10 +209,10 @@ def test_the_8_bit_pip_model_counts_like_the_float_one(tmp_path: Path) -> None:
         pytest.skip("no trained pip model in models/")
 
     from datasets.labels import iter_scenes
+    from training.quantize import head_nodes_to_keep_float, quantize_pips
     from vision.crops import half_crops
     from vision.images import load_image
     from vision.onnx_models import BoxDetector, ModelSpec
-    from vision.quantize import head_nodes_to_keep_float, quantize_pips
     from vision.reader import PIP_THRESHOLD
 
     crops: list[np.ndarray] = []
@@ -244,10 +246,10 @@ def test_the_8_bit_half_classifier_counts_like_the_float_one(tmp_path: Path, key
     pytest.importorskip("onnx")
 
     from datasets.labels import iter_scenes
+    from training.quantize import quantize_halves
     from vision.crops import half_crops
     from vision.images import load_image
     from vision.onnx_models import Classifier, load_specs
-    from vision.quantize import quantize_halves
 
     spec = load_specs(ROOT / "models")[key]
     crops: list[np.ndarray] = []
@@ -277,10 +279,10 @@ def test_the_8_bit_tile_detector_finds_what_the_float_one_finds(tmp_path: Path) 
         pytest.skip("no trained tile model in models/")
     from datasets.labels import iter_scenes
     from datasets.render import render_table, scene_rng
+    from training import poly_iou
+    from training.quantize import quantize_tiles
     from vision.images import load_image
     from vision.onnx_models import ModelSpec, ObbDetector
-    from vision.quantize import quantize_tiles
-    from vision.train import _poly_iou
 
     calibration = [render_table(scene_rng(4242, i), size=(1280, 720)).image for i in range(4)]
     quantize_tiles(ROOT / "models" / "tiles.onnx", tmp_path / "q.onnx", calibration)
@@ -296,13 +298,13 @@ def test_the_8_bit_tile_detector_finds_what_the_float_one_finds(tmp_path: Path) 
     matched = total = 0
     for a, b in zip(ref, got, strict=True):
         total += len(a)
-        matched += sum(max((_poly_iou(x, y) for y in b), default=0.0) >= 0.5 for x in a)
+        matched += sum(max((poly_iou(x, y) for y in b), default=0.0) >= 0.5 for x in a)
     assert total >= 40 and matched / total >= 0.9
 
 
 def test_reader_rates_match_readings_to_the_labelled_tiles() -> None:
     from datasets.labels import iter_scenes
-    from vision.train import reader_rates
+    from training import reader_rates
 
     scenes = [s for s in iter_scenes(ROOT / "datasets" / "eval") if s[1]["kind"] == "table"][:2]
     rates = reader_rates(ROOT / "models", scenes, threads=1)
@@ -317,7 +319,8 @@ def test_reader_rates_match_readings_to_the_labelled_tiles() -> None:
 
 
 def test_half_crops_become_one_folder_per_count(tmp_path: Path) -> None:
-    from vision.train import BORROW_EVERY, class_folders
+    from training.data import class_folders
+    from training.plan import BORROW_EVERY
 
     def crops(folder: str, values: list[int]) -> Path:
         path = tmp_path / folder
@@ -346,7 +349,8 @@ def test_half_crops_become_one_folder_per_count(tmp_path: Path) -> None:
 
 
 def test_covered_crops_become_a_covered_and_an_open_folder(tmp_path: Path) -> None:
-    from vision.train import COVER_NAMES, SEEDS, Plan, covered_dataset
+    from training.data import covered_dataset
+    from training.plan import COVER_NAMES, SEEDS, Plan
 
     plan = Plan(pip_count=24)
 
@@ -371,7 +375,7 @@ def test_covered_crops_become_a_covered_and_an_open_folder(tmp_path: Path) -> No
     assert listed["train"]["open"] == ["c_001.png", "c_002.png", "c_004.png"]
     assert listed["val"] == {"covered": ["c_001.png"], "open": ["c_000.png"]}
     # the covered-half counter's dataset: the same crops, covered and open, by their count
-    from vision.train import halves_covered_dataset
+    from training.data import halves_covered_dataset
 
     out = halves_covered_dataset(tmp_path, plan)
     assert sorted(f.name for f in (out / "train" / "03").iterdir()) == [

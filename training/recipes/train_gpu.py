@@ -1,14 +1,14 @@
 """A training run on a GPU machine within a time budget (see models/README.md).
 
 Generates the scenes (tiles) or crops (pips) with every core
-(``vision.train.tile_dataset``, ``pip_dataset``), trains
+(``training.tile_dataset``, ``pip_dataset``), trains
 the model from ``models/WHICH.pt`` on the GPU inside what is left of a time
 budget (ultralytics' time mode), and copies ``WHICH.pt``, ``results.csv`` and
 ``info.json`` to ``$OUT``. Export, install and evaluation then run on the CPU.
 
 usage, from the repository root:
-    PYTHONPATH=$SITE:models/recipes/polars_stub \
-        python3 models/recipes/train_gpu.py BUDGET_SECONDS COUNT IMGSZ EPOCHS DEVICE [WHICH]
+    PYTHONPATH=$SITE:training/recipes/polars_stub \
+        python3 training/recipes/train_gpu.py BUDGET_SECONDS COUNT IMGSZ EPOCHS DEVICE [WHICH]
 
 where ``$SITE`` holds ultralytics 8.4.190, ultralytics-thop and ultralytics-platform
 installed with ``--no-deps`` (the machine had torch, OpenCV and the rest), and the
@@ -31,7 +31,7 @@ out = Path(os.environ.get("OUT", "/tmp/devout"))
 out.mkdir(parents=True, exist_ok=True)
 work = Path(os.environ.get("DEVWORK", "/tmp/mt"))
 sys.path.insert(0, os.getcwd())
-from vision import train as T  # noqa: E402
+import training as T  # noqa: E402
 
 T.setup_offline(work)
 jobs = os.cpu_count() or 2

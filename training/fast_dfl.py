@@ -12,7 +12,7 @@ and at the tile detector's 768x448 input (7056 anchors) that one node took
 ``(B, 4, A, 16)``, a softmax over the last axis and a matrix product with the
 same weights, ``(B, 4, A, 1)``: the same numbers in the same order for the
 reshape that follows (measured: bit-identical outputs, 66.9 -> 59.8 ms). The
-new nodes keep the head's ``/model.N/`` prefix, so :mod:`vision.quantize`
+new nodes keep the head's ``/model.N/`` prefix, so :mod:`training.quantize`
 leaves them in float like the nodes they replace.
 
 Needs ``onnx`` (the ``train`` extra); ``mtrain train`` applies it to every

@@ -1,15 +1,19 @@
-"""The DFL rewrite (``vision.fast_dfl``): the same outputs, the softmax on the last axis."""
+"""The DFL rewrite (``training.fast_dfl``): the same outputs, the softmax on the last axis."""
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from reader_fixtures import softmax_axes, untrained_dir
 
-from vision.fast_dfl import rewrite_file, softmax_on_last_axis
+# the vision tests' helpers: an untrained models folder, an ONNX file's softmax axes
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vision"))
+from reader_fixtures import softmax_axes, untrained_dir  # noqa: E402
+
+from training.fast_dfl import rewrite_file, softmax_on_last_axis  # noqa: E402
 
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
@@ -83,7 +87,7 @@ def test_the_rewrite_computes_the_expected_bin(tmp_path: Path) -> None:
     model = _dfl_graph("Reshape")
     assert softmax_on_last_axis(model) == 1
     names = [n.name for n in model.graph.node]  # type: ignore[attr-defined]
-    assert all(n.startswith("/model.23/") for n in names)  # kept float by vision.quantize
+    assert all(n.startswith("/model.23/") for n in names)  # kept float by training.quantize
     assert "w" not in {i.name for i in model.graph.initializer}  # type: ignore[attr-defined]
     onnx.save(model, str(tmp_path / "m.onnx"))
     x = np.random.default_rng(1).normal(size=(1, 64, 7)).astype(np.float32)

@@ -1,0 +1,163 @@
+"""``mtrain train``: reproduce ``models/`` from the synthetic generator.
+
+Generates the training data with fixed seeds (``datasets.synth``), trains the
+models from their yaml (no downloaded weights), exports ONNX and writes
+``models/models.json``. torch and ultralytics are imported only inside the
+functions that train, never at import time of this module.
+
+- ``tiles``: YOLO11n-OBB on whole frames, classes ``tile`` and ``marker``.
+- ``pips``: YOLO11n detect on half-tile crops cut by :func:`vision.crops.half_crops`,
+  class ``pip``; the pip count of a half is the number of detections.
+- ``halves``, ``halves_quick``, ``covered``, ``halves_covered``: classifiers of
+  half crops (the count, and whether a hand covers the half).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from engine.errors import BadInputError
+from training.evaluate import evaluate
+from training.fit import run_training
+from training.plan import Plan, setup_offline
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "train",
+        help="generate synthetic data and train the models (needs .[train])",
+        description="Reproduce models/: synthetic data with fixed seeds, YOLO "
+        "training from yaml, ONNX export, models/models.json.",
+    )
+    defaults = Plan()
+    p.add_argument("--which", choices=("tiles", "pips", "halves", "halves_quick", "covered",
+                                       "halves_covered", "both", "all"),
+                   default="all",
+                   help="the model to train: the tile detector, the pip detector, the half "
+                   "classifier, its quick 64 px version (from models/halves.pt when there), "
+                   "the cover check (crops-covered crops, seeds 120 and 220), the "
+                   "covered-half counter (the same crops by count, from "
+                   "models/halves_quick.pt when there), both detectors or all six "
+                   "(default all)")
+    p.add_argument(
+        "--epochs",
+        type=int,
+        default=None,
+        help=f"epochs (default tiles {defaults.tile_epochs}, pips {defaults.pip_epochs})",
+    )
+    p.add_argument("--imgsz", type=int, default=defaults.imgsz, help="tile detector input size")
+    p.add_argument(
+        "--count",
+        type=int,
+        default=None,
+        help=f"training images (default tiles {defaults.tile_count} scenes, "
+        f"pips {defaults.pip_count} crops)",
+    )
+    p.add_argument(
+        "--hours",
+        type=float,
+        default=None,
+        help="time budget per model; ultralytics re-plans the epochs to fit it",
+    )
+    p.add_argument(
+        "--init",
+        default=None,
+        help="continue training from these weights (a .pt of an earlier run) "
+        "instead of the yaml; needs one model's --which",
+    )
+    p.add_argument(
+        "--table-crops",
+        type=int,
+        default=defaults.table_crop_sets,
+        help="pips: sets of webcam-sized crops (crops-table) of --count crops each, "
+        f"seeds 106, 107, ... (default {defaults.table_crop_sets})",
+    )
+    p.add_argument(
+        "--high-crops",
+        type=int,
+        default=defaults.high_crop_sets,
+        help="pips: sets of crops-high crops (webcam-sized tiles with a half of 9 or "
+        f"more first) of --count crops each, seeds 110, 111, ... (default "
+        f"{defaults.high_crop_sets})",
+    )
+    p.add_argument("--out", default="models", help="models folder to write (default models)")
+    p.add_argument("--data", default="data", help="generated data folder (default data)")
+    p.add_argument("--runs", default="runs", help="training runs folder (default runs)")
+    p.add_argument("--threads", type=int, default=defaults.threads, help="torch threads")
+    p.add_argument(
+        "--evaluate",
+        action="store_true",
+        help="train nothing: check the models in --out on datasets/eval, write OUT/eval.json",
+    )
+    p.add_argument("--jobs", type=int, default=defaults.jobs, help="data generation processes")
+    p.add_argument(
+        "--device",
+        default=defaults.device,
+        help="train on 'cpu' (default) or a CUDA device index such as '0'",
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    for name in ("epochs", "count"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise BadInputError(f"--{name}", f"must be at least 1, got {value}")
+    if args.imgsz < 32 or args.imgsz % 32:
+        raise BadInputError("--imgsz", f"must be a multiple of 32, at least 32, got {args.imgsz}")
+    if args.hours is not None and not 0 < args.hours <= 48:
+        raise BadInputError("--hours", f"must be more than 0 and at most 48, got {args.hours}")
+    if args.threads < 1 or args.jobs < 1 or args.table_crops < 1:
+        raise BadInputError("--threads/--jobs/--table-crops", "must be at least 1")
+    if args.high_crops < 0:
+        raise BadInputError("--high-crops", f"must be 0 or more, got {args.high_crops}")
+    if args.device != "cpu" and not args.device.isdigit():
+        raise BadInputError(
+            "--device", f"must be 'cpu' or a CUDA device index, got {args.device!r}"
+        )
+    if args.init is not None:
+        if args.which in ("both", "all"):
+            raise BadInputError("--init", "continues one model: give --which tiles, pips, "
+                                "halves, halves_quick, covered or halves_covered")
+        if not Path(args.init).is_file():
+            raise BadInputError(args.init, "no such weights file")
+    import importlib.util
+
+    if importlib.util.find_spec("ultralytics") is None:
+        raise BadInputError("train", "needs the training extras: pip install -e '.[train]'")
+    base = Plan()
+    plan = Plan(
+        tile_count=args.count or base.tile_count,
+        tile_epochs=args.epochs or base.tile_epochs,
+        imgsz=args.imgsz,
+        pip_count=args.count or base.pip_count,
+        pip_epochs=args.epochs or base.pip_epochs,
+        table_crop_sets=args.table_crops,
+        high_crop_sets=args.high_crops,
+        threads=args.threads,
+        jobs=args.jobs,
+        hours=args.hours,
+        init=args.init,
+        device=args.device,
+    )
+    setup_offline(Path.cwd())
+    if args.evaluate:
+        out = Path(args.out)
+        if not (out / "models.json").exists():
+            raise BadInputError(str(out), "holds no models.json")
+        eval_dir = Path(__file__).resolve().parents[1] / "datasets" / "eval"
+        report = evaluate(out, eval_dir, Path(args.runs) / "eval", threads=args.threads)
+        (out / "eval.json").write_text(json.dumps(report, indent=2) + "\n")
+        print(json.dumps(report, indent=2))
+        return 0
+    which = {"both": ("tiles", "pips"),
+             "all": ("tiles", "pips", "halves", "halves_quick", "covered",
+                     "halves_covered")}.get(
+        args.which, (args.which,))
+    for name in which:
+        info = run_training(name, plan, Path(args.data), Path(args.runs), Path(args.out))
+        print(f"{name}: {json.dumps(info)}")
+    return 0
+
