@@ -33,7 +33,7 @@ PIPS_INT8 = "pips.int8.onnx"
 TILES_INT8 = "tiles.int8.onnx"
 #: Input side of the half classifiers: ``halves`` sees the crop as cut (``HALF_PX``),
 #: ``halves_quick`` (the reader's first look at every crop, ``vision.reader``) shrunk to
-#: 64 px, for 40 % of the time (session 23).
+#: 64 px, for 40 % of the time.
 HALVES_PX = {"halves": 96, "halves_quick": 64}
 #: Input side of the cover check (``covered``: whether a hand hides part of a half,
 #: ``vision.cover_check``), trained on ``crops-covered`` crops shrunk to it.

@@ -7,9 +7,9 @@ detection head's decoding (distribution focal loss, the box and score
 concatenation) stays in float: quantizing it to 8 bits together with the box
 coordinates wipes out the scores (measured: tiles read right fell from 77 %
 to 8 %). Calibration uses half crops of the training data's validation sets.
-The tile detector is quantized the same way (session 4), calibrated on
-validation scenes; it is about 40 % faster. So is the half classifier
-(session 11), which runs on the same crops as the pip model.
+The tile detector is quantized the same way, calibrated on validation
+scenes; it is about 40 % faster. So is the half classifier, which runs on the
+same crops as the pip model.
 
 Needs ``onnx`` (the ``train`` extra); the reader itself only loads the result.
 """

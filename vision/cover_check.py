@@ -1,4 +1,4 @@
-"""Whether a hand hides part of a tile: the cover check (session 25).
+"""Whether a hand hides part of a tile: the cover check.
 
 A hand or a sleeve reaching over a tile hides some of its pips, and the half
 classifier, trained on halves in full view, still names a count for what shows,
@@ -13,8 +13,8 @@ instead of pricing a guess silently.
 
 The hidden pips cannot be read, but the ones in view often tell the count: a
 half's pips follow its count's layout, and a centre pip or a column running
-under a sleeve rules counts in and out. The ``halves_covered`` model (session 26,
-``models/halves_covered.onnx``) is the half classifier trained on further on the
+under a sleeve rules counts in and out. The ``halves_covered`` model
+(``models/halves_covered.onnx``) is the half classifier trained on further on the
 same crops, covered and open, each by its true count; a half found covered is
 counted again by it (:func:`recount`), and its tile stays flagged: the count is
 the likeliest one, not a sure one.

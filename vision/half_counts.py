@@ -10,7 +10,7 @@ from vision.crops import HALF_PX, MARGIN
 #: The ``halves`` classifier's vote counts for counts up to this many only, unless the
 #: reader is told of a larger set (``TileReader(max_value=15)``): its training crops
 #: hold few halves above a double-12 set's (13-18: 2 % of them), and letting it name
-#: them read 11 halves of the real double-12 set's 12s as 13 (session 18). Told of a
+#: them read 11 halves of a real double-12 set's 12s as 13. Told of a
 #: double-15 or double-18 set, it votes up to the set's top: on rendered scenes of
 #: seeds used neither in training nor in the eval set (60 tables of seed 9102, 200
 #: hands of seed 9101), tiles read right 1123 -> 1126 of 1138 and 1600 -> 1602 of 1638
@@ -26,8 +26,8 @@ CLASSIFIED_UP_TO = 12
 #: 1138 and 1602 -> 1605 of 1638 (0.999: 1127 and 1604), hand totals 83 -> 84 %: where
 #: the classifier is that sure, the pips' vote undid more right counts than wrong ones.
 CLASSIFIER_SURE = 0.99
-#: The quick classifier (``halves_quick``: the ``halves`` classifier trained on at 64 px,
-#: session 23) looks at every crop first; a crop it names less surely than this is
+#: The quick classifier (``halves_quick``: the ``halves`` classifier trained on at
+#: 64 px) looks at every crop first; a crop it names less surely than this is
 #: looked at again by ``halves`` at 96 px, whose probabilities then stand for it. On a
 #: 1280x720 table frame that is 6-11 % of the crops, and the classifiers' time falls
 #: from about 60 to about 30 ms. On rendered scenes of seeds used neither in training

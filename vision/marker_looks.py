@@ -21,7 +21,7 @@ from vision.reader_interface import TileSource, sure_markers
 #: looked for at this long side, and those the closer look missed are added (see
 #: :func:`more_markers`). The tiles stay those of the closer look: at 1024 they
 #: were read worse (rendered 1920x1080 mat tables, seeds 1100000+: whole tables
-#: 62.5 -> 50 %), while markers were attached 91.7 -> 95.2 %. Session 15, over 320
+#: 62.5 -> 50 %), while markers were attached 91.7 -> 95.2 %. Over 320
 #: rendered 1920x1080 tables (the benchmark's 1100000+ and fresh 1300000+ and
 #: 1400000+, mat and no mat), markers missed / added: 1024 12 / 5, 1280 4 / 7, 1536
 #: 6 / 11, 1920 5 / 13: the further looks find the coins and pawns 1024 misses (no

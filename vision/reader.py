@@ -104,15 +104,14 @@ SNAP_BELOW_PX = 12.0
 #: (median, pixels), the frame is looked at again closer (``ZOOM_IN_SIDE``).
 #: Hand tiles in training are 9-42 px wide at 416, table tiles 5-13 px, and the
 #: smallest are found and read far worse. Needs a tile model exported with a
-#: dynamic input size. 9 px until session 4's detector, trained at 640; with it,
+#: dynamic input size. For the shipped detector, trained at 640,
 #: on the rendered validation hands (seeds 201/204, 60 scenes), hand tiles read
 #: right 92.0 % at 9 px, 92.7 % at 13, 92.5 % at 17 (close-ups 98.1 % at each).
 SMALL_TILE_PX = 13.0
 #: Long side of the detector's input for that closer look (the usual one is the
 #: trained size, ``models.json`` ``imgsz``). Chosen on rendered validation
-#: tables (1280x720, seeds 202/205, 60 each). Session 1's detector: table tiles
-#: read right 50 % at 416, 57 % at 640, 51-59 % from 544 to 960 with no trend.
-#: Session 4's (trained at 640, run in 8 bits), table / table on the mat: 576 px
+#: tables (1280x720, seeds 202/205, 60 each) with the shipped detector (trained at
+#: 640, run in 8 bits), table / table on the mat: 576 px
 #: 86.8 / 79.2 % (float), 640 87.6 / 79.7 %, 768 89.4 / 82.1 %, 832 90.0 / 81.8 %,
 #: 896 90.7 / 82.2 %; the detector takes 24, 32, 37 and 40 ms from 640 to 896
 #: (the float one 40 ms at 640): 768 reads better than the float model at 640

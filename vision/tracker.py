@@ -53,11 +53,10 @@ from vision.tile_memory import ReadCounts, TileMemory, grey_of
 from vision.view_change import Still, ViewWatch
 
 #: Whether the live tracker's reader lets the ``halves`` classifier vote on pip counts
-#: (``vision.half_votes``), as stills do. Off in session 11: on the benchmark's game
-#: followed on the mat (``benchmarks/table.py``, round 1) it read a box lying on the
-#: engine as a sure 9-0 that started train 1, and the tracker raised 23 false alerts
-#: in 24 tables. On since the table drops other boxes on the mat's hub (pieces of the
-#: engine, ``vision.table``): both game settings 10/10 breaches, no false alert.
+#: (``vision.half_votes``), as stills do. It is safe because the table drops other
+#: boxes on the mat's hub (pieces of the engine, ``vision.table``): without that, a box
+#: lying on the engine was read as a sure 9-0 starting train 1 and raised false
+#: alerts. Both game settings of ``benchmarks/table.py``: 10/10 breaches found.
 TRACKER_CLASSIFIES_HALVES = True
 
 
