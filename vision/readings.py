@@ -4,8 +4,9 @@ reading is (:class:`TileReading`), and everything read from one image
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -13,6 +14,30 @@ from vision.detections import Detections
 
 #: Largest pip count of any set the rules know (double-18).
 MAX_VALUE = 18
+
+
+class _Read(Protocol):
+    @property
+    def values(self) -> tuple[int, int]: ...
+    @property
+    def corners(self) -> np.ndarray: ...
+    @property
+    def confidence(self) -> float: ...
+
+
+def tile_detections(tiles: Sequence[_Read], track_ids: Sequence[int] | None = None
+                    ) -> Detections:
+    """Read tiles as one ``Detections`` (class 0): their boxes and confidences, their
+    values in ``data["values"]`` (``(N, 2)`` int64) and, when given, their track ids in
+    ``data["track_id"]``: what the reader and the tracker's memory hand on."""
+    data: dict[str, np.ndarray] = {
+        "values": np.array([t.values for t in tiles], np.int64).reshape(-1, 2)}
+    if track_ids is not None:
+        data["track_id"] = np.asarray(track_ids, np.int64).reshape(-1)
+    corners = np.array([np.asarray(t.corners, np.float32) for t in tiles],
+                       np.float32).reshape(-1, 4, 2)
+    return Detections(corners, np.array([t.confidence for t in tiles], np.float32),
+                      np.zeros(len(tiles), np.int64), data=data)
 
 
 @dataclass(frozen=True, eq=False)
@@ -86,3 +111,8 @@ class FrameReading:
     @property
     def uncertain(self) -> list[TileReading]:
         return [t for t in self.tiles if t.uncertain]
+
+    @property
+    def detections(self) -> Detections:
+        """The tiles read as one ``Detections`` with their values (:func:`tile_detections`)."""
+        return tile_detections(self.tiles)

@@ -28,6 +28,7 @@ import numpy as np
 from vision.detections import Detections
 from vision.face_down import markers_on_backs
 from vision.reader_interface import ReadTile, TileSource, sure_markers, tile_boxes
+from vision.readings import tile_detections
 from vision.seams import distinct
 
 #: Size (width, height) of the small upright picture of a tile's face compared between
@@ -115,6 +116,8 @@ class _Held:
     agree: int = 1
     settled: bool = False
     look: np.ndarray | None = None
+    #: The tile's track id: kept while the tile is held, a new one for a new tile.
+    track_id: int = -1
 
 
 class TileMemory:
@@ -125,6 +128,7 @@ class TileMemory:
         self.reader = reader
         self.counts = counts if counts is not None else ReadCounts()
         self.held: list[_Held] = []
+        self._next_id = 0
         #: The backs of tiles lying face down set apart so far, and how each looked then.
         self.backs: list[ReadTile] = []
         self.back_looks: list[np.ndarray] = []
@@ -133,6 +137,13 @@ class TileMemory:
     def readings(self) -> list[ReadTile]:
         """The tiles held, as last read."""
         return [h.reading for h in self.held]
+
+    @property
+    def detections(self) -> Detections:
+        """The tiles held as one ``Detections``: their boxes, confidences, values
+        (``data["values"]``) and track ids (``data["track_id"]``, the same for a tile
+        from one still frame to the next while it is held)."""
+        return tile_detections(self.readings, [h.track_id for h in self.held])
 
     def _corners(self) -> np.ndarray:
         if not self.held:
@@ -255,9 +266,10 @@ class TileMemory:
             held = self.held[m] if m is not None else None
             if held is not None and sorted(held.reading.values) == sorted(reading.values):
                 agree = 1 if reading.uncertain else held.agree + 1
-                out.append(_Held(reading, agree, held.settled, held.look))
+                out.append(_Held(reading, agree, held.settled, held.look, held.track_id))
             else:
-                out.append(_Held(reading))
+                out.append(_Held(reading, track_id=self._next_id))
+                self._next_id += 1
         return out
 
     @staticmethod

@@ -132,3 +132,15 @@ class TestFromUltralytics:
         d = Detections.from_ultralytics(result)
         assert d.xyxy.tolist() == [[0, 0, 4, 2]]
         assert d.confidence.tolist() == [0.5]
+
+
+def test_a_frame_reading_hands_on_its_tiles_as_detections_with_their_values() -> None:
+    from vision.readings import FrameReading, TileReading
+
+    box = np.array([[0, 0], [10, 0], [10, 20], [0, 20]], np.float32)
+    tiles = [TileReading((3, 5), box, 0.9, False), TileReading((12, 0), box + 30, 0.4, True)]
+    found = FrameReading(tiles, Detections.empty()).detections
+    assert found.data["values"].tolist() == [[3, 5], [12, 0]]
+    assert np.allclose(found.confidence, [0.9, 0.4]) and np.allclose(found.corners[1], box + 30)
+    assert "track_id" not in found.data
+    assert len(FrameReading([], Detections.empty()).detections) == 0

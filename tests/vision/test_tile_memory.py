@@ -134,3 +134,25 @@ def test_a_settled_tile_the_detector_misses_is_kept_while_it_looks_the_same() ->
     cv2.fillPoly(frame, [np.round(outline).astype(np.int32)], (60, 110, 60))
     tiles, _ = memory.update_with_detections(frame, found[np.arange(len(found)) != 0])
     assert len(tiles) == len(found) - 1
+
+
+def test_the_memory_hands_on_values_and_track_ids_that_follow_a_tile() -> None:
+    game = Game(5, n_tiles=6)
+    reader = FakeReader(game)
+    memory = TileMemory(reader)
+    first = game.draw(3, np.random.default_rng(3))
+    memory.update_with_detections(first, reader.detect(first))
+    before = memory.detections
+    assert sorted(map(tuple, before.data["values"].tolist())) == sorted(
+        tuple(t.values) for t in memory.readings)
+    ids = dict(zip(map(tuple, before.data["values"].tolist()),
+                   before.data["track_id"].tolist(), strict=True))
+    assert len(set(ids.values())) == len(ids)
+    later = game.draw(4, np.random.default_rng(4))  # one more tile laid
+    memory.update_with_detections(later, reader.detect(later))
+    after = memory.detections
+    again = dict(zip(map(tuple, after.data["values"].tolist()),
+                     after.data["track_id"].tolist(), strict=True))
+    assert len(again) == len(ids) + 1
+    assert all(again[v] == i for v, i in ids.items())  # the tiles kept their ids
+    assert set(again.values()) - set(ids.values()) == {max(again.values())}
