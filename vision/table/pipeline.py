@@ -16,6 +16,7 @@ from vision.table.consistency import settle_counts, within_ranges
 from vision.table.gaps import bridge_gap
 from vision.table.geometry import Tile, make_tile
 from vision.table.hub import on_printed_marker, on_printed_ring, place_engine
+from vision.table.joints import drop_joint_boxes
 from vision.table.look_again import look_again
 from vision.table.markers import drop_marker_boxes, place_markers
 from vision.table.reading import Look, TableReading, TileLike, Uncertainty
@@ -104,7 +105,8 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
 
 def _live_boxes(b: TableBuild, marker_pts: np.ndarray) -> list[Tile]:
     """The boxes that may be tiles: not the mat's printed markers, arrows and labels
-    (``b.printed``; a detector may take them for tiles), nor markers boxed twice. Those
+    (``b.printed``; a detector may take them for tiles), nor markers boxed twice, nor
+    boxes across the joint of two tiles or a tile's second box (``joints``). Those
     read with doubt are reported (``unsure-tile``)."""
     live = [t for t in b.read if not b.on_mat or not on_printed_marker(t.centre)]
     if b.on_mat and live:
@@ -112,6 +114,9 @@ def _live_boxes(b: TableBuild, marker_pts: np.ndarray) -> list[Tile]:
         b.printed = [t for t in live if on_printed_ring(t, w)]
         live = [t for t in live if t not in b.printed]
     live = drop_marker_boxes(live, marker_pts)
+    if live:
+        w = float(np.median([t.width for t in live]))
+        live = drop_joint_boxes(live, [float(b.tiles[t.index].confidence) for t in live], w)
     for t in live:
         if bool(b.tiles[t.index].uncertain):
             b.report(Uncertainty("unsure-tile", f"tile {t.index} was read with doubt",

@@ -1,0 +1,57 @@
+"""Boxes that are no tile of their own: across the joint of two tiles, a tile boxed twice,
+and a double laid in line with its train."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from datasets.table_layout import SeenTile
+from tests.vision.table_fixtures import ENGINE, SEAT0_DOWN, crosswise, kinds, lengthwise
+from vision.table import reconstruct
+
+
+def test_a_phantom_double_across_a_joint_is_dropped() -> None:
+    # the 9-1 and the 1-2 meet at y = 108: a box across the joint reads their facing 1s
+    phantom = lengthwise((0, 96), (0, 120), (1, 1))
+    reading = reconstruct([ENGINE, *SEAT0_DOWN, phantom], None, 3)
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == tuple(t.values for t in SEAT0_DOWN)
+    assert reading.assignment[-1] is None
+    assert kinds(reading) == []
+
+
+def test_a_box_across_a_joint_reading_a_single_is_dropped_too() -> None:
+    shifted = lengthwise((3, 150), (2, 174), (2, 2))  # a little off the 1-2 | 2-3 joint
+    reading = reconstruct([ENGINE, *SEAT0_DOWN, shifted], None, 3)
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == tuple(t.values for t in SEAT0_DOWN)
+
+
+def test_a_double_laid_in_line_is_one_tile_however_often_boxed() -> None:
+    train = [lengthwise((0, 72), (0, 96), (9, 1)), lengthwise((0, 120), (0, 144), (1, 1)),
+             lengthwise((0, 168), (0, 192), (1, 2)), lengthwise((0, 216), (0, 240), (2, 3))]
+    joints = [lengthwise((0, 96), (0, 120), (1, 1)), lengthwise((0, 144), (0, 168), (1, 1))]
+    for extra in ([], joints[:1], joints[1:], joints):
+        reading = reconstruct([ENGINE, *extra, *train], None, 3)
+        assert reading.table is not None
+        assert reading.table.train(0).tiles == ((9, 1), (1, 1), (1, 2), (2, 3)), extra
+        assert kinds(reading) == []
+
+
+def test_a_double_boxed_twice_is_counted_once() -> None:
+    double = crosswise((0, 120), (1, 0), 1)  # one width on from the 9-1's far half
+    again = SeenTile((1, 1), double.corners + np.array([2.0, -1.5]), confidence=0.8)
+    after = lengthwise((0, 144), (0, 168), (1, 2))
+    reading = reconstruct([ENGINE, SEAT0_DOWN[0], double, again, after], None, 3)
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == ((9, 1), (1, 1), (1, 2))
+    assert reading.assignment[3] is None  # the less sure box is the one left out
+
+
+def test_tiles_side_by_side_are_not_joints() -> None:
+    # a train turning beside itself keeps every tile: no box's halves lie in two others
+    turn = [lengthwise((0, 72), (0, 96), (9, 1)), lengthwise((24, 96), (48, 96), (1, 2)),
+            lengthwise((48, 120), (48, 144), (2, 3))]
+    reading = reconstruct([ENGINE, *turn], None, 3)
+    assert reading.table is not None
+    assert len(reading.table.train(0).tiles) == 3
