@@ -78,7 +78,8 @@ def run_read(args: argparse.Namespace) -> int:
     if args.annotate:
         write_annotated(args.annotate, image, frame)
     if args.json:
-        print(json.dumps({**frame.to_json(), "table": table_json(table)}))
+        decoded = table.decoded_json() if table is not None else []
+        print(json.dumps({**frame.to_json(), "table": table_json(table), "decoded": decoded}))
         return 0
     print(read_text(os.fspath(args.image), frame, table))
     return 0

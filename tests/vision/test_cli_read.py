@@ -84,7 +84,8 @@ class TestRead:
                            str(untrained_models))
         assert code == 0
         obj = json.loads(out)
-        assert set(obj) == {"tiles", "table"}
+        assert set(obj) == {"tiles", "table", "decoded"}
+        assert all(set(d) == {"tile", "taken"} for d in obj["decoded"])
         for tile in obj["tiles"]:
             assert set(tile) == {"values", "corners", "confidence", "uncertain"}
             assert len(tile["values"]) == 2 and all(isinstance(v, int) for v in tile["values"])

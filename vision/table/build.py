@@ -84,6 +84,9 @@ class TableBuild:
     chains: list[Chain] = field(default_factory=list)
     #: Train ends already looked beyond (``look_again``).
     looked: set[EndKey] = field(default_factory=set)
+    #: Tiles whose counts the set's one tile of each kind changed (``decode``): index ->
+    #: the counts taken (near, far).
+    decoded: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     def report(self, uncertainty: Uncertainty) -> None:
         self.uncertain.append(uncertainty)
@@ -105,3 +108,22 @@ class TableBuild:
         ranges = seen.ranges or ((values[0], values[0]), (values[1], values[1]))
         return Reread(seen, values, ((int(ranges[0][0]), int(ranges[0][1])),
                                      (int(ranges[1][0]), int(ranges[1][1]))))
+
+
+def end_ranges(tile: TileLike, near: int, far: int) -> Ranges:
+    """The counts the near and far end of a tile laid ``near``-``far`` could be."""
+    read = tuple(int(v) for v in tile.values)
+    ranges = tile.ranges
+    if ranges is None or (near, far) not in (read, read[::-1]):
+        return (near, near), (far, far)
+    k = 0 if read == (near, far) else 1
+    return (int(ranges[k][0]), int(ranges[k][1])), (int(ranges[1 - k][0]), int(ranges[1 - k][1]))
+
+
+def lies_along(chain: Chain, k: int, w: float) -> bool:
+    """Whether the train's ``k``-th tile lies along the train: laying it moved the
+    train's end on about two tile widths (to its far half), not one (to the centre
+    of a double lying across)."""
+    before = chain.links[k][0]
+    after = chain.links[k + 1][0] if k + 1 < len(chain.links) else chain.end_ref
+    return float(np.linalg.norm(after - before)) > 1.5 * w

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.table.build import Chain, TableBuild
+from vision.table.build import Chain, TableBuild, end_ranges, lies_along
+from vision.table.decode import decode_set
 from vision.table.geometry import Ranges
 from vision.table.reading import TileLike, Uncertainty
 from vision.table.rereads import reread_mismatches
@@ -21,8 +22,7 @@ from vision.table.rereads import reread_mismatches
 @dataclass(frozen=True)
 class Settled:
     """A tile read with a count beyond its own range, taken at the nearest count of
-    that range (``within_ranges``). Its ``half_certainty`` is not carried over: both
-    halves count as sure."""
+    that range (``within_ranges``), as sure of each half as the reader was."""
 
     values: tuple[int, int]
     corners: np.ndarray
@@ -49,8 +49,9 @@ def within_ranges(tile: TileLike) -> TileLike:
     if settled == values:
         return tile
     spans = ((int(ranges[0][0]), int(ranges[0][1])), (int(ranges[1][0]), int(ranges[1][1])))
+    sure = tile.half_certainty
     return Settled((settled[0], settled[1]), np.asarray(tile.corners), spans,
-                   bool(tile.uncertain), float(tile.confidence))
+                   bool(tile.uncertain), float(tile.confidence), (float(sure[0]), float(sure[1])))
 
 
 def settle_counts(b: TableBuild) -> None:
@@ -59,7 +60,8 @@ def settle_counts(b: TableBuild) -> None:
     (``match_neighbours``), a mismatch read again where its train puts it (with
     ``look``: ``rereads.reread_mismatches``), a tile matching neither neighbour
     (``settle_sandwiched``), a train's open end repeating a tile on the table
-    (``avoid_repeats``)."""
+    (``avoid_repeats``), then the whole table under the set's one tile of each kind
+    (``decode.decode_set``)."""
     engine_twins(b)
     for chain in b.chains:
         match_neighbours(b, chain)
@@ -67,29 +69,11 @@ def settle_counts(b: TableBuild) -> None:
         reread_mismatches(b)
     settle_sandwiched(b)
     avoid_repeats(b)
-
-
-def end_ranges(tile: TileLike, near: int, far: int) -> Ranges:
-    """The counts the near and far end of a tile laid ``near``-``far`` could be."""
-    read = tuple(int(v) for v in tile.values)
-    ranges = tile.ranges
-    if ranges is None or (near, far) not in (read, read[::-1]):
-        return (near, near), (far, far)
-    k = 0 if read == (near, far) else 1
-    return (int(ranges[k][0]), int(ranges[k][1])), (int(ranges[1 - k][0]), int(ranges[1 - k][1]))
+    decode_set(b)
 
 
 def fits(value: int, span: tuple[int, int] | None) -> bool:
     return span is not None and span[0] <= value <= span[1]
-
-
-def lies_along(chain: Chain, k: int, w: float) -> bool:
-    """Whether the train's ``k``-th tile lies along the train: laying it moved the
-    train's end on about two tile widths (to its far half), not one (to the centre
-    of a double lying across)."""
-    before = chain.links[k][0]
-    after = chain.links[k + 1][0] if k + 1 < len(chain.links) else chain.end_ref
-    return float(np.linalg.norm(after - before)) > 1.5 * w
 
 
 def settle_sandwiched(b: TableBuild) -> None:

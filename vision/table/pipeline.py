@@ -100,7 +100,7 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
     seats = {c.owner: c.slot_angle for c in b.chains}
     positions = {c.owner: [idx for idx, _, _ in c.tiles] for c in b.chains}
     return TableReading(TableState(b.e, tuple(trains)), seats, b.uncertain, assignment,
-                        marker_owners, b.players, positions)
+                        marker_owners, b.players, positions, dict(b.decoded))
 
 
 def _live_boxes(b: TableBuild, marker_pts: np.ndarray) -> list[Tile]:

@@ -53,7 +53,8 @@ class Uncertainty:
     ``kind`` is one of ``no-engine``, ``engine-tie``, ``fits-two-trains``,
     ``branch``, ``gap``, ``loose-tile``, ``slot-conflict``, ``between-seats``,
     ``marker-between``, ``loose-marker``, ``players-mismatch``, ``unsure-tile``,
-    ``engine-read``, ``matched-read``, ``inferred-tile``, ``reread-tile``.
+    ``engine-read``, ``matched-read``, ``inferred-tile``, ``reread-tile``,
+    ``set-decoded``.
     ``tiles`` and ``markers`` index the inputs; ``owners`` names the trains.
     """
 
@@ -79,6 +80,8 @@ class TableReading:
     for marker ``j``. ``positions[owner]`` lists the input tiles of that train
     in train order; an index past the input tiles is a tile inferred in a gap
     (``inferred-tile``) or read again where the train goes on (``reread-tile``).
+    ``decoded`` maps each tile whose counts were taken otherwise than read because the
+    table holds each tile once (``set-decoded``) to the counts taken.
     """
 
     table: TableState | None
@@ -88,6 +91,7 @@ class TableReading:
     marker_owners: list[Owner | None] = field(default_factory=list)
     players: int = 0
     positions: dict[Owner, list[int]] = field(default_factory=dict)
+    decoded: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     def inferred(self, owner: Owner, k: int) -> bool:
         """Whether the ``k``-th tile of ``owner``'s train was inferred in a gap."""
@@ -98,13 +102,13 @@ class TableReading:
     def doubted(self, owner: Owner, k: int) -> bool:
         """Whether the ``k``-th tile of ``owner``'s train was read with doubt, taken
         otherwise than read or inferred (``unsure-tile``, ``matched-read``,
-        ``inferred-tile``, ``reread-tile``)."""
+        ``inferred-tile``, ``reread-tile``, ``set-decoded``)."""
         tiles = self.positions.get(owner, [])
         if k >= len(tiles):
             return False
         return any(tiles[k] in u.tiles for u in self.uncertainties
                    if u.kind in ("unsure-tile", "matched-read", "inferred-tile",
-                                 "reread-tile"))
+                                 "reread-tile", "set-decoded"))
 
     @property
     def certain(self) -> bool:
@@ -113,4 +117,9 @@ class TableReading:
     def to_json(self) -> dict[str, Any]:
         return {"table": None if self.table is None else self.table.to_json(),
                 "seats": {str(k): round(v, 1) for k, v in self.seats.items()},
-                "uncertainties": [u.to_json() for u in self.uncertainties]}
+                "uncertainties": [u.to_json() for u in self.uncertainties],
+                "decoded": self.decoded_json()}
+
+    def decoded_json(self) -> list[dict[str, Any]]:
+        """The tiles the set's constraint changed: ``[{"tile": i, "taken": [a, b]}, ...]``."""
+        return [{"tile": i, "taken": [a, c]} for i, (a, c) in sorted(self.decoded.items())]
