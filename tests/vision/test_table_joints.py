@@ -62,3 +62,32 @@ def test_tiles_side_by_side_are_not_joints() -> None:
     reading = reconstruct([ENGINE, *turn], None, 3)
     assert reading.table is not None
     assert len(_tiles(reading, 0)) == 3
+
+
+def _turned(tile: SeenTile, degrees: float) -> SeenTile:
+    """``tile`` turned about its centre: a box the detector placed badly."""
+    c, a = tile.corners.mean(axis=0), np.radians(degrees)
+    turn = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    return SeenTile(tile.values, (tile.corners - c) @ turn.T + c, uncertain=True)
+
+
+def test_a_train_goes_on_past_a_bad_box_before_a_double() -> None:
+    nine_one, one_two = lengthwise((0, 72), (0, 96), (9, 1)), lengthwise((0, 120), (0, 144), (1, 2))
+    double, after = crosswise((0, 168), (1, 0), 2), lengthwise((0, 192), (0, 216), (2, 3))
+    for gap in ([_turned(one_two, 45)], []):  # a box turned askew, or none at all
+        reading = reconstruct([ENGINE, nine_one, *gap, double, after], None, 3)
+        assert _tiles(reading, 0) == ((9, 1), (1, 2), (2, 2), (2, 3))
+        assert reading.inferred(0, 1) and reading.doubted(0, 1)
+        assert not reading.doubted(0, 2)
+
+
+def test_a_train_goes_on_across_two_unseen_tiles_a_box_between_shows_the_count() -> None:
+    straddling = lengthwise((0, 144), (0, 168), (2, 2))  # across the 1-2 | 2-3 joint
+    for between in (straddling, _turned(SEAT0_DOWN[1], 45)):
+        reading = reconstruct([ENGINE, SEAT0_DOWN[0], between, SEAT0_DOWN[3]], None, 3)
+        assert _tiles(reading, 0) == tuple(t.values for t in SEAT0_DOWN)
+        assert reading.inferred(0, 1) and reading.inferred(0, 2)
+    # with nothing between, the count where they meet is unknown: the gap stays reported
+    reading = reconstruct([ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[3]], None, 3)
+    assert _tiles(reading, 0) == ((9, 1),)
+    assert kinds(reading) == ["gap"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -41,9 +42,24 @@ class Inferred:
     ranges: Ranges | None = None
 
 
-#: A tile found beyond a gap: (how far off where it would lie, the tile, its near half,
-#: the missing tile's counts, where the missing tile's outline stops).
-Beyond = tuple[float, Tile, int, tuple[int, int], np.ndarray]
+#: Two unseen singles in line: the tile beyond lies this far (widths) beyond the end,
+#: and a box in the gap shows the count where they meet (a box across their joint,
+#: or one misplaced on either) within this many widths of the facing halves.
+BRIDGE_TWO = (4.5, 5.5)
+JOINT_REACH = 0.5
+
+
+class Beyond(NamedTuple):
+    """A tile found beyond a gap: how far off where it would lie, the tile, its near half,
+    the unseen tiles' counts in train order, where their outlines stop, and whether the
+    tile beyond is a double lying across the train."""
+
+    miss: float
+    tile: Tile
+    k: int
+    missing: tuple[tuple[int, int], ...]
+    stop: np.ndarray
+    across: bool = False
 
 
 def turned_beyond_single(chain: Chain, pool: dict[int, Tile], w: float,
@@ -68,21 +84,26 @@ def turned_beyond_single(chain: Chain, pool: dict[int, Tile], w: float,
                 if t.values[k] == end_v or tuple(sorted(missing)) in laid or (
                         best is not None and miss >= best[0]):
                     continue
-                best = (miss, t, k, missing, chain.end_ref + 3.0 * w * chain.direction)
+                best = Beyond(miss, t, k, (missing,), chain.end_ref + 3.0 * w * chain.direction)
     return best
 
 
 def _in_line_beyond(chain: Chain, pool: dict[int, Tile], w: float,
                     laid: set[tuple[int, ...]]) -> Beyond | None:
     """A loose tile lying in line one single (straight on) or one double's width
-    (straight on or at a right angle) beyond the train's end, pointing on that way."""
+    (straight on or at a right angle) beyond the train's end, pointing on that way;
+    or a double lying across the train one single on."""
     _, near_v, end_v = chain.tiles[-1]
     best: Beyond | None = None
+    straight = math.cos(math.radians(BRIDGE_BEND_DEG))
     for t in pool.values():
+        found = _double_across(chain, t, w, BRIDGE_SINGLE, 3.0, ((end_v, t.values[0]),))
+        if found is not None and found.missing[0][1] != end_v and _fresh(found, laid) and (
+                best is None or found.miss < best.miss):
+            best = found
         k = nearer_half(t, chain.end_ref)
         d = t.halves[k] - chain.end_ref
         r = float(np.linalg.norm(d)) / w
-        straight = math.cos(math.radians(BRIDGE_BEND_DEG))
         # the way on: straight, or for an unseen double (a train turns at a double)
         # a right angle to either side
         way = max((chain.direction, perp(chain.direction), -perp(chain.direction)),
@@ -101,8 +122,65 @@ def _in_line_beyond(chain: Chain, pool: dict[int, Tile], w: float,
             continue
         if tuple(sorted(missing)) in laid:
             continue
-        if best is None or miss < best[0]:
-            best = (miss, t, k, missing, t.halves[k])
+        if best is None or miss < best.miss:
+            best = Beyond(miss, t, k, (missing,), t.halves[k])
+    return best
+
+
+def _fresh(found: Beyond, laid: set[tuple[int, ...]]) -> bool:
+    """Whether the unseen tiles are none on the table already, nor one another."""
+    kinds = [tuple(sorted(m)) for m in found.missing]
+    return len(set(kinds)) == len(kinds) and not any(k in laid for k in kinds)
+
+
+def _double_across(chain: Chain, t: Tile, w: float, reach: tuple[float, float], at: float,
+                   missing: tuple[tuple[int, int], ...]) -> Beyond | None:
+    """``t`` as a double lying across the train, straight on, its centre ``reach`` widths
+    beyond the end (``at`` where it would lie), past the unseen ``missing``."""
+    if not t.is_double:
+        return None
+    d = t.centre - chain.end_ref
+    r = float(np.linalg.norm(d)) / w
+    if not (reach[0] <= r <= reach[1]
+            and cos_between(d, chain.direction) >= math.cos(math.radians(BRIDGE_BEND_DEG))
+            and abs(cos_between(t.axis, d)) <= 0.5):
+        return None
+    return Beyond(abs(r - at), t, 0, missing, t.centre, across=True)
+
+
+def _joint_count(chain: Chain, pool: dict[int, Tile], w: float, skip: int) -> int | None:
+    """The count where two unseen singles straight on from the train's end meet, as the
+    boxes in the gap show it (their halves by the facing halves); None unless one."""
+    facing = (chain.end_ref + 2.0 * w * chain.direction,
+              chain.end_ref + 3.0 * w * chain.direction)
+    shown = {t.values[k] for t in pool.values() if t.index != skip for k in (0, 1)
+             if min(float(np.linalg.norm(t.halves[k] - p)) for p in facing) <= JOINT_REACH * w}
+    return shown.pop() if len(shown) == 1 else None
+
+
+def _two_beyond(chain: Chain, pool: dict[int, Tile], w: float,
+                laid: set[tuple[int, ...]]) -> Beyond | None:
+    """A loose tile in line two unseen singles beyond the train's end (lengthwise, or a
+    double across), the count where they meet shown by a box between (``_joint_count``)."""
+    end_v = chain.tiles[-1][2]
+    straight = math.cos(math.radians(BRIDGE_BEND_DEG))
+    best: Beyond | None = None
+    for t in pool.values():
+        x = _joint_count(chain, pool, w, t.index)
+        if x is None:
+            continue
+        found = _double_across(chain, t, w, BRIDGE_TWO, 5.0, ((end_v, x), (x, t.values[0])))
+        if found is None:
+            k = nearer_half(t, chain.end_ref)
+            d = t.halves[k] - chain.end_ref
+            r = float(np.linalg.norm(d)) / w
+            if not (BRIDGE_TWO[0] <= r <= BRIDGE_TWO[1]
+                    and cos_between(d, chain.direction) >= straight
+                    and cos_between(t.halves[1 - k] - t.halves[k], chain.direction) >= straight):
+                continue
+            found = Beyond(abs(r - 5.0), t, k, ((end_v, x), (x, t.values[k])), t.halves[k])
+        if _fresh(found, laid) and (best is None or found.miss < best.miss):
+            best = found
     return best
 
 
@@ -133,6 +211,8 @@ def bridge_gap(b: TableBuild) -> bool:
         if best is None:
             best = turned_beyond_single(chain, b.pool, b.w, laid)
         if best is None:
+            best = _two_beyond(chain, b.pool, b.w, laid)
+        if best is None:
             continue
         _lay_across(b, chain, best)
         return True
@@ -140,32 +220,47 @@ def bridge_gap(b: TableBuild) -> bool:
 
 
 def _lay_across(b: TableBuild, chain: Chain, beyond: Beyond) -> None:
-    """Lay the unseen tile and the tile beyond it on ``chain``; drop the boxes in the gap."""
+    """Lay the unseen tiles and the tile beyond them on ``chain``; drop the boxes in the
+    gap."""
     w = b.w
-    _, t, k, missing, stop = beyond
+    t, k = beyond.tile, beyond.k
     start = chain.end_ref
-    # the unseen tile's outline: between the end and the tile beyond
-    axis = unit(stop - start)
-    across = perp(axis) * 0.5 * w
-    a_end, b_end = start + axis * 0.5 * w, stop - axis * 0.5 * w
-    if missing[0] == missing[1]:  # a double lies across: its long side across the train
-        mid = (a_end + b_end) / 2
-        a_end, b_end, across = mid - perp(axis) * w, mid + perp(axis) * w, axis * 0.5 * w
-    corners = np.array([a_end - across, a_end + across, b_end + across, b_end - across])
-    inferred = b.add_tile(Inferred(missing, corners))
-    gap = make_tile(inferred, missing, corners)
-    for other in [o for o in b.pool.values() if o is not t]:
-        if gap.distance_to_point(other.centre) < 0.25 * w:
+    # the unseen tiles' outlines: between the end and the tile beyond, in equal parts
+    axis = unit(beyond.stop - start)
+    a_end, b_end = start + axis * 0.5 * w, beyond.stop - axis * 0.5 * w
+    step = (b_end - a_end) / len(beyond.missing)
+    laid_now = []
+    for n, missing in enumerate(beyond.missing):
+        lo, hi, across = a_end + n * step, a_end + (n + 1) * step, perp(axis) * 0.5 * w
+        if missing[0] == missing[1]:  # a double lies across: its long side across the train
+            mid = (lo + hi) / 2
+            lo, hi, across = mid - perp(axis) * w, mid + perp(axis) * w, axis * 0.5 * w
+        corners = np.array([lo - across, lo + across, hi + across, hi - across])
+        inferred = b.add_tile(Inferred(missing, corners))
+        gap = make_tile(inferred, missing, corners)
+        _drop_pieces(b, chain, gap, t)
+        chain.lay((inferred, missing[0], missing[1]),
+                  (lo + hi) / 2 if missing[0] == missing[1] else gap.halves[1], axis, gap)
+        laid_now.append(inferred)
+    if beyond.across:
+        chain.lay((t.index, t.values[0], t.values[0]), t.centre, axis, t)
+    else:
+        chain.lay((t.index, t.values[k], t.values[1 - k]), t.halves[1 - k],
+                  unit(t.halves[1 - k] - t.halves[k]), t)
+    b.pool.pop(t.index)
+    unseen = " and ".join(f"{m[0]}-{m[1]}" for m in beyond.missing)
+    b.report(Uncertainty(
+        "inferred-tile", f"train {chain.owner} has a gap before tile {t.index}: "
+        f"taken as an unseen {unseen}", tuple(laid_now), (chain.owner,)))
+
+
+def _drop_pieces(b: TableBuild, chain: Chain, gap: Tile, beyond: Tile) -> None:
+    """Drop the boxes lying in an unseen tile's outline (pieces, a box straddling two
+    tiles, a misplaced box)."""
+    for other in [o for o in b.pool.values() if o is not beyond]:
+        if gap.distance_to_point(other.centre) < 0.25 * b.w:
             b.pool.pop(other.index)
             b.report(Uncertainty(
                 "inferred-tile", f"tile {other.index} {list(other.values)} lies in a gap "
                 f"of train {chain.owner}: not a tile of its own", (other.index,),
                 (chain.owner,)))
-    chain.lay((inferred, missing[0], missing[1]),
-              (a_end + b_end) / 2 if missing[0] == missing[1] else gap.halves[1], axis, gap)
-    chain.lay((t.index, t.values[k], t.values[1 - k]), t.halves[1 - k],
-              unit(t.halves[1 - k] - t.halves[k]), t)
-    b.pool.pop(t.index)
-    b.report(Uncertainty(
-        "inferred-tile", f"train {chain.owner} has a gap before tile {t.index}: "
-        f"taken as an unseen {missing[0]}-{missing[1]}", (inferred,), (chain.owner,)))
