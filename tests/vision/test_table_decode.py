@@ -69,3 +69,19 @@ def test_no_repeat_no_change() -> None:
     assert reading.table is not None
     assert _tiles(reading, 1) == ((9, 5), (5, 3), (3, 4), (4, 8))
     assert reading.decoded == {}
+
+
+def test_an_engine_with_a_half_misread_is_the_count_its_trains_leave_with() -> None:
+    # the 9-9 read 9-8 with doubt, no mat: two trains leave it with 9
+    misread = dataclasses.replace(ENGINE, values=(9, 8), uncertain=True,
+                                  half_certainty=(0.97, 0.5), ranges=((9, 9), (8, 9)))
+    tiles = [misread, *SEAT0_DOWN, *_seat1(0.97, 0.97)[:2]]
+    reading = reconstruct(tiles, None, 3)
+    assert reading.table is not None and reading.table.engine == 9
+    assert _tiles(reading, 0) == tuple(t.values for t in SEAT0_DOWN)
+    assert _tiles(reading, 1) == ((9, 5), (5, 3))
+    assert "engine-read" in kinds(reading)
+    # read so surely that no 9-9 is allowed, it is no engine
+    sure = dataclasses.replace(misread, ranges=((9, 9), (8, 8)))
+    reading = reconstruct([sure, *SEAT0_DOWN, *_seat1(0.97, 0.97)[:2]], None, 3)
+    assert reading.table is None

@@ -111,9 +111,42 @@ def find_engine(read: list[Tile], w: float, on_mat: bool,
         doubles = [t for t in doubles if t.values == (engine, engine)]
     if on_mat:
         return _engine_on_mat(read, doubles, w, uncertain, engine)
-    if not doubles:
+    misread = _misread_doubles(read, doubles, w, engine)
+    if not doubles and not misread:
         uncertain.append(Uncertainty("no-engine", "no double on the table to be the engine"))
         return None
+    if doubles:
+        found = _likeliest_double(read, doubles, w, uncertain)
+        best = (starts(found.centre, found.values[0], read, w, found), found, found.values[0])
+    if misread and (not doubles or misread[0][0] > best[0]):
+        best = misread[0]  # more trains leave it than any double read as such
+    return best[1], engine if engine is not None else best[2]
+
+
+def _misread_doubles(read: list[Tile], doubles: list[Tile], w: float, engine: int | None
+                     ) -> list[tuple[int, Tile, int]]:
+    """Tiles touching no other that the reader's doubt allows to be a double, from which
+    at least two trains start with that count: ``(trains, tile, count)``, most first.
+    (A double's half misread, 4-5 for a 4-4: the trains leaving it say what it is.)"""
+    out = []
+    for t in read:
+        if t.is_double or t.ranges is None or any(t.gap_to(o) <= 0.4 * w for o in read
+                                                  if o is not t):
+            continue
+        low = max(t.ranges[0][0], t.ranges[1][0])
+        high = min(t.ranges[0][1], t.ranges[1][1])
+        counts = [v for v in range(low, high + 1) if engine is None or v == engine]
+        ranked = sorted(((starts(t.centre, v, read, w, t), t, v) for v in counts),
+                        key=lambda s: (s[0], s[2] in t.values), reverse=True)
+        if ranked and ranked[0][0] >= 2:
+            out.append(ranked[0])
+    return sorted(out, key=lambda s: s[0], reverse=True)
+
+
+def _likeliest_double(read: list[Tile], doubles: list[Tile], w: float,
+                      uncertain: list[Uncertainty]) -> Tile:
+    """Of the doubles read as such, the engine: one touching no other tile from which the
+    most trains start with its count (on a tie, the most central; reported)."""
     lonely = [d for d in doubles if all(d.gap_to(t) > 0.4 * w for t in read if t is not d)]
     candidates = lonely or doubles
     centroid = np.mean([t.centre for t in read], axis=0)
@@ -132,7 +165,7 @@ def find_engine(read: list[Tile], w: float, on_mat: bool,
     if not lonely:
         uncertain.append(Uncertainty("no-engine", "every double touches another tile; "
                                      "took the likeliest as the engine", (best[2].index,)))
-    return best[2], engine if engine is not None else best[2].values[0]
+    return best[2]
 
 
 def look_at_hub(b: TableBuild, w: float, engine: int | None) -> tuple[Tile, int] | None:
