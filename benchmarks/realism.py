@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/realism.py [--empty N] [--tables N] [--limit N]
 
 Writes its sections of ``benchmarks/results/realism.json`` (``calibration`` is
-``benchmarks/calibration.py``'s, kept as it is). Every scene is rendered at run time
+``benchmarks/calibration.py``'s and ``table_reading`` ``benchmarks/realism_tables.py``'s,
+kept as they are). Every scene is rendered at run time
 from seeds never used to tune the tile check (``vision.tile_check``: seeds
 501-506) nor to train: ``EMPTY_SEED``, ``TABLE_SEED``. Parts:
 
@@ -198,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     results["seconds"] = round(time.perf_counter() - t0, 1)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    # other sections (``calibration``, benchmarks/calibration.py) are kept as they are
+    # other sections (``calibration``, ``table_reading``) are kept as they are
     kept = json.loads(out.read_text()) if out.exists() else {}
     out.write_text(json.dumps({**kept, **results}, indent=1) + "\n")
     print(summary(results))

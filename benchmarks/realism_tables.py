@@ -4,9 +4,10 @@ tiles, doubles laid in line with their train, halves misread with doubt, the mat
     .venv/bin/python benchmarks/realism_tables.py [--tables N] [--label after]
                                                   [--code PATH]
 
-Writes the section ``label`` of ``benchmarks/results/realism_tables.json`` (other
-labels kept): ``--code /path/to/another/checkout`` reads the same scenes with that
-checkout's ``vision.table`` (``--label before``), for a before/after comparison.
+Writes ``table_reading[label]`` of ``benchmarks/results/realism.json`` (other labels and
+``benchmarks/realism.py``'s sections kept): ``--code /path/to/another/checkout`` reads
+the same scenes with that checkout's ``vision.table`` (``--label before``), for a
+before/after comparison.
 
 No pixels: tables are drawn as the table benchmark's layouts part draws them
 (``datasets.table_draw``, 2-8 players, 0-60 tiles) with seeds from ``SEED_BASE`` on
@@ -42,7 +43,8 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results" / "realism_tables.json"
+RESULTS = ROOT / "benchmarks" / "results" / "realism.json"
+SECTION = "table_reading"
 #: Seeds: table ``i`` of a part is ``base + i`` (the scene's extras from a second
 #: generator seeded ``base + EXTRA + i``; straight-train scenes 10 000 further on), the
 #: base ``SEED_BASE`` for looking at failures ...
@@ -259,7 +261,8 @@ def main(argv: list[str] | None = None) -> int:
 
     result = run(args.tables, reconstruct, args.seed_base)
     saved = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    saved[args.label] = {"tables_per_part": args.tables, "seed_base": args.seed_base, **result}
+    section = saved.setdefault(SECTION, {})
+    section[args.label] = {"tables_per_part": args.tables, "seed_base": args.seed_base, **result}
     RESULTS.write_text(json.dumps(saved, indent=1) + "\n")
     print(json.dumps({args.label: result}, indent=1))
     return 0
