@@ -51,6 +51,7 @@ _EXPORTS = {
     "write_mat": "vision.mat",
     "CameraPlan": "vision.camera_plan",
     "plan_camera": "vision.camera_plan",
+    "open_capture": "vision.capture",
     "Tracker": "vision.tracker",
     "TrackerEvent": "vision.events",
     "SourceEvent": "vision.events",
@@ -86,6 +87,7 @@ if TYPE_CHECKING:
     from vision.assignment import assign  # noqa: F401
     from vision.calibrate import Calibration, calibrate  # noqa: F401
     from vision.camera_plan import CameraPlan, plan_camera  # noqa: F401
+    from vision.capture import open_capture  # noqa: F401
     from vision.closer_look import look_closer  # noqa: F401
     from vision.cover_check import CoverCheck, flag_covered  # noqa: F401
     from vision.crops import (  # noqa: F401

@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 
 from engine.errors import BadInputError
+from vision.capture import open_capture
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 
@@ -21,14 +22,14 @@ Capture = Any  # cv2.VideoCapture or anything with isOpened/read/release/get
 class FrameSource:
     """Frames from a camera index, a video file or a folder of images.
 
-    ``opener`` makes the capture (``cv2.VideoCapture`` by default; tests pass
+    ``opener`` makes the capture (``vision.capture.open_capture`` by default; tests pass
     fakes). Only a camera is retried; a file or folder simply ends.
     """
 
     def __init__(self, source: str | int | Path,
                  opener: Callable[[Any], Capture] | None = None) -> None:
         self.name = str(source)
-        self.opener = opener or cv2.VideoCapture
+        self.opener = opener or open_capture
         self.capture: Capture | None = None
         self.files: list[Path] = []
         self.position = 0

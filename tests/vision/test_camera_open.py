@@ -7,7 +7,7 @@ from typing import Any
 import cv2
 import pytest
 
-from vision import tracker
+from vision import capture, frame_source
 
 
 class _Capture:
@@ -25,10 +25,10 @@ class _Capture:
 
 def test_a_camera_is_asked_for_full_frames_and_a_file_is_not(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tracker.cv2, "VideoCapture", _Capture)
-    camera = tracker.FrameSource(0)
+    monkeypatch.setattr(capture.cv2, "VideoCapture", _Capture)
+    camera = frame_source.FrameSource(0)
     assert camera.open()
     assert isinstance(camera.capture, _Capture)
     assert camera.capture.asked == {cv2.CAP_PROP_FRAME_WIDTH: 1920,
                                     cv2.CAP_PROP_FRAME_HEIGHT: 1080}
-    assert tracker.open_capture("clip.mp4").asked == {}
+    assert capture.open_capture("clip.mp4").asked == {}
