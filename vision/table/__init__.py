@@ -6,10 +6,14 @@ tested on laid-out tables without drawing anything.
 How a table is read (``vision.table.pipeline``, one module per stage, sharing one
 ``build.TableBuild``):
 
+0. **Boxes** (``joints``): a box whose halves lie in two other boxes straddles their
+   joint, and two boxes each holding the other's halves are one tile boxed twice:
+   of overlapping boxes the most that do not overlap are kept.
 1. **The engine** (``hub``) is the double in the hub: with the mat, the double on
    the mat's centre (any other box there is a piece of it); without it, a double
    that touches no other tile and from which the most tiles carrying its
-   number lead away, radially.
+   number lead away, radially (or a tile the reader's doubt allows to be a double,
+   when more trains leave it with that count).
 2. **Trains** (``chains``) start with a tile lying radially near the hub, its near
    half towards the engine, and grow tile by tile: the next tile's near half lies
    one tile width from the previous tile's far half (straight on, or turned a
@@ -17,13 +21,16 @@ How a table is read (``vision.table.pipeline``, one module per stage, sharing on
    its centre one width on. The values are not needed to chain tiles (a tile
    laid with the wrong number is still on that train, for the rules engine to
    judge), but they break ties. A train that goes on one unseen tile beyond its
-   end continues across a tile inferred there (``gaps``).
+   end continues across a tile inferred there (``gaps``): past a box it cannot take,
+   onto a double lying across, or across two unseen tiles whose joint a box shows.
 3. **Seats**: ``P`` players' trains and the Mexican train leave the hub in
    ``P + 1`` evenly spaced slots, seat 0 towards the bottom of the image (or
    the mat's seat-0 slot), clockwise; the last slot is the Mexican train's.
 4. **Counts** (``consistency``): once the trains are laid, misread counts are
    settled by their neighbours, the set's one tile of each kind and the reader's
-   ranges.
+   ranges; last, the table is decoded jointly under the set (``decode``): a repeat
+   read with doubt takes the likeliest counts that repeat nothing (``set-decoded``,
+   :attr:`TableReading.decoded`); one read surely stays, for the rules.
 5. **Markers** (``markers``) belong to the train whose end (or empty slot) they lie by.
 
 Given a way to read the image again (``look``), boxes that fit no train are
@@ -47,9 +54,17 @@ from vision.table.chains import (
     TOUCH_HIGH,
     TOUCH_LOW,
 )
-from vision.table.gaps import BRIDGE_BEND_DEG, BRIDGE_DOUBLE, BRIDGE_SINGLE, BRIDGE_TURN_REACH
+from vision.table.gaps import (
+    BRIDGE_BEND_DEG,
+    BRIDGE_DOUBLE,
+    BRIDGE_SINGLE,
+    BRIDGE_TURN_REACH,
+    BRIDGE_TWO,
+    JOINT_REACH,
+)
 from vision.table.geometry import ASPECT
 from vision.table.hub import ENGINE_REACH_WIDTHS, HUB_INSIDE, HUB_TURNS, WIDTH_FACTOR
+from vision.table.joints import INSIDE_MARGIN
 from vision.table.look_again import (
     EMPTY_OUTLINE_SURE,
     LOOK_AROUND_WIDTHS,
@@ -67,6 +82,7 @@ __all__ = [
     "BRIDGE_BEND_DEG",
     "BRIDGE_DOUBLE",
     "BRIDGE_SINGLE",
+    "BRIDGE_TWO",
     "BRIDGE_TURN_REACH",
     "CROSSWISE_READ_PENALTY",
     "CROSSWISE_UNSURE_PENALTY",
@@ -75,6 +91,8 @@ __all__ = [
     "GAP_WIDTHS",
     "HUB_INSIDE",
     "HUB_TURNS",
+    "INSIDE_MARGIN",
+    "JOINT_REACH",
     "LOOK_AROUND_WIDTHS",
     "LOOK_NEAR_WIDTHS",
     "Look",

@@ -20,10 +20,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from vision.table.build import TableBuild, end_ranges, lies_along
+from vision.table.look_again import SURE_HALF
 from vision.table.reading import Uncertainty
 
-#: A half read at least this surely is never changed by the set's constraint.
-SURE_HALF = 0.9
 #: Likelihood floor of a count a half's ``ranges`` allow (keeps logs finite).
 FLOOR = 1e-3
 #: Repeats resolved per table at most (each move removes one).
