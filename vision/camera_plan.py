@@ -20,7 +20,12 @@ from typing import Any
 PIP_MM = 4.0
 #: A tile's short side.
 TILE_WIDTH_MM = 24.0
-#: Pixels across one pip below which pips are hard to count reliably.
+#: Pixels across one pip from which the reader reads 99 % of 12-pip halves right, measured
+#: on rendered tables shrunk to that scale (``benchmarks/pip_scale.py``): with a
+#: webcam's softness, noise and JPEG, and on a sharp frame.
+TWELVE_PX_PER_PIP, TWELVE_PX_PER_PIP_SHARP = 2.5, 2.0
+#: Pixels across one pip below which pips are hard to count reliably: the measured
+#: figure with a margin for focus, light and a camera not quite straight above.
 MIN_PX_PER_PIP = 3.0
 #: Pixels across one pip above which the camera could sit higher (or see more).
 COMFORTABLE_PX_PER_PIP = 5.0
@@ -59,6 +64,9 @@ class CameraPlan:
             f"mount height     {self.height_cm:.0f} cm above the table, lens straight down",
             f"pixels per mm    {self.px_per_mm:.2f}",
             f"pixels per pip   {self.px_per_pip:.1f} (a {PIP_MM:g} mm pip)",
+            f"12-pip halves    read right (99 %) from {TWELVE_PX_PER_PIP:g} px per pip "
+            f"({TWELVE_PX_PER_PIP_SHARP:g} on a sharp frame); {MIN_PX_PER_PIP:g} needed here "
+            "for margin",
             f"pixels per tile  {self.px_per_tile_width:.0f} across a tile's short side",
             f"verdict          {self.verdict}",
         ])

@@ -61,3 +61,18 @@ def test_sizes_and_resolutions_parse() -> None:
 def test_impossible_fov_is_refused() -> None:
     with pytest.raises(ValueError):
         plan_camera(100, 100, 200, (1920, 1080))
+
+
+def test_the_plan_quotes_the_measured_pixels_per_pip_of_a_12_pip_half() -> None:
+    import json
+    from pathlib import Path
+
+    from vision import camera_plan
+
+    measured = json.loads((Path(__file__).resolve().parents[2] / "benchmarks" / "results"
+                           / "pip_scale.json").read_text())
+    assert measured["webcam"]["px_per_pip_needed"] == camera_plan.TWELVE_PX_PER_PIP
+    assert measured["sharp"]["px_per_pip_needed"] == camera_plan.TWELVE_PX_PER_PIP_SHARP
+    assert camera_plan.MIN_PX_PER_PIP >= camera_plan.TWELVE_PX_PER_PIP
+    assert "12-pip halves    read right (99 %) from 2.5 px per pip" in plan_camera(
+        100, 100, 78, (1920, 1080)).text()
