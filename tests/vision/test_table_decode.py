@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from table_fixtures import ENGINE, SEAT0_DOWN, kinds, lengthwise
+
 from datasets.table_layout import SeenTile
-from tests.vision.table_fixtures import ENGINE, SEAT0_DOWN, kinds, lengthwise
 from vision.table import TableReading, reconstruct
 
 

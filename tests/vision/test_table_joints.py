@@ -4,9 +4,9 @@ and a double laid in line with its train."""
 from __future__ import annotations
 
 import numpy as np
+from table_fixtures import ENGINE, SEAT0_DOWN, crosswise, kinds, lengthwise
 
 from datasets.table_layout import SeenTile
-from tests.vision.table_fixtures import ENGINE, SEAT0_DOWN, crosswise, kinds, lengthwise
 from vision.table import TableReading, reconstruct
 
 
