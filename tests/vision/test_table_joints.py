@@ -91,3 +91,35 @@ def test_a_train_goes_on_across_two_unseen_tiles_a_box_between_shows_the_count()
     reading = reconstruct([ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[3]], None, 3)
     assert _tiles(reading, 0) == ((9, 1),)
     assert kinds(reading) == ["gap"]
+
+
+def test_a_table_on_a_mat_turned_45_degrees_reads_exactly() -> None:
+    from datasets.table_layout import layout_table, overhead_homography, random_table, seen_tiles
+    from vision.detections import Detections
+    from vision.mat import MatView
+    from vision.mat_geometry import apply_homography
+
+    for seed in (7, 8, 9):
+        rng = np.random.default_rng(seed)
+        truth = random_table(rng, 4, 12, 30, marker_rate=0.5)
+        layout = layout_table(truth, 4, rng, mat=True)
+        # turn the whole table about the hub so that the mat lies turned 45 degrees
+        turn = np.radians(45.0) - layout.hub.rotation
+        c, s = np.cos(turn), np.sin(turn)
+        centre = layout.hub.centre
+        about = np.array([[c, -s, centre[0] - c * centre[0] + s * centre[1]],
+                          [s, c, centre[1] - s * centre[0] - c * centre[1]], [0, 0, 1]])
+        to_image = overhead_homography(layout.size, (1280, 720), rng, tilt=0.03) @ about
+        tiles, marker_corners = seen_tiles(layout, to_image, rng, noise_px=0.7)
+        n = len(marker_corners)
+        markers = Detections(marker_corners, np.ones(n), np.ones(n))
+        view = MatView(4, np.linalg.inv(to_image @ layout.hub.mat_matrix), (), 0.0)
+        reading = reconstruct(tiles, markers, 4, view)
+        assert reading.table is not None
+        assert reading.table.engine == truth.engine
+        assert sorted(map(str, reading.table.trains)) == sorted(map(str, truth.trains)), seed
+        # the mat's seat 0 (its +y) lies well round from the image's (+y, 90 degrees)
+        hub, seat0 = apply_homography(to_image @ layout.hub.mat_matrix,
+                                      np.array([[0.0, 0.0], [0.0, 100.0]]))
+        way = seat0 - hub
+        assert abs(float(np.degrees(np.arctan2(way[1], way[0]))) - 90.0) > 20.0
