@@ -37,6 +37,8 @@ photos of ``../shared/realdata/detect`` (evaluation only).
 
 from __future__ import annotations
 
+import weakref
+
 import cv2
 import numpy as np
 
@@ -68,6 +70,11 @@ SURE = 0.7
 #: Brightness below which a face counts as this bright (grey levels): a dark face's
 #: contrast is not blown up by dividing by its low brightness.
 DIM_FACE = 40.0
+#: A frame is judged to lie on a patterned surface (and its boxes that do not look
+#: like tiles are dropped) when at least this many of its tile boxes, and this share
+#: of them, fail the looks (:func:`patterned`).
+PATTERN_BOXES = 4
+PATTERN_SHARE = 0.3
 #: Boxes narrower than this (pixels) are kept unjudged: too few pixels to tell (the
 #: reader reads none so small either, ``vision.reader.MIN_SIDE_PX``).
 MIN_WIDTH_PX = 3.0
@@ -216,6 +223,16 @@ def tile_mask(image: np.ndarray, corners: np.ndarray,
                      for b, s in zip(boxes, scored, strict=True)], bool)
 
 
+def patterned(looks: np.ndarray) -> bool:
+    """Whether a frame whose tile boxes look like tiles or not (``looks``, from
+    :func:`tile_mask`) lies on a patterned surface: at least ``PATTERN_BOXES`` boxes,
+    and ``PATTERN_SHARE`` of them, do not look like tiles. A cloth's pattern is boxed
+    by the dozen; on a plain table top the few boxes that fail a look are mostly real
+    tiles seen oddly (under an arm, tinted by the light, beside a near twin)."""
+    failed = int(np.count_nonzero(~looks))
+    return failed >= PATTERN_BOXES and failed >= PATTERN_SHARE * len(looks)
+
+
 class CheckedTileDetector(ObbDetector):
     """The tile detector whose tile boxes must look like tiles (:func:`looks_like_tile`):
     the phantoms a patterned surface gives are dropped where they are found, so that
@@ -229,6 +246,10 @@ class CheckedTileDetector(ObbDetector):
                          max_det=max_det, threads=threads, class_thresholds=class_thresholds)
         #: The class whose boxes are judged (``tile``; the first when none is so named).
         self.tile_class = self.names.index("tile") if "tile" in self.names else 0
+        #: The last image found to lie on a patterned surface (:func:`patterned`): the
+        #: reader looks at a frame more than once (further away, closer), and a look
+        #: that finds only a box or two there is judged as the frame was.
+        self._patterned_image: weakref.ref[np.ndarray] | None = None
 
     def __call__(self, image: np.ndarray, zoom_out: float = 1.0,
                  long_side: int | None = None) -> Detections:
@@ -236,6 +257,12 @@ class CheckedTileDetector(ObbDetector):
         tiles = np.flatnonzero(found.class_id == self.tile_class)
         if not len(tiles):
             return found
+        looks = tile_mask(image, found.corners[tiles], found.confidence[tiles])
+        seen = self._patterned_image() if self._patterned_image is not None else None
+        if seen is not image:  # a further look at a frame found patterned stays so
+            if not patterned(looks):
+                return found
+            self._patterned_image = weakref.ref(image)
         keep = np.ones(len(found), bool)
-        keep[tiles] = tile_mask(image, found.corners[tiles], found.confidence[tiles])
-        return found if keep.all() else found[keep]
+        keep[tiles] = looks
+        return found[keep]
