@@ -74,7 +74,7 @@ DIM_FACE = 40.0
 #: like tiles are dropped) when at least this many of its tile boxes, and this share
 #: of them, fail the looks (:func:`patterned`).
 PATTERN_BOXES = 4
-PATTERN_SHARE = 0.3
+PATTERN_SHARE = 0.5
 #: Boxes narrower than this (pixels) are kept unjudged: too few pixels to tell (the
 #: reader reads none so small either, ``vision.reader.MIN_SIDE_PX``).
 MIN_WIDTH_PX = 3.0
