@@ -82,6 +82,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         f"more first) of --count crops each, seeds 110, 111, ... (default "
         f"{defaults.high_crop_sets})",
     )
+    p.add_argument(
+        "--surfaces",
+        action="store_true",
+        help="tiles: add tables and hands on patterned cloths, leather and glass "
+        "(datasets.surfaces), and empty frames of them with no tile",
+    )
     p.add_argument("--out", default="models", help="models folder to write (default models)")
     p.add_argument("--data", default="data", help="generated data folder (default data)")
     p.add_argument("--runs", default="runs", help="training runs folder (default runs)")
@@ -136,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
         pip_epochs=args.epochs or base.pip_epochs,
         table_crop_sets=args.table_crops,
         high_crop_sets=args.high_crops,
+        surfaces=args.surfaces,
         threads=args.threads,
         jobs=args.jobs,
         hours=args.hours,

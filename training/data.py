@@ -37,7 +37,20 @@ def tile_dataset(data: Path, plan: Plan) -> Path:
     n_close, n_close_val = max(1, plan.tile_count // 7), max(1, n_val // 7)
     # and tables on the printed hub mat (its markers and slots under the tiles)
     n_mat, n_mat_val = max(1, plan.tile_count // 5), max(1, n_val // 5)
+    # and tables and hands on patterned cloths, leather, glass (``datasets.surfaces``),
+    # with empty frames of them: the cloth's checks and flowers are no tiles
+    n_surface, n_surface_val = max(1, plan.tile_count // 5), max(1, n_val // 5)
+    n_loose, n_loose_val = max(1, plan.tile_count // 10), max(1, n_val // 10)
     scenes = data / "scenes"
+
+    def surfaces(split: str, tables: int, loose: int) -> list[Path]:
+        if not plan.surfaces:
+            return []
+        return [_synth_once(scenes / f"{kind}-{split}", kind, n, SEEDS[f"{kind}-{split}"],
+                            plan.jobs)
+                for kind, n in (("table-surface", tables), ("hands-surface", loose),
+                                ("surface-empty", loose))]
+
     folders = {
         "train": [
             _synth_once(scenes / "hands-train", "hands", n_hands, SEEDS["hands-train"], plan.jobs),
@@ -48,6 +61,7 @@ def tile_dataset(data: Path, plan: Plan) -> Path:
             _synth_once(
                 scenes / "table-mat-train", "table-mat", n_mat, SEEDS["table-mat-train"], plan.jobs
             ),
+            *surfaces("train", n_surface, n_loose),
         ],
         "val": [
             _synth_once(
@@ -62,6 +76,7 @@ def tile_dataset(data: Path, plan: Plan) -> Path:
             _synth_once(
                 scenes / "table-mat-val", "table-mat", n_mat_val, SEEDS["table-mat-val"], plan.jobs
             ),
+            *surfaces("val", n_surface_val, n_loose_val),
         ],
     }
     out = data / "yolo-tiles"

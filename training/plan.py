@@ -18,6 +18,9 @@ SEEDS = {
     "crops-table-train": 106,  # further crops-table sets (--table-crops N): 107, 108, ...
     "crops-high-train": 110,  # crops-high sets (--high-crops N): 110, 111, ...
     "crops-covered-train": 120,
+    "table-surface-train": 130,
+    "hands-surface-train": 131,
+    "surface-empty-train": 132,
     "hands-val": 201,
     "table-val": 202,
     "crops-val": 203,
@@ -25,6 +28,9 @@ SEEDS = {
     "table-mat-val": 205,
     "crops-table-val": 206,
     "crops-covered-val": 220,
+    "table-surface-val": 230,
+    "hands-surface-val": 231,
+    "surface-empty-val": 232,
 }
 EVAL_SEEDS = {"hands": 9001, "table": 9002}
 #: The 8-bit models the reader loads (``training.quantize``); ``pips.onnx`` and
@@ -124,6 +130,9 @@ class Plan:
     pip_count: int = 12000  # training crops
     table_crop_sets: int = 1  # crops-table sets of pip_count crops each (seeds 106, 107, ...)
     high_crop_sets: int = 0  # crops-high sets of pip_count crops each (seeds 110, 111, ...)
+    # tiles: also 1/5 tables and 1/10 hands on patterned surfaces and 1/10 empty frames
+    # of them (no tile: the cloth's checks and flowers are hard negatives)
+    surfaces: bool = False
     pip_epochs: int = 20
     threads: int = 1  # 2 torch threads thrash when other work shares the 2 cores
     jobs: int = 2

@@ -381,3 +381,22 @@ def test_covered_crops_become_a_covered_and_an_open_folder(tmp_path: Path) -> No
     assert sorted(f.name for f in (out / "train" / "03").iterdir()) == [
         f"covered-train_c_{k:03d}.png" for k in range(5)]
     assert [d.name for d in (out / "val").iterdir()] == ["03"]
+
+
+def test_surfaces_add_patterned_scenes_and_empty_frames_to_the_tile_data(tmp_path: Path) -> None:
+    from training.data import tile_dataset
+    from training.plan import Plan
+
+    plain = tile_dataset(tmp_path / "plain", Plan(tile_count=10, jobs=1))
+    patterned = tile_dataset(tmp_path / "patterned", Plan(tile_count=10, jobs=1, surfaces=True))
+
+    def labels(data_yaml: Path) -> dict[str, str]:
+        folder = data_yaml.parent / "labels" / "train"
+        return {f.name: f.read_text() for f in folder.iterdir()}
+
+    plain_labels, more = labels(plain), labels(patterned)
+    assert set(plain_labels) < set(more)
+    added = {name: text for name, text in more.items() if name not in plain_labels}
+    assert any(name.startswith("surface-empty") and not text.strip()
+               for name, text in added.items())  # hard negatives: frames with no tile
+    assert any(name.startswith("table-surface") and text.strip() for name, text in added.items())
