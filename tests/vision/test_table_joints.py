@@ -55,6 +55,17 @@ def test_a_double_boxed_twice_is_counted_once() -> None:
     assert reading.assignment[3] is None  # the less sure box is the one left out
 
 
+def test_a_tile_boxed_twice_half_a_tile_apart_keeps_the_box_its_neighbours_agree_with() -> None:
+    # the 1-2 boxed twice, each box slipped along the train: the surer one slipped back
+    # reads the 9-1's facing 1 (1-1), the other the tile as it is
+    back = SeenTile((1, 1), lengthwise((0, 110), (0, 134), (1, 1)).corners, confidence=0.9)
+    ahead = SeenTile((1, 2), lengthwise((0, 126), (0, 150), (1, 2)).corners, confidence=0.7)
+    for boxes in ([back, ahead], [ahead, back]):
+        reading = reconstruct([ENGINE, SEAT0_DOWN[0], *boxes, *SEAT0_DOWN[2:]], None, 3)
+        assert _tiles(reading, 0) == tuple(t.values for t in SEAT0_DOWN)
+        assert kinds(reading) == []  # the slipped-back box is no loose tile
+
+
 def test_tiles_side_by_side_are_not_joints() -> None:
     # a train turning beside itself keeps every tile: no box's halves lie in two others
     turn = [lengthwise((0, 72), (0, 96), (9, 1)), lengthwise((24, 96), (48, 96), (1, 2)),

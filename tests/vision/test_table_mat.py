@@ -95,9 +95,11 @@ def test_with_the_mat_its_printed_seat_arrows_and_labels_are_not_tiles() -> None
         assert reading.table == good.table
         assert kinds(reading) == kinds(good)
         assert reading.assignment[:4] == [None] * 4
-    # the same boxes where a train's first tile lies are taken as tiles
-    _, at_slots = mat_with_fakes(103, SLOT_RADIUS_MM + 24)
-    assert any(owner is not None for owner in at_slots.assignment[:4])
+    # the same boxes where a train's first tile lies are taken as tiles: at seat 2's
+    # empty slot (seed 106) nothing else lies there
+    good, at_slots = mat_with_fakes(106, SLOT_RADIUS_MM + 24)
+    assert good.table is not None and not good.table.train(2).tiles  # type: ignore[union-attr]
+    assert at_slots.assignment[2] == 2
 
 
 def test_a_mat_for_other_players_wins_and_is_reported() -> None:

@@ -5,8 +5,13 @@ Two tiles never overlap, so boxes that do cannot all be tiles. A box whose two h
 centres lie inside two other boxes straddles where those two meet (a detector boxes
 the joint as a tile: a phantom double where an in-line double meets its
 neighbours, or a single reading the facing counts); two boxes each holding the
-other's half centres are one tile boxed twice. Of each group of such boxes, the
-most that do not overlap are kept (on a tie, the surest, then the largest):
+other's half centres are one tile boxed twice, and two boxes each holding one half
+centre of the other overlap by half a tile (one tile boxed twice, each box slipped a
+quarter of its length along the train: the one slipped back reads the facing half of
+the tile before it, ``4 | 4-4 | 5`` where ``9-4 | 4-5 | 5-3`` lies). Of each group of
+such boxes, the most that do not overlap are kept; on a tie, those whose counts agree
+with the boxes beside them (a train's neighbours share a count), then the surest,
+then the largest:
 along a train ``X | joint | Y`` that keeps ``X`` and ``Y``; along
 ``a-6 | joint | 6-6 | joint | 6-b`` (a double laid in line, read three times over)
 the three tiles.
@@ -52,7 +57,48 @@ def overlap_edges(boxes: list[Tile], w: float) -> set[tuple[int, int]]:
                 elif i in _holders(boxes[a].halves[0], boxes, a, margin) and i in _holders(
                         boxes[a].halves[1], boxes, a, margin):
                     edges.add((min(i, a), max(i, a)))  # each holds the other: boxed twice
+        for a in {*first, *second}:  # each holds a half of the other: half a tile over
+            if a > i and _boxed_twice_slipped(boxes, i, a, margin):
+                edges.add((i, a))
     return edges
+
+
+def _beyond(t: Tile, half: np.ndarray) -> np.ndarray:
+    """Where the facing half of a neighbour beyond ``t``'s ``half`` would lie."""
+    return 2.0 * half - t.centre
+
+
+def _boxed_twice_slipped(boxes: list[Tile], i: int, a: int, margin: float) -> bool:
+    """Whether ``boxes[i]`` and ``boxes[a]``, each holding a half centre of the other,
+    are one tile boxed twice: there is room for one tile only, a third box lying beyond
+    each one's other half. Where nothing lies beyond, the box slid half off is all
+    that shows of a tile of its own (its reading is looked at again later)."""
+    for t, other in ((boxes[i], boxes[a]), (boxes[a], boxes[i])):
+        outer = [h for h in t.halves if not _inside(h, other, margin)]
+        if len(outer) != 1:
+            return False
+        probe = _beyond(t, outer[0])
+        if not any(u.distance_to_point(probe) <= t.width / 2
+                   for j, u in enumerate(boxes) if j not in (i, a)):
+            return False
+    return True
+
+
+def agreement(boxes: list[Tile], i: int, apart: set[int]) -> int:
+    """How many halves of ``boxes[i]`` count what the box beyond them holds: the box
+    nearest the point where a neighbour's facing half would lie (as far beyond the
+    box's end as the half lies inside it), within a tile's width of it, ``apart``
+    left out (a train's neighbours share the count where they meet)."""
+    t = boxes[i]
+    agreed = 0
+    for half, value in zip(t.halves, t.values, strict=True):
+        beyond = _beyond(t, half)
+        near = [(u.distance_to_point(beyond), j) for j, u in enumerate(boxes)
+                if j != i and j not in apart]
+        if near:
+            distance, j = min(near)
+            agreed += distance <= t.width and value in boxes[j].values
+    return agreed
 
 
 def _groups(n: int, edges: set[tuple[int, int]]) -> list[list[int]]:
@@ -73,15 +119,15 @@ def _groups(n: int, edges: set[tuple[int, int]]) -> list[list[int]]:
 
 
 def _best_kept(group: list[int], edges: set[tuple[int, int]],
-               worth: list[tuple[float, float]]) -> set[int]:
-    """The largest subset of ``group`` with no edge inside; on a tie the surest, then
-    the largest boxes."""
+               worth: dict[int, tuple[int, float, float]]) -> set[int]:
+    """The largest subset of ``group`` with no edge inside; on a tie the boxes agreeing
+    most with their neighbours, then the surest, then the largest."""
     for size in range(len(group), 0, -1):
         fitting = [set(c) for c in combinations(group, size)
                    if not any((a, c2) in edges for a in c for c2 in c if a < c2)]
         if fitting:
-            return max(fitting, key=lambda s: (sum(worth[i][0] for i in s),
-                                               sum(worth[i][1] for i in s), -min(s)))
+            return max(fitting, key=lambda s: (*(sum(worth[i][k] for i in s) for k in range(3)),
+                                               -min(s)))
     return set(group)
 
 
@@ -91,9 +137,10 @@ def drop_joint_boxes(boxes: list[Tile], confidence: list[float], w: float) -> li
     edges = overlap_edges(boxes, w)
     if not edges:
         return boxes
-    worth = [(confidence[i], t.length * t.width) for i, t in enumerate(boxes)]
     dropped: set[int] = set()
     for group in _groups(len(boxes), edges):
         if len(group) <= MAX_GROUP:
+            worth = {i: (agreement(boxes, i, set(group)), confidence[i],
+                         boxes[i].length * boxes[i].width) for i in group}
             dropped.update(set(group) - _best_kept(group, edges, worth))
     return [t for i, t in enumerate(boxes) if i not in dropped]
