@@ -177,13 +177,14 @@ class Tally:
         }
 
 
-def layouts(n: int, mat: bool, noise_px: float, tilt: float) -> dict[str, Any]:
+def layouts(n: int, mat: bool, noise_px: float, tilt: float,
+            inline_doubles: float = 0.0) -> dict[str, Any]:
     tally = Tally()
     times: list[float] = []
     for i in range(n):
         seed = SEED_BASE + i + (500_000 if mat else 0)
         rng = np.random.default_rng(seed)
-        players, n_tiles, truth, layout = draw_table(rng, i, mat)
+        players, n_tiles, truth, layout = draw_table(rng, i, mat, inline_doubles)
         to_image = overhead_homography(layout.size, (1280, 720), rng, tilt=tilt)
         tiles, marker_corners = seen_tiles(layout, to_image, rng, noise_px=noise_px)
         k = len(marker_corners)
@@ -210,8 +211,8 @@ RENDERED_SIZE = (1920, 1080)
 
 
 def rendered(n: int, mat: bool, reader: Any, seed_base: int = RENDERED_SEED_BASE,
-             camera: str = "table",
-             size: tuple[int, int] = RENDERED_SIZE) -> dict[str, Any]:
+             camera: str = "table", size: tuple[int, int] = RENDERED_SIZE,
+             inline_doubles: float = 0.0) -> dict[str, Any]:
     """``n`` random tables painted by the generator and read as ``mtrain read`` reads them.
 
     ``reader`` is a ``vision.reader.TileReader`` (or a
@@ -219,7 +220,8 @@ def rendered(n: int, mat: bool, reader: Any, seed_base: int = RENDERED_SEED_BASE
     drawn tiles, to measure the rest on the same pictures). ``camera``
     ``"table"``: one camera frames the whole table, whatever lies on it (a
     fixed rig); ``"fit"``: the camera frames each table's tiles and markers
-    only, so that small tables are seen closer.
+    only, so that small tables are seen closer. ``inline_doubles``: the share of
+    doubles laid in line with their train (``datasets.table_layout``).
     """
     if camera not in ("table", "fit"):
         raise ValueError(f"camera must be 'table' or 'fit', not {camera!r}")
@@ -235,7 +237,8 @@ def rendered(n: int, mat: bool, reader: Any, seed_base: int = RENDERED_SEED_BASE
     widths: list[float] = []
     for i in range(n):
         seed = seed_base + i
-        players, n_tiles, truth, layout = draw_table(np.random.default_rng(seed), i, mat)
+        players, n_tiles, truth, layout = draw_table(np.random.default_rng(seed), i, mat,
+                                                     inline_doubles)
         area = (0.0, 0.0, *layout.size) if camera == "table" else None
         shown = render_tables([layout], size=size, style_seed=seed, area_mm=area)[0]
         renderer = shown.renderer

@@ -16,7 +16,8 @@ Conventions (see docs/DESIGN.md):
   edge), the Mexican train in the last slot. This is the printed mat's layout
   (:mod:`vision.mat_geometry`) and the heuristic that reads a table without
   the mat.
-- Trains run tile against tile; doubles lie crosswise; a long train turns a
+- Trains run tile against tile; doubles lie crosswise (or in line, as many
+  tables lay them: ``inline_doubles``); a long train turns a
   right angle, its next tile's near end against the side of the far half of
   the tile before. Tiles of different trains never touch.
 
@@ -217,6 +218,8 @@ class _TrainWalk:
     run: int = 0
     run_limit: int = 6
     placed: int = 0
+    #: Share of this train's doubles laid in line with it, not crosswise.
+    inline_doubles: float = 0.0
     rects: list[_Rect] = field(default_factory=list)
 
 
@@ -273,11 +276,12 @@ class _Placer:
 
 def layout_table(table: TableState, players: int, rng: np.random.Generator, *,
                  mat: bool = False, size: tuple[float, float] = (TABLE_MM, TABLE_MM),
-                 attempts: int = 12) -> TableLayout:
+                 attempts: int = 12, inline_doubles: float = 0.0) -> TableLayout:
     """Lay ``table`` out round a hub for ``players`` seats.
 
     Trains leave the hub in their seat's slot (the Mexican train in its own),
-    doubles lie crosswise, long trains turn right angles to stay on the table
+    doubles lie crosswise (``inline_doubles`` of them, a share, in line with the
+    train as many tables lay them), long trains turn right angles to stay on the table
     and clear of the others. Without ``mat`` the hub is turned a few degrees
     at most (a camera squared to the table); with it, the mat may lie turned
     up to 45 degrees, since the mat says where each seat is.
@@ -305,7 +309,7 @@ def layout_table(table: TableState, players: int, rng: np.random.Generator, *,
         centre = np.array(size, dtype=np.float64) / 2 + rng.uniform(-25, 25, size=2)
         hub = Hub(centre=centre, radius=radius, rotation=rotation, players=players, mat=mat)
         try:
-            tiles, markers = _lay(table, hub, rng, size, bounded)
+            tiles, markers = _lay(table, hub, rng, size, bounded, inline_doubles)
         except _NoRoom as exc:
             last_error = str(exc)
             continue
@@ -321,7 +325,7 @@ class _NoRoom(Exception):
 
 
 def _lay(table: TableState, hub: Hub, rng: np.random.Generator, size: tuple[float, float],
-         bounded: bool) -> tuple[list[LaidTile], list[LaidMarker]]:
+         bounded: bool, inline_doubles: float = 0.0) -> tuple[list[LaidTile], list[LaidMarker]]:
     placer = _Placer(hub.centre, hub.radius, size, bounded)
     engine_axis = _unit(hub.rotation + (0.0 if hub.mat else float(rng.uniform(0, math.pi))))
     engine_rect = _Rect(hub.centre.copy(), engine_axis, TILE_LENGTH_MM / 2, TILE_WIDTH_MM / 2)
@@ -337,7 +341,8 @@ def _lay(table: TableState, hub: Hub, rng: np.random.Generator, size: tuple[floa
         pairs = [(int(t[0]), int(t[1])) for t in train.tiles]
         walks.append(_TrainWalk(owner=train.owner, tiles=pairs,
                                 slot=start.copy(), end=start.copy(), u=u,
-                                run_limit=int(rng.integers(5, 10))))
+                                run_limit=int(rng.integers(5, 10)),
+                                inline_doubles=inline_doubles))
 
     longest = max((len(w.tiles) for w in walks), default=0)
     for step in range(longest):
@@ -351,7 +356,9 @@ def _lay(table: TableState, hub: Hub, rng: np.random.Generator, size: tuple[floa
 def _place_next(walk: _TrainWalk, placer: _Placer, hub: Hub,
                 rng: np.random.Generator) -> LaidTile:
     near, far = (int(v) for v in walk.tiles[walk.placed])
-    double = near == far
+    # a double laid in line lies like any tile (no rng drawn unless some are)
+    double = near == far and not (walk.inline_doubles > 0 and rng.random() < walk.inline_doubles)
+    rolled = near == far
     options: list[int] = [0]
     if walk.last is not None and not walk.last_double:
         radial = walk.end - hub.centre
@@ -376,7 +383,7 @@ def _place_next(walk: _TrainWalk, placer: _Placer, hub: Hub,
         walk.last, walk.last_double = rect, double
         walk.placed += 1
         corners = rect.corners()
-        if double and rng.random() < 0.5:
+        if rolled and rng.random() < 0.5:
             corners = np.roll(corners, 2, axis=0)
         return LaidTile((near, far), corners, walk.owner, walk.placed - 1, walk.end.copy(),
                         walk.u.copy())
