@@ -101,3 +101,30 @@ class TestLayout:
         table = TableState(5, (Train(4, ((5, 1),)),))
         with pytest.raises(ValueError, match="not a seat"):
             layout_table(table, 3, np.random.default_rng(0))
+
+
+def _along_train(tile) -> bool:
+    """Whether a laid tile lies along its train: its long side points the way it grows."""
+    c = np.asarray(tile.corners)
+    long_side = c[2] - c[1] if np.linalg.norm(c[2] - c[1]) > np.linalg.norm(c[1] - c[0]) \
+        else c[1] - c[0]
+    return abs(float(long_side @ tile.direction)) / float(np.linalg.norm(long_side)) > 0.9
+
+
+def test_doubles_lie_across_their_train_unless_asked_to_lie_in_line() -> None:
+    def doubles(inline: float) -> list[bool]:
+        rng = np.random.default_rng(11)
+        table = random_table(rng, 4, 12, 50)
+        layout = layout_table(table, 4, rng, inline_doubles=inline)
+        return [_along_train(t) for t in layout.tiles
+                if t.owner is not None and t.values[0] == t.values[1]]
+
+    across, in_line = doubles(0.0), doubles(1.0)
+    assert across and not any(across)
+    assert in_line and all(in_line)
+    # without in-line doubles the layout draws nothing more: the benchmarks' tables stay
+    rng_a, rng_b = np.random.default_rng(3), np.random.default_rng(3)
+    table = random_table(rng_a, 3, 12, 30)
+    random_table(rng_b, 3, 12, 30)
+    a, b = layout_table(table, 3, rng_a), layout_table(table, 3, rng_b, inline_doubles=0.0)
+    assert all(np.allclose(x.corners, y.corners) for x, y in zip(a.tiles, b.tiles, strict=True))
