@@ -1,6 +1,7 @@
 """Photoreal benchmark: tables rendered by Blender, read as ``mtrain read`` reads them.
 
     .venv/bin/python benchmarks/photoreal.py [--render N] [--folder DIR] [--seed S]
+                                             [--models DIR] [--out FILE]
 
 Writes ``benchmarks/results/photoreal.json``. The scenes come from
 ``datasets.photoreal`` (seed ``SEED`` and on, never used for training): a legal
@@ -119,8 +120,9 @@ class _Part:
         }
 
 
-def score(folder: Path) -> dict[str, Any]:
-    """Read every scene in ``folder`` as ``mtrain read --players N`` reads it."""
+def score(folder: Path, models: Path = ROOT / "models") -> dict[str, Any]:
+    """Read every scene in ``folder`` as ``mtrain read --players N --models MODELS``
+    reads it."""
     import cv2
 
     from datasets.labels import iter_scenes
@@ -129,7 +131,7 @@ def score(folder: Path) -> dict[str, Any]:
     from vision.mat import detect_mat
     from vision.reader import TileReader
 
-    reader = TileReader(ROOT / "models", max_value=RuleSet.preset("standard").set)
+    reader = TileReader(models, max_value=RuleSet.preset("standard").set)
     parts = {True: _Part(), False: _Part()}
     for image_path, labels in iter_scenes(folder):
         image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
@@ -161,6 +163,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--folder", type=Path, default=FOLDER, help="rendered scenes to score")
     parser.add_argument("--seed", type=int, default=SEED, help=f"scene seed (default {SEED})")
     parser.add_argument("--samples", type=int, default=8, help="Cycles samples per pixel")
+    parser.add_argument("--models", type=Path, default=ROOT / "models",
+                        help="models folder to read with (default models/)")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="results file to write")
     args = parser.parse_args(argv)
     render_s = None
     if args.render > 0:
@@ -174,10 +179,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[photoreal] skipped: no rendered scenes in {args.folder} (render them with "
               "--render N, which needs Blender's Python module: make render-env)")
         return 0
-    if not (ROOT / "models" / "models.json").exists():
-        print("[photoreal] skipped: models/ has no trained reader")
+    if not (args.models / "models.json").exists():
+        print(f"[photoreal] skipped: {args.models} has no trained reader")
         return 0
-    parts = score(args.folder)
+    parts = score(args.folder, args.models)
     results = {
         "seed": args.seed, "scenes": len(scenes), "folder": str(args.folder.relative_to(ROOT))
         if args.folder.is_relative_to(ROOT) else str(args.folder),
@@ -188,14 +193,14 @@ def main(argv: list[str] | None = None) -> int:
             args.folder),
         **parts,
     }
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(results, indent=2, default=str) + "\n", encoding="utf-8")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2, default=str) + "\n", encoding="utf-8")
     for key in ("mat", "no_mat"):
         p = parts[key]
         print(f"[photoreal] {key}: {p['tables']} tables, whole {p['whole_table_exact']}, "
               f"train {p['per_train_exact']}, tiles {p['tiles_read_right']}, "
               f"phantoms {p['phantom_tiles']}, mat found {p['mat_found']}")
-    print(f"[photoreal] wrote {RESULTS.relative_to(ROOT)}")
+    print(f"[photoreal] wrote {args.out}")
     return 0
 
 
