@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHMARKS = ("engine", "vision", "table", "serve", "realism", "photoreal")
+BENCHMARKS = ("engine", "vision", "table", "inline_doubles", "serve", "realism", "photoreal")
 
 
 def main() -> int:
