@@ -84,7 +84,7 @@ def _boxed_twice_slipped(boxes: list[Tile], i: int, a: int, margin: float) -> bo
     return True
 
 
-def agreement(boxes: list[Tile], i: int, apart: set[int]) -> int:
+def _agreement(boxes: list[Tile], i: int, apart: set[int]) -> int:
     """How many halves of ``boxes[i]`` count what the box beyond them holds: the box
     nearest the point where a neighbour's facing half would lie (as far beyond the
     box's end as the half lies inside it), within a tile's width of it, ``apart``
@@ -140,7 +140,7 @@ def drop_joint_boxes(boxes: list[Tile], confidence: list[float], w: float) -> li
     dropped: set[int] = set()
     for group in _groups(len(boxes), edges):
         if len(group) <= MAX_GROUP:
-            worth = {i: (agreement(boxes, i, set(group)), confidence[i],
+            worth = {i: (_agreement(boxes, i, set(group)), confidence[i],
                          boxes[i].length * boxes[i].width) for i in group}
             dropped.update(set(group) - _best_kept(group, edges, worth))
     return [t for i, t in enumerate(boxes) if i not in dropped]
