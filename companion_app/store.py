@@ -129,10 +129,13 @@ def get_game(db: sqlite3.Connection, game_id: int) -> Game | None:
 
 
 def list_games(db: sqlite3.Connection) -> list[Game]:
-    """Every game, the one played last first (its latest change, else its start)."""
+    """Every game, the one played last first (its latest change, else its start; to the
+    second, as starts are kept: of a game started in the second another was last played
+    in, the newer game first)."""
     ids = [int(r["id"]) for r in db.execute(
-        "SELECT id FROM games ORDER BY MAX(created, COALESCE("
-        "(SELECT MAX(at) FROM changes WHERE changes.game_id = games.id), '')) DESC, id DESC")]
+        "SELECT id FROM games ORDER BY MAX(substr(created, 1, 19), COALESCE(substr("
+        "(SELECT MAX(at) FROM changes WHERE changes.game_id = games.id), 1, 19), '')) DESC,"
+        " id DESC")]
     return [g for g in (get_game(db, i) for i in ids) if g is not None]
 
 

@@ -138,6 +138,14 @@ def test_the_game_played_last_is_listed_first(unlocked: Table, db_path: Path) ->
     unlocked.post("/games/1/rounds/1/scores", {"points_0": "4", "points_1": "0"})
     listing = unlocked.client.get("/games/").get_data(as_text=True).split('id="games"')[1]
     assert listing.index("First") < listing.index("Second")  # then the one played last
+    # a game started in the second the other was last played in (a new game, same
+    # players, tapped as the last round is entered): the new game first
+    unlocked.new_game(("Ann", "Ben"), name="Third")
+    conn.execute("UPDATE games SET created = '2026-01-01 11:00:00' WHERE name = 'Third'")
+    conn.execute("UPDATE changes SET at = '2026-01-01 11:00:00.900' WHERE game_id = 1")
+    conn.commit()
+    listing = unlocked.client.get("/games/").get_data(as_text=True).split('id="games"')[1]
+    assert listing.index("Third") < listing.index("First") < listing.index("Second")
 
 
 def test_a_game_is_renamed(unlocked: Table) -> None:
