@@ -174,8 +174,11 @@ class TableWorker:
         return message
 
     def _writable_round(self, ctx: Context) -> tuple[int, int] | None:
-        """The game and round to store into (None: no game, or a read-only database)."""
+        """The game and round to store into (None: no game, one deleted since ``ctx`` was
+        taken, or a read-only database)."""
         if ctx.game_id is None or ctx.round is None or self.app.config.get("READ_ONLY"):
+            return None
+        if store.get_game(self._conn(), ctx.game_id) is None:
             return None
         return ctx.game_id, ctx.round
 
@@ -204,8 +207,9 @@ class TableWorker:
         if where is None and self.app.config.get("READ_ONLY"):
             alert = raised | {"id": None, "acked": None, "game_id": ctx.game_id,
                               "round": ctx.round}
-        else:
-            alert = store.add_alert(db, ctx.game_id, ctx.round, raised)
+        else:  # kept with its game, or with none (no game, or one deleted meanwhile)
+            game_id, number = where if where is not None else (None, None)
+            alert = store.add_alert(db, game_id, number, raised)
             alert["details"] = raised["details"]
             if where is not None:
                 replay.add_alert(db, where[0], where[1], alert)

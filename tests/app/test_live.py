@@ -93,6 +93,19 @@ def test_an_alert_is_kept_in_the_round_log_and_acked_with_one_tap(
     assert "closed-train" in log and "acknowledged" in log and "Ben" in log
 
 
+def test_events_for_a_game_deleted_meanwhile_are_shown_and_nothing_fails(
+    worker: TableWorker, db_path: Path
+) -> None:
+    ctx = worker.context()  # the worker's view of the game, taken before it is deleted
+    conn = connect(db_path)
+    store.delete_game(conn, 1)
+    alert = worker.handle(AlertRaised(ALERT), ctx)
+    table = worker.handle(TableSettled(STATE, turn=1), ctx)
+    assert alert is not None and alert["alert"]["code"] == "closed-train"
+    assert table is not None and table["table"] == TABLE
+    assert store.list_games(conn) == []
+
+
 def test_ack_needs_the_pin_and_the_alert_must_exist(worker: TableWorker, app: Flask) -> None:
     worker.handle(AlertRaised(ALERT))
     stranger = Table(app.test_client())
