@@ -112,10 +112,12 @@ def scene_name(seed: int, index: int) -> str:
 
 def generate(out: str | Path, count: int, seed: int, mat: bool | None = None,
              surface: str | None = None, samples: int = SAMPLES, start: int = 0,
-             python: Path | None = None, batch: int = 4, clear: bool = False) -> list[Path]:
+             python: Path | None = None, batch: int = 4, clear: bool = False,
+             inline_doubles: float = 0.0) -> list[Path]:
     """Render scenes ``start .. start + count - 1`` of ``seed`` into ``out``; returns the
-    label files written. ``clear``: no arm or prop hides a tile. Raises
-    :class:`BadInputError` when bpy is not installed."""
+    label files written. ``clear``: no arm or prop hides a tile; ``inline_doubles``: the
+    share of doubles laid in line with their train. Raises :class:`BadInputError` when
+    bpy is not installed."""
     python = python or render_python()
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
@@ -124,7 +126,8 @@ def generate(out: str | Path, count: int, seed: int, mat: bool | None = None,
     with tempfile.TemporaryDirectory(prefix="photoreal-") as tmp:
         work = Path(tmp)
         for lo in range(0, len(indices), batch):
-            scenes = [build_scene(seed, i, mat, surface) for i in indices[lo:lo + batch]]
+            scenes = [build_scene(seed, i, mat, surface, inline_doubles)
+                      for i in indices[lo:lo + batch]]
             if clear:
                 scenes = [clear_view(s) for s in scenes]
             jobs = [render_job(s, work, work / f"{scene_name(seed, s.index)}.png", samples)
@@ -182,14 +185,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help=f"Cycles samples per pixel (default {SAMPLES})")
     parser.add_argument("--clear-view", action="store_true",
                         help="no arm, mug or phone hides a tile (for scoring whole tables)")
+    parser.add_argument("--inline-doubles", type=float, default=0.0, metavar="SHARE",
+                        help="share of doubles laid in line with their train, 0-1 "
+                             "(default 0: every double across)")
     args = parser.parse_args(argv)
     try:
         if args.count < 1:
             raise BadInputError("--count", f"must be at least 1, got {args.count}")
         if args.seed < 0 or args.start < 0:
             raise BadInputError("--seed", "seed and start must be 0 or more")
+        if not 0.0 <= args.inline_doubles <= 1.0:
+            raise BadInputError("--inline-doubles", f"must be 0 to 1, got {args.inline_doubles}")
         labels = generate(args.out, args.count, args.seed, args.mat, args.surface,
-                          args.samples, args.start, clear=args.clear_view)
+                          args.samples, args.start, clear=args.clear_view,
+                          inline_doubles=args.inline_doubles)
     except BadInputError as exc:
         print(f"error: {exc}")
         return 2

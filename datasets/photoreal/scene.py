@@ -158,13 +158,15 @@ def _world(points: np.ndarray, hub: np.ndarray, scale: float, turn: float) -> np
     return p @ np.array([[c, s], [-s, c]])
 
 
-def _laid_table(rng: np.random.Generator, mat: bool) -> tuple[int, Any]:
+def _laid_table(rng: np.random.Generator, mat: bool,
+                inline_doubles: float = 0.0) -> tuple[int, Any]:
     players = int(rng.integers(2, 9))
     n_tiles = int(rng.integers(0, 14 + 4 * players))
     for tries in range(6):
         table = random_table(rng, players, SET_MAX, n_tiles >> (tries // 2), marker_rate=0.35)
         try:
-            return players, layout_table(table, players, rng, mat=mat)
+            return players, layout_table(table, players, rng, mat=mat,
+                                         inline_doubles=inline_doubles)
         except ValueError:
             continue
     raise ValueError("no table could be laid out")
@@ -275,15 +277,16 @@ def _arms(rng: np.random.Generator, cam: Webcam) -> list[Arm]:
 
 
 def build_scene(seed: int, index: int, mat: bool | None = None,
-                surface: str | None = None) -> PhotoScene:
+                surface: str | None = None, inline_doubles: float = 0.0) -> PhotoScene:
     """Scene ``index`` of ``seed``: the same arguments always give the same scene.
 
     ``mat`` (default: drawn, half the scenes) lays the table on the printed mat;
-    ``surface`` fixes the table top (one of ``looks.SURFACES``).
+    ``surface`` fixes the table top (one of ``looks.SURFACES``); ``inline_doubles``
+    lays that share of the doubles in line with their train (0: every one across).
     """
     rng = scene_rng(seed, index)
     on_mat = bool(rng.random() < 0.5) if mat is None else mat
-    players, layout = _laid_table(rng, on_mat)
+    players, layout = _laid_table(rng, on_mat, inline_doubles)
     style = pick_set_style(rng)
     scale = style.scale
     turn = float(rng.uniform(0, 2 * np.pi)) if on_mat else 0.0

@@ -57,6 +57,31 @@ class TestSceneDescription:
             laid = Counter(tuple(sorted(t.values)) for t in scene.face_up)
             assert laid == _pairs(scene.table)
 
+    def test_doubles_lie_in_line_when_asked(self) -> None:
+        def nearest_along(inline: float) -> list[bool]:
+            """For each double of a train: whether its nearest tile lies off its long end."""
+            along = []
+            for i in range(8):
+                scene = build_scene(31, i, mat=i % 2 == 0, inline_doubles=inline)
+                tiles = scene.face_up
+                centres = np.array([t.corners.mean(axis=0) for t in tiles])
+                for k, tile in enumerate(tiles[1:], start=1):  # the engine first
+                    if tile.values[0] != tile.values[1]:
+                        continue
+                    c = tile.corners
+                    axis = max((c[1] - c[0], c[2] - c[1]), key=lambda e: float(np.hypot(*e)))
+                    gaps = np.linalg.norm(centres - centres[k], axis=1)
+                    gaps[k] = np.inf
+                    way = centres[int(np.argmin(gaps))] - centres[k]
+                    along.append(abs(float(way @ axis)) > 0.8 * float(
+                        np.linalg.norm(way) * np.linalg.norm(axis)))
+            return along
+
+        across, in_line = nearest_along(0.0), nearest_along(1.0)
+        assert across and not any(across)
+        assert in_line and all(in_line)
+        assert build_scene(31, 1, inline_doubles=1.0).table == build_scene(31, 1).table
+
     def test_the_mat_lies_at_any_rotation(self) -> None:
         turns = []
         for i in range(12):
@@ -230,6 +255,12 @@ class TestWithoutBlender:
         out = capsys.readouterr().out.strip().splitlines()
         assert len(out) == 1 and MISSING in out[0]
         assert not (tmp_path / "out").exists()
+
+    def test_an_inline_share_outside_0_to_1_is_refused(
+            self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        assert main(["--out", str(tmp_path / "out"), "--count", "1",
+                     "--inline-doubles", "1.5"]) == 2
+        assert "--inline-doubles" in capsys.readouterr().out
 
     def test_surfaces_are_choices(self, tmp_path: Path) -> None:
         with pytest.raises(SystemExit):
