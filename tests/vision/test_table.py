@@ -199,6 +199,20 @@ def test_a_sure_single_lying_crosswise_is_not_taken_for_a_double() -> None:
     assert reading.assignment[3] is None
 
 
+def test_a_doubted_box_across_a_trains_double_is_not_that_double_again() -> None:
+    # the Mexican train ends in its 11-11, laid across; a doubted box lies across one
+    # width on (read 7-11): across a train's end it would be taken for the end's double,
+    # but the one 11-11 of the set is laid already
+    double = crosswise((168, 0), (0, 1), 11)
+    box = Doubted(crosswise_read((192, 0), (7, 11)), ((6, 8), (10, 12)))
+    reading = reconstruct([*MEXICAN_TO_11, double, box], None, 3)
+    assert reading.table is not None
+    assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
+        (9, 3), (3, 11), (11, 11))
+    assert "matched-read" not in kinds(reading)  # the box is left loose, not made 11-11
+    assert reading.assignment[4] is None
+
+
 def test_a_marker_boxed_as_a_doubted_tile_too_is_only_the_marker() -> None:
     # a toy train (40 x 18) crosswise just beyond the Mexican train's 11 end, found as a
     # marker and as a doubted tile: without the marker it would be the end's double

@@ -92,8 +92,9 @@ def attach(end: End, t: Tile, w: float) -> Attach | None:
     # Crosswise (doubles only): the centre one width away, the long side across the train.
     # A tile lying so that could be the end's double (within the reader's doubt), or whose
     # counts the reader doubts, is taken for it: only doubles are laid crosswise, and the
-    # halves of a blurred 11-11 are misread apart (12-13).
-    if t.is_double or t.could_be(end_value) or t.unsure:
+    # halves of a blurred 11-11 are misread apart (12-13). Not so right after that double:
+    # a set has one of it, and it is laid already.
+    if t.is_double or ((t.could_be(end_value) or t.unsure) and not end.after_double):
         d = t.centre - end_ref
         r = float(np.linalg.norm(d)) / w
         across = abs(cos_between(t.axis, d))
