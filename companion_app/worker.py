@@ -173,25 +173,24 @@ class TableWorker:
             self.broadcaster.publish(message)
         return message
 
-    def _writable_round(self, ctx: Context) -> tuple[int, int] | None:
+    def _writable_round(self, ctx: Context) -> tuple[store.Game, int] | None:
         """The game and round to store into (None: no game, one deleted since ``ctx`` was
         taken, or a read-only database)."""
         if ctx.game_id is None or ctx.round is None or self.app.config.get("READ_ONLY"):
             return None
-        if store.get_game(self._conn(), ctx.game_id) is None:
-            return None
-        return ctx.game_id, ctx.round
+        game = store.get_game(self._conn(), ctx.game_id)
+        return None if game is None else (game, ctx.round)
 
     def _table(self, event: TableSettled, ctx: Context) -> dict[str, Any]:
         db = self._conn()
         table = event.table.to_json()
         where = self._writable_round(ctx)
-        game = None if where is None else store.get_game(db, where[0])
-        if game is not None and where is not None:
-            store.save_table(db, game, where[1], table, event.turn)
+        if where is not None:
+            game, number = where
+            store.save_table(db, game, number, table, event.turn)
             if self._new_deal:
-                replay.clear(db, game.id, where[1])
-            replay.record(db, game.id, where[1], table, event.turn, event.event)
+                replay.clear(db, game.id, number)
+            replay.record(db, game.id, number, table, event.turn, event.event)
         self._new_deal = False
         message = {"type": "table", "game_id": ctx.game_id, "round": ctx.round,
                    "table": table, "turn": event.turn, "event": event.event}
@@ -208,11 +207,11 @@ class TableWorker:
             alert = raised | {"id": None, "acked": None, "game_id": ctx.game_id,
                               "round": ctx.round}
         else:  # kept with its game, or with none (no game, or one deleted meanwhile)
-            game_id, number = where if where is not None else (None, None)
-            alert = store.add_alert(db, game_id, number, raised)
+            game_id = None if where is None else where[0].id
+            alert = store.add_alert(db, game_id, None if where is None else where[1], raised)
             alert["details"] = raised["details"]
             if where is not None:
-                replay.add_alert(db, where[0], where[1], alert)
+                replay.add_alert(db, where[0].id, where[1], alert)
         return {"type": "alert", "alert": describe(alert, ctx.players)}
 
 

@@ -356,16 +356,16 @@ def _lay(table: TableState, hub: Hub, rng: np.random.Generator, size: tuple[floa
 def _place_next(walk: _TrainWalk, placer: _Placer, hub: Hub,
                 rng: np.random.Generator) -> LaidTile:
     near, far = (int(v) for v in walk.tiles[walk.placed])
-    # a double laid in line lies like any tile (no rng drawn unless some are)
-    double = near == far and not (walk.inline_doubles > 0 and rng.random() < walk.inline_doubles)
-    rolled = near == far
+    is_double = near == far
+    # a double lies across the train, unless laid in line (no rng drawn unless some are)
+    across = is_double and not (walk.inline_doubles > 0 and rng.random() < walk.inline_doubles)
     options: list[int] = [0]
     if walk.last is not None and not walk.last_double:
         radial = walk.end - hub.centre
         sides = sorted((1, -1), key=lambda t: (-(t * _perp(walk.u)) @ radial, rng.random()))
         options = [*sides, 0] if walk.run >= walk.run_limit else [0, *sides]
     for turn in options:
-        rect, end, along = _candidate(walk, double, turn)
+        rect, end, along = _candidate(walk, across, turn)
         # A little play: tiles never lie perfectly square or perfectly flush.
         gap = float(rng.uniform(0.0, 1.2))
         jitter = float(rng.normal(0.0, 0.012))
@@ -380,10 +380,10 @@ def _place_next(walk: _TrainWalk, placer: _Placer, hub: Hub,
         walk.run += 1
         walk.u = _turn(along, jitter)
         walk.end = end + gap * along
-        walk.last, walk.last_double = rect, double
+        walk.last, walk.last_double = rect, across
         walk.placed += 1
         corners = rect.corners()
-        if rolled and rng.random() < 0.5:
+        if is_double and rng.random() < 0.5:
             corners = np.roll(corners, 2, axis=0)
         return LaidTile((near, far), corners, walk.owner, walk.placed - 1, walk.end.copy(),
                         walk.u.copy())
