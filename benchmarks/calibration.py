@@ -1,4 +1,4 @@
-"""Calibration to a player's set (``vision.calibrate``): reading before and after.
+"""Calibration to a player's set (``vision.calibration.calibrate``): reading before and after.
 
 For each look (``datasets.set_style``: ``unseen``, a colour code and 10-12
 layouts no training scene shows, and ``standard``) and each set seed, the whole
@@ -26,8 +26,8 @@ import numpy as np
 
 from datasets.render import Scene
 from datasets.set_style import Look, hand_photo, set_look, set_photos, table_photo
-from vision.calibrate import calibrate
-from vision.reader import TileReader
+from vision.calibration.calibrate import calibrate
+from vision.reading.reader import TileReader
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results" / "realism.json"
@@ -65,7 +65,7 @@ def _table_exact(scene: Scene, reader: TileReader) -> bool:
     """Whether ``scene``'s table reads back exactly (engine and every train's tiles in
     order), as ``mtrain read`` reads it."""
     from engine.table import TableState
-    from vision.cli import read_table
+    from vision.cli.read import read_table
 
     truth = TableState.from_json(scene.table)
     players = sum(1 for t in truth.trains if t.owner != "mexican")

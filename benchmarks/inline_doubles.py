@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
               f"train {part['per_train_exact']:.3f}")
     if (ROOT / "models" / "models.json").exists() and args.rendered > 0:
         from engine import RuleSet
-        from vision.reader import TileReader
+        from vision.reading.reader import TileReader
 
         reader = TileReader(ROOT / "models", max_value=RuleSet.preset("standard").set)
         for mat in (True, False):

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from vision.detections import match_boxes
+from vision.models.detections import match_boxes
 
 
 def match(truth: np.ndarray, read: np.ndarray, threshold: float = 0.5) -> list[tuple[int, int]]:

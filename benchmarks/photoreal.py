@@ -13,8 +13,8 @@ be read whole. ``--render N`` renders ``N`` scenes first (needs Blender's Python
 module: ``make render-env``; several minutes a scene on a shared CPU); without
 it the scenes already in ``--folder`` are scored, and with none there the
 benchmark is skipped with a message. Each picture is read by
-``TileReader(models/)``, ``vision.mat.detect_mat``, ``vision.table.reconstruct``
-and ``vision.closer_look`` (``mtrain read IMAGE --players N``), and scored with
+``TileReader(models/)``, ``vision.mat.hub_mat.detect_mat``, ``vision.table.reconstruct``
+and ``vision.stills.closer_look`` (``mtrain read IMAGE --players N``), and scored with
 and without the mat: whole table exact, per train, seat assignment, marker
 attachment (``benchmarks/table.py``'s tally), tiles read right (a labelled tile
 matched one to one by a read tile at polygon IoU >= 0.5 with the same two
@@ -127,9 +127,9 @@ def score(folder: Path, models: Path = ROOT / "models") -> dict[str, Any]:
 
     from datasets.labels import iter_scenes
     from engine import RuleSet
-    from vision.cli import read_table
-    from vision.mat import detect_mat
-    from vision.reader import TileReader
+    from vision.cli.read import read_table
+    from vision.mat.hub_mat import detect_mat
+    from vision.reading.reader import TileReader
 
     reader = TileReader(models, max_value=RuleSet.preset("standard").set)
     parts = {True: _Part(), False: _Part()}

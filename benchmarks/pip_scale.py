@@ -11,7 +11,7 @@ JPEG added after shrinking (``webcam``: ``WEBCAM_BLUR``, ``WEBCAM_NOISE``,
 ``WEBCAM_JPEG``). Halves are binned by pixels per pip (tile width in pixels x
 ``PIP_MM / TILE_WIDTH_MM``); the result is the smallest bin from which every larger
 one reads at least ``TARGET`` of its 12s right. Writes
-``benchmarks/results/pip_scale.json``; ``vision.camera_plan`` quotes the figures.
+``benchmarks/results/pip_scale.json``; ``vision.tracking.camera_plan`` quotes the figures.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vision.camera_plan import PIP_MM, TILE_WIDTH_MM  # noqa: E402
+from vision.tracking.camera_plan import PIP_MM, TILE_WIDTH_MM  # noqa: E402
 
 SEED_BASE = 2_700_000
 RESULTS = ROOT / "benchmarks" / "results" / "pip_scale.json"
@@ -63,7 +63,7 @@ def measure(scenes: int) -> dict[str, Any]:
     import cv2
 
     from datasets.render import render_table
-    from vision.reader import TileReader
+    from vision.reading.reader import TileReader
 
     reader = TileReader(ROOT / "models")
     right = {kind: np.zeros(len(BINS), int) for kind in ("sharp", "webcam")}

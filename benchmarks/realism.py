@@ -5,7 +5,7 @@
 Writes its sections of ``benchmarks/results/realism.json`` (``calibration`` is
 ``benchmarks/calibration.py``'s and ``table_reading`` ``benchmarks/realism_tables.py``'s,
 kept as they are). Every scene is rendered at run time
-from seeds never used to tune the tile check (``vision.tile_check``: seeds
+from seeds never used to tune the tile check (``vision.models.tile_check``: seeds
 501-506) nor to train: ``EMPTY_SEED``, ``TABLE_SEED``. Parts:
 
 - **empty**: webcam frames of each surface of ``datasets.surfaces`` with no
@@ -13,7 +13,7 @@ from seeds never used to tune the tile check (``vision.tile_check``: seeds
   4: 32 frames). Every tile read is a phantom (target 0); also the tile boxes the
   detector gives at its trained size before the check (``boxes_unchecked``).
 - **tables**: a Mexican Train table on each surface, ``--tables`` per surface
-  (default 2), read as ``mtrain read`` reads a frame (``vision.cli.read_table``),
+  (default 2), read as ``mtrain read`` reads a frame (``vision.cli.read.read_table``),
   for the set in play: phantom tiles (a tile read where no tile lies: polygon IoU
   under 0.3 with every labelled tile and back; target 0), tiles found (IoU >= 0.5,
   one to one) and read right (both values, either order), whole frames exact
@@ -44,14 +44,14 @@ sys.path.insert(0, str(ROOT))
 
 from datasets.render import render_empty, render_table, scene_rng  # noqa: E402
 from datasets.surfaces import SURFACES  # noqa: E402
-from vision.detections import match_boxes, polygon_iou  # noqa: E402
 from vision.images import load_image  # noqa: E402
-from vision.reader import TileReader  # noqa: E402
+from vision.models.detections import match_boxes, polygon_iou  # noqa: E402
+from vision.reading.reader import TileReader  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "realism.json"
 EVAL = ROOT / "datasets" / "eval"
 REALDATA = ROOT.parent / "shared" / "realdata"
-#: Held-out seeds: never used to tune ``vision.tile_check`` (501-506), nor to train.
+#: Held-out seeds: never used to tune ``vision.models.tile_check`` (501-506), nor to train.
 EMPTY_SEED = 7301
 TABLE_SEED = 7302
 #: A read tile overlapping every labelled tile (and back) less than this is a phantom.
@@ -97,7 +97,7 @@ def _trains(table: dict[str, Any]) -> tuple[int, list[list[list[int]]]]:
 
 
 def table_frames(reader: TileReader, per_surface: int) -> dict[str, Any]:
-    from vision.cli import read_table
+    from vision.cli.read import read_table
 
     by_surface: dict[str, dict[str, int]] = {}
     for k in range(per_surface * len(SURFACES)):

@@ -156,9 +156,9 @@ def _layout_scene(base: int, i: int, mat: bool, extra: str
     where the phantom boxes start."""
     from datasets.table_draw import draw_table
     from datasets.table_layout import SeenTile, overhead_homography, seen_tiles
-    from vision.detections import Detections
-    from vision.mat import MatView
-    from vision.mat_geometry import apply_homography
+    from vision.mat.geometry import apply_homography
+    from vision.mat.hub_mat import MatView
+    from vision.models.detections import Detections
 
     rng = np.random.default_rng(base + i)
     drawn = draw_table(rng, i, mat)

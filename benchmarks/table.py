@@ -21,8 +21,9 @@ Writes ``benchmarks/results/table.json``. Parts:
   wide; ``--rendered-camera fit`` frames just the tiles and markers, closer
   for small tables), with and without the printed hub mat,
   and read exactly as ``mtrain read IMAGE --players N`` reads them
-  (``TileReader(models/)``, ``vision.mat.detect_mat``,
-  ``vision.table.reconstruct``, ``vision.closer_look``). The same rates as the layouts part, plus
+  (``TileReader(models/)``, ``vision.mat.hub_mat.detect_mat``,
+  ``vision.table.reconstruct``, ``vision.stills.closer_look``). The same rates as the
+  layouts part, plus
   tiles read right (a drawn tile matched one to one by a read tile at polygon
   IoU >= 0.5 with the same two values), how often a mat was found, and the
   median time to read one frame (reader and reconstruction; the image is in
@@ -34,7 +35,7 @@ Writes ``benchmarks/results/table.json``. Parts:
   fixed overhead camera at 1280x720, with and without the printed mat) and
   filmed at 10 fps: each table held 2.5 s, a hand reaching over the table
   between tables, the light drifting and jumping, sensor noise;
-  ``vision.tracker.Tracker`` follows the frames. Alerts found / injected
+  ``vision.tracking.tracker.Tracker`` follows the frames. Alerts found / injected
   (same code on the same train), false alerts per 100 moves (alerts the
   tracker raised beyond what the round's referee (``vision.referee``) raises
   on the true tables as a camera sees them), and whether the tracker's tables
@@ -70,8 +71,8 @@ sys.path.insert(0, str(ROOT))
 from datasets.table_draw import draw_table  # noqa: E402
 from datasets.table_layout import TABLE_MM, overhead_homography, seen_tiles  # noqa: E402
 from engine import TableState  # noqa: E402
-from vision.detections import Detections  # noqa: E402
-from vision.mat import MatView  # noqa: E402
+from vision.mat.hub_mat import MatView  # noqa: E402
+from vision.models.detections import Detections  # noqa: E402
 from vision.table import TableReading, reconstruct  # noqa: E402
 
 SEED_BASE = 900_000
@@ -215,7 +216,7 @@ def rendered(n: int, mat: bool, reader: Any, seed_base: int = RENDERED_SEED_BASE
              inline_doubles: float = 0.0) -> dict[str, Any]:
     """``n`` random tables painted by the generator and read as ``mtrain read`` reads them.
 
-    ``reader`` is a ``vision.reader.TileReader`` (or a
+    ``reader`` is a ``vision.reading.reader.TileReader`` (or a
     ``datasets.table_game.OracleReader``, which is handed each picture's
     drawn tiles, to measure the rest on the same pictures). ``camera``
     ``"table"``: one camera frames the whole table, whatever lies on it (a
@@ -227,8 +228,8 @@ def rendered(n: int, mat: bool, reader: Any, seed_base: int = RENDERED_SEED_BASE
         raise ValueError(f"camera must be 'table' or 'fit', not {camera!r}")
     from benchmarks.matching import match
     from datasets.table_game import OracleReader, render_tables
-    from vision.cli import read_table, reconstruct_table
-    from vision.mat import detect_mat
+    from vision.cli.read import read_table, reconstruct_table
+    from vision.mat.hub_mat import detect_mat
 
     tally = Tally()
     times: list[float] = []
@@ -307,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
     results["rendered"] = []
     if trained and n_rendered > 0:
         from engine import RuleSet
-        from vision.reader import TileReader
+        from vision.reading.reader import TileReader
 
         # as ``mtrain read`` builds it: values up to the standard set's
         cli_reader = TileReader(ROOT / "models", max_value=RuleSet.preset("standard").set)
@@ -328,11 +329,11 @@ def main(argv: list[str] | None = None) -> int:
         ("oracle", None, False, None, 0), ("oracle", None, True, None, 0)]
     if trained:
         from engine import RuleSet
-        from vision.reader import TileReader
+        from vision.reading.reader import TileReader
 
         # as ``mtrain watch`` builds it (``Tracker``): values up to the rules' set, and
         # the half classifier only if the tracker lets it vote
-        from vision.tracker import TRACKER_CLASSIFIES_HALVES
+        from vision.tracking.tracker import TRACKER_CLASSIFIES_HALVES
 
         reader = TileReader(ROOT / "models", max_value=RuleSet.preset("standard").set,
                             classify_halves=TRACKER_CLASSIFIES_HALVES)

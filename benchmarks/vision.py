@@ -10,7 +10,7 @@ Writes ``benchmarks/results/vision.json``. Parts, each in its own module:
   label's ``set``), as ``mtrain read``/``score`` read for the set the rules
   name; **synthetic_set_unknown** repeats the main figures with readers not
   told the set. ``hands`` scenes are read as ``mtrain score`` reads a hand
-  (``vision.scoring.read_hand``), ``table`` scenes as frames;
+  (``vision.stills.scoring.read_hand``), ``table`` scenes as frames;
   ``--plain-hands`` reads the hands as frames too.
 - **synthetic_more** (``--more N``, default 200): the same measures on N more
   ``hands`` scenes rendered at run time (not committed). The committed set
@@ -44,7 +44,7 @@ from benchmarks.vision_latency import latency  # noqa: E402
 from benchmarks.vision_real import real  # noqa: E402
 from benchmarks.vision_synthetic import render_more, synthetic, synthetic_more  # noqa: E402
 from benchmarks.vision_tune import tune  # noqa: E402
-from vision.reader import TileReader  # noqa: E402
+from vision.reading.reader import TileReader  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "vision.json"
 REALDATA = ROOT.parent / "shared" / "realdata"

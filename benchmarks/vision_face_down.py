@@ -2,7 +2,7 @@
 
 Rendered from ``FACE_DOWN_SEED`` (never trained on): tables are read as frames,
 hands as ``mtrain score`` reads them. Counted: the backs in view, those the
-detector finds, those set apart (``vision.face_down``) and those still read as
+detector finds, those set apart (``vision.reading.face_down``) and those still read as
 tiles (0-0), the boxes set apart that lie on no back, and the blank faces (0-0)
 found and read.
 """
@@ -15,8 +15,8 @@ import cv2
 import numpy as np
 
 from benchmarks.matching import rate
-from vision.reader import TileReader
-from vision.scoring import read_hand
+from vision.reading.reader import TileReader
+from vision.stills.scoring import read_hand
 
 FACE_DOWN_SEED = 9501
 

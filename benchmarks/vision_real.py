@@ -20,10 +20,10 @@ import cv2
 import numpy as np
 
 from benchmarks.matching import box_corners, match, rate
-from vision.crops import HALF_PX, half_polygons
-from vision.detections import Detections, polygon_iou
 from vision.images import load_image
-from vision.reader import TileReader
+from vision.models.crops import HALF_PX, half_polygons
+from vision.models.detections import Detections, polygon_iou
+from vision.reading.reader import TileReader
 
 ROW_TRUTH = [(0, 0), (1, 10), (2, 3), (4, 5), (6, 7), (8, 11), (9, 10), (10, 12)]
 

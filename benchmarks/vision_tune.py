@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 
 from benchmarks.matching import match, rate
-from vision.crops import tile_half_crops
-from vision.half_counts import inside_half
-from vision.reader import TileReader
+from vision.models.crops import tile_half_crops
+from vision.reading.half_counts import inside_half
+from vision.reading.reader import TileReader
 
 #: Seed of the scenes rendered for the sweeps (not a training or eval seed).
 TUNE_SEED = 777_001

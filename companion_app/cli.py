@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from engine.errors import BadInputError
-from vision.precision import check_setting
+from vision.models.precision import check_setting
 
 #: Sub-command -> the module that registers it, in the order of ``--help``.
 COMMANDS: dict[str, str] = {
@@ -26,12 +26,12 @@ COMMANDS: dict[str, str] = {
     "hint": "engine.cli",
     "check": "engine.cli",
     "simulate": "engine.cli",
-    "read": "vision.cli",
-    "score": "vision.cli",
-    "calibrate": "vision.cli",
-    "watch": "vision.watch_cli",
-    "camera-plan": "vision.watch_cli",
-    "mat": "vision.watch_cli",
+    "read": "vision.cli.read",
+    "score": "vision.cli.read",
+    "calibrate": "vision.cli.read",
+    "watch": "vision.cli.watch",
+    "camera-plan": "vision.cli.watch",
+    "mat": "vision.cli.watch",
     "train": "training.cli",
     "synth": "datasets.cli",
     "serve": "companion_app.serve",

@@ -97,11 +97,11 @@ def decode_photo(photo: Photo, folder: str | os.PathLike[str]) -> np.ndarray:
 def models_status(models_dir: str | os.PathLike[str]) -> str | None:
     """``None`` when hands can be read from photos, else why not (one sentence)."""
     try:
-        import vision.reader  # noqa: F401
-        from vision.onnx_models import load_specs
+        import vision.reading.reader  # noqa: F401
+        from vision.models.onnx_models import load_specs
     except ImportError as exc:
         return f"The tile reader cannot be loaded ({exc}): enter each hand's tiles by hand."
-    try:  # the files models.json names (each as the export vision.precision picks)
+    try:  # the files models.json names (each as the export vision.models.precision picks)
         load_specs(Path(models_dir))
     except BadInputError as exc:
         return (f"The tile-reading models are missing ({exc}): photos are kept, "
@@ -127,16 +127,16 @@ def read_hand_photo(photo: Photo, models_dir: str | os.PathLike[str], rules_json
                     profile_path: str | os.PathLike[str] | None = None,
                     ) -> tuple[list[dict[str, Any]], list[list[list[float]]]]:
     """``read_tiles``'s tiles, and the boxes (corners, image pixels) of the tiles lying
-    face down in the photo: those are not read (``vision.face_down``), and the player
-    must turn them over. The set profile at ``profile_path`` (``vision.set_profile``), when
+    face down in the photo: those are not read (``vision.reading.face_down``), and the player
+    must turn them over. The set profile at ``profile_path`` (``vision.reading.set_profile``), when
     there is one for the game's set, weighs the counts by pip colour.
 
     Raises :class:`HandError` with the reader's message when the photo cannot be read.
     """
     from engine import RuleSet
-    from vision.reader import TileReader
-    from vision.scoring import hand_from_reading, read_hand
-    from vision.set_profile import kept_profile
+    from vision.reading.reader import TileReader
+    from vision.reading.set_profile import kept_profile
+    from vision.stills.scoring import hand_from_reading, read_hand
 
     try:
         rules = RuleSet.from_json(rules_json)

@@ -148,7 +148,7 @@ def serve(args: argparse.Namespace) -> int:
         source = source_from_arg(args.source, args.turn_seconds)
     config: dict[str, Any] = {"DATABASE": str(db_path), "NEW_PIN": args.new_pin}
     if args.profile:
-        from vision.set_profile import load_profile
+        from vision.reading.set_profile import load_profile
 
         load_profile(args.profile)  # a bad profile is a clear error up front
         config["SET_PROFILE"] = args.profile

@@ -26,7 +26,7 @@ from companion_app.events import (
 from companion_app.sim import GameContext, sim_events
 
 if TYPE_CHECKING:
-    from vision.tracker import FrameSource
+    from vision.tracking.tracker import FrameSource
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEMO_DIR = REPO_ROOT / "datasets" / "demo"
@@ -82,7 +82,7 @@ class TrackerSource:
     sees_table: bool = True
     #: a recording's ``demo.json``: its players, rules and first seat replace the game's.
     labels: Path | None = None
-    #: the set profile (``vision.set_profile``) to read with, when one is kept there.
+    #: the set profile (``vision.reading.set_profile``) to read with, when one is kept there.
     profile: Path | None = None
 
     def __post_init__(self) -> None:
@@ -96,8 +96,8 @@ class TrackerSource:
 
     def events(self, ctx: GameContext) -> Iterator[SourceEvent]:
         from engine import RuleSet
-        from vision.set_profile import kept_profile
-        from vision.tracker import TRACKER_CLASSIFIES_HALVES, Tracker
+        from vision.reading.set_profile import kept_profile
+        from vision.tracking.tracker import TRACKER_CLASSIFIES_HALVES, Tracker
 
         players, rules, first = ctx.players, ctx.rules, 0
         engine: int | None = ctx.engine
@@ -112,7 +112,7 @@ class TrackerSource:
         profile = kept_profile(self.profile, ruleset.set)
         reader = None  # without a profile, the tracker makes its own
         if profile is not None:
-            from vision.reader import TileReader
+            from vision.reading.reader import TileReader
 
             reader = TileReader(self.models_dir, max_value=ruleset.set,
                                 classify_halves=TRACKER_CLASSIFIES_HALVES).with_profile(profile)
@@ -213,7 +213,7 @@ def demo_recording(demo_dir: Path | None = None) -> Path | None:
 def models_present(models_dir: Path | None = None) -> bool:
     """Whether the files ``models.json`` names are all there."""
     from engine.errors import BadInputError
-    from vision.onnx_models import load_specs
+    from vision.models.onnx_models import load_specs
 
     try:
         load_specs(MODELS_DIR if models_dir is None else models_dir)
@@ -246,7 +246,7 @@ def tracker_available() -> bool:
     try:
         import importlib.util
 
-        return importlib.util.find_spec("vision.tracker") is not None
+        return importlib.util.find_spec("vision.tracking.tracker") is not None
     except (ImportError, ValueError):
         return False
 
@@ -259,7 +259,7 @@ def default_source(turn_seconds: float = 2.0) -> tuple[Source, str]:
     labels = demo_labels()
     if not models_present() or not tracker_available():
         why = ("the tile models are missing in models/" if not models_present()
-               else "vision.tracker is not available")
+               else "vision.tracking.tracker is not available")
         if labels is not None:
             return DemoLogSource(labels, turn_seconds), f"{why}; replaying the demo's labels"
         return SimSource(turn_seconds), f"{why}; playing the sim"

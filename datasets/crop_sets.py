@@ -16,7 +16,7 @@ import numpy as np
 from datasets.box_jitter import detector_jitter, jitter_corners
 from datasets.render import render_hands, render_table
 from datasets.scene import RenderedTile
-from vision.crops import HALF_PX, half_crops
+from vision.models.crops import HALF_PX, half_crops
 
 #: ``crops-covered``: a half whose face shows less than this is ``covered``...
 COVERED_BELOW = 0.9

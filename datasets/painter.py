@@ -152,9 +152,9 @@ class Painter:
         blend_polygon(self.img, inner, colour * 0.85)
 
     def mat(self, players: int, mat_to_plane: np.ndarray) -> None:
-        """The printed hub mat (``vision.mat``) lying flat on the table."""
-        from vision.mat import mat_image
-        from vision.mat_geometry import MAT_SIDE_MM
+        """The printed hub mat (``vision.mat.hub_mat``) lying flat on the table."""
+        from vision.mat.geometry import MAT_SIDE_MM
+        from vision.mat.hub_mat import mat_image
 
         px_per_mm = 3.0
         sheet = mat_image(players, px_per_mm)

@@ -34,7 +34,7 @@ from datasets.table_scene import (
     tile_corners,
 )
 from datasets.textures import TileStyle
-from vision.crops import half_polygons
+from vision.models.crops import half_polygons
 
 __all__ = [
     "CROP_KINDS", "KINDS", "SIZES", "SURFACE_KINDS", "RenderedMarker", "RenderedTile", "Scene",

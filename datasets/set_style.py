@@ -4,7 +4,7 @@ A player's own set has one look: its face, its pip colours, its pip layouts.
 ``set_look`` draws one such look from a seed; ``UNSEEN`` looks use a colour
 code and 10-12 layouts that no training scene shows (``UNSEEN_COLOURS``,
 ``UNSEEN_LAYOUTS``), to measure how a reader copes with a set it never saw and
-what calibrating to it (``vision.calibrate``) wins back.
+what calibrating to it (``vision.calibration.calibrate``) wins back.
 
 ``set_photos`` lays every tile of a double-N set face up in a few photos, the
 way a player shows a set to the camera; ``hand_photo`` and ``table_photo``

@@ -10,7 +10,7 @@
 - :func:`game_frames` turns those pictures into a video: each table held for
   a while, a hand reaching over the table between tables, slow and sudden
   lighting changes, sensor noise;
-- :func:`benchmark_games` follows such videos with ``vision.tracker.Tracker``
+- :func:`benchmark_games` follows such videos with ``vision.tracking.tracker.Tracker``
   and compares its alerts with the observer's on the true tables;
 - :func:`write_demo` writes the bundled demo (``datasets/demo/``).
 """
@@ -34,7 +34,7 @@ from datasets.table_layout import TableLayout, layout_sequence
 from engine import RuleSet, TableState
 from engine.breaches import BREACHES as BREACHES  # the kinds this module's rounds break
 from engine.breaches import Observation, inject_breaches
-from vision.mat_geometry import apply_homography
+from vision.mat.geometry import apply_homography
 
 FRAME_SIZE = (1280, 720)
 FPS = 10.0
@@ -182,8 +182,8 @@ def composite_mat(image: np.ndarray, table_to_image: np.ndarray, layout: TableLa
 
     ``on_top`` are the image polygons (tiles, markers) that hide the mat.
     """
-    from vision.mat import mat_image
-    from vision.mat_geometry import MAT_SIDE_MM
+    from vision.mat.geometry import MAT_SIDE_MM
+    from vision.mat.hub_mat import mat_image
 
     sheet = mat_image(layout.hub.players, px_per_mm)
     half = MAT_SIDE_MM / 2
@@ -392,7 +392,7 @@ class OracleReader:
         from types import SimpleNamespace
 
         from datasets.table_layout import SeenTile
-        from vision.detections import Detections
+        from vision.models.detections import Detections
 
         assert self.current is not None
         tiles = [SeenTile(v, c) for v, c in self.current.tiles]
@@ -449,7 +449,7 @@ def follow(shown: Sequence[Shown], players: int, rules: RuleSet, seed: int,
     ``engine`` is the round's engine when the tracker is told it, as the
     companion app tells it (it knows the round)."""
     from vision.events import AlertRaised, CameraReason, CameraStatus, TableSettled
-    from vision.tracker import Tracker
+    from vision.tracking.tracker import Tracker
 
     oracle = OracleReader() if reader is None else None
     capture = _Capture(game_frames(shown, seed, hold_s, hand_s), shown, oracle, FPS)

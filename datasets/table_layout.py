@@ -14,7 +14,7 @@ Conventions (see docs/DESIGN.md):
 - With ``P`` players there are ``P + 1`` train slots evenly spaced round the
   hub: seat ``k``'s train leaves in slot ``k`` (seat 0 points at the bottom
   edge), the Mexican train in the last slot. This is the printed mat's layout
-  (:mod:`vision.mat_geometry`) and the heuristic that reads a table without
+  (:mod:`vision.mat.geometry`) and the heuristic that reads a table without
   the mat.
 - Trains run tile against tile; doubles lie crosswise (or in line, as many
   tables lay them: ``inline_doubles``); a long train turns a
@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from datasets.random_table import random_table as random_table  # re-exported
-from vision.mat_geometry import SLOT_RADIUS_MM, mat_to_table, slot_angles
+from vision.mat.geometry import SLOT_RADIUS_MM, mat_to_table, slot_angles
 
 if TYPE_CHECKING:
     from engine import TableState
@@ -513,7 +513,7 @@ def layout_sequence(tables: Sequence[TableState], players: int, rng: np.random.G
 class SeenTile:
     """A tile as a reader reports it: values in either order, corners in image pixels.
 
-    Quacks like ``vision.reader.TileReading``.
+    Quacks like ``vision.reading.reader.TileReading``.
     """
 
     values: tuple[int, int]
@@ -555,7 +555,7 @@ def seen_tiles(layout: TableLayout, table_to_image: np.ndarray, rng: np.random.G
     with them, keeping the corner convention) and the tiles come in random
     order. Returns the tiles and the markers' corners ``(M, 4, 2)`` in pixels.
     """
-    from vision.mat_geometry import apply_homography
+    from vision.mat.geometry import apply_homography
 
     out = []
     order = rng.permutation(len(layout.tiles)) if shuffle else np.arange(len(layout.tiles))

@@ -6,7 +6,7 @@ models from their yaml (no downloaded weights), exports ONNX and writes
 functions that train, never at import time of this module.
 
 - ``tiles``: YOLO11n-OBB on whole frames, classes ``tile`` and ``marker``.
-- ``pips``: YOLO11n detect on half-tile crops cut by :func:`vision.crops.half_crops`,
+- ``pips``: YOLO11n detect on half-tile crops cut by :func:`vision.models.crops.half_crops`,
   class ``pip``; the pip count of a half is the number of detections.
 - ``halves``, ``halves_quick``, ``covered``, ``halves_covered``: classifiers of
   half crops (the count, and whether a hand covers the half).

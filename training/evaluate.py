@@ -34,15 +34,15 @@ def evaluate(
       boxes matched to true tiles (IoU >= 0.5), both halves counted; share of
       true tiles found and read right (values in either order);
     - ``reader``: the same measure through what the companion runs, the ONNX
-      reader (``vision.reader.TileReader``: closer look at small tiles, divider
+      reader (``vision.reading.reader.TileReader``: closer look at small tiles, divider
       snapping, the 8-bit pip model).
     """
     import numpy as np
 
     from datasets.labels import iter_scenes
     from datasets.render import jitter_corners
-    from vision.crops import half_crops, order_corners
     from vision.images import load_image
+    from vision.models.crops import half_crops, order_corners
 
     yolo = ultralytics_yolo(threads)
     spec = json.loads((models / "models.json").read_text())
@@ -193,7 +193,7 @@ def reader_rates(models: Path, scenes: list[tuple[Path, dict[str, Any]]],
     import numpy as np
 
     from vision.images import load_image
-    from vision.reader import TileReader
+    from vision.reading.reader import TileReader
 
     reader = TileReader(models, threads=threads)
     by_kind: dict[str, list[int]] = {}

@@ -184,7 +184,7 @@ def install(
         from training.quantize import HALVES_WEIGHT_BITS
 
         file = quantize_installed_halves(models, calibration, which)
-        extra["weight_bits"] = HALVES_WEIGHT_BITS  # 8 bits on every CPU (vision.precision)
+        extra["weight_bits"] = HALVES_WEIGHT_BITS  # 8 bits on every CPU (vision.models.precision)
     if names is None:
         names = TILE_NAMES if which == "tiles" else PIP_NAMES if which == "pips" else \
             [f"{v:02d}" for v in range(HALF_CLASSES)]
@@ -215,7 +215,7 @@ def quantize_installed_halves(models: Path, calibration: Path, which: str = "hal
     file, calibrated like the pip model (:func:`quantize_installed`) on the crops shrunk
     to its input; returns the file name."""
     from training.quantize import calibration_crops, quantize_halves
-    from vision.precision import INT8_SUFFIX
+    from vision.models.precision import INT8_SUFFIX
 
     folders = [calibration / "val", calibration / "table-val"]
     crops = calibration_crops([f for f in folders if f.is_dir()])

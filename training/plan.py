@@ -38,14 +38,14 @@ EVAL_SEEDS = {"hands": 9001, "table": 9002}
 PIPS_INT8 = "pips.int8.onnx"
 TILES_INT8 = "tiles.int8.onnx"
 #: Input side of the half classifiers: ``halves`` sees the crop as cut (``HALF_PX``),
-#: ``halves_quick`` (the reader's first look at every crop, ``vision.reader``) shrunk to
+#: ``halves_quick`` (the reader's first look at every crop, ``vision.reading.reader``) shrunk to
 #: 64 px, for 40 % of the time.
 HALVES_PX = {"halves": 96, "halves_quick": 64}
 #: Input side of the cover check (``covered``: whether a hand hides part of a half,
-#: ``vision.cover_check``), trained on ``crops-covered`` crops shrunk to it.
+#: ``vision.reading.cover_check``), trained on ``crops-covered`` crops shrunk to it.
 COVERED_PX = 64
 #: Input side of the covered-half counter (``halves_covered``: the count of a half a
-#: hand may partly cover, ``vision.cover_check``), trained on the same crops.
+#: hand may partly cover, ``vision.reading.cover_check``), trained on the same crops.
 HALVES_COVERED_PX = 64
 #: The classifiers: the half counters, the cover check and the covered-half counter.
 CLASSIFIERS = (*HALVES_PX, "covered", "halves_covered")

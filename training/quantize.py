@@ -47,7 +47,7 @@ def quantize_static_model(src: Path, dst: Path, blobs: Iterable[np.ndarray],
     """Static QDQ int8 (per-channel weights, uint8 activations, MinMax) of the ONNX
     model ``src`` to ``dst``, calibrated on the input ``blobs``; the nodes named in
     ``keep_float`` stay float; ``reduce_range``: 7-bit weights, whose sums cannot
-    saturate on a CPU without VNNI (``vision.precision``). Returns ``dst``."""
+    saturate on a CPU without VNNI (``vision.models.precision``). Returns ``dst``."""
     import tempfile
 
     import onnx
@@ -83,7 +83,7 @@ def quantize_pips(src: Path, dst: Path, crops: Sequence[np.ndarray]) -> Path:
     (``HALF_PX`` square BGR half crops); returns ``dst``."""
     import onnx
 
-    from vision.onnx_models import to_blob
+    from vision.models.onnx_models import to_blob
 
     if not crops:
         raise ValueError("no calibration crops")
@@ -94,7 +94,7 @@ def quantize_pips(src: Path, dst: Path, crops: Sequence[np.ndarray]) -> Path:
 
 #: Width of the half classifiers' 8-bit weights (``models.json`` ``weight_bits``): 7
 #: (``reduce_range``), with which they read as well as with 8 and whose sums never
-#: saturate, so that they run in 8 bits on every CPU (``vision.precision``).
+#: saturate, so that they run in 8 bits on every CPU (``vision.models.precision``).
 HALVES_WEIGHT_BITS = 7
 
 
@@ -109,7 +109,7 @@ def quantize_halves(src: Path, dst: Path, crops: Sequence[np.ndarray],
     """
     import onnx
 
-    from vision.onnx_models import fit_crops, to_blob
+    from vision.models.onnx_models import fit_crops, to_blob
 
     if not crops:
         raise ValueError("no calibration crops")
@@ -144,7 +144,7 @@ def quantize_tiles(src: Path, dst: Path, frames: Sequence[np.ndarray],
     """
     import onnx
 
-    from vision.onnx_models import letterbox, rect_input_size, to_blob
+    from vision.models.onnx_models import letterbox, rect_input_size, to_blob
 
     if not frames:
         raise ValueError("no calibration frames")

@@ -12,47 +12,47 @@ from typing import TYPE_CHECKING, Any
 
 #: Public name -> module that defines it.
 _EXPORTS = {
-    "Detections": "vision.detections",
-    "polygon_iou": "vision.detections",
-    "join_fragments": "vision.fragments",
-    "drop_hollow": "vision.hollow_markers",
+    "Detections": "vision.models.detections",
+    "polygon_iou": "vision.models.detections",
+    "join_fragments": "vision.reading.boxes.fragments",
+    "drop_hollow": "vision.reading.boxes.hollow_markers",
     "load_image": "vision.images",
     "MAX_DECODED_PIXELS": "vision.images",
     "exif_orientation": "vision.images",
-    "rectify_tile": "vision.crops",
-    "tile_halves": "vision.crops",
-    "half_crops": "vision.crops",
-    "half_polygons": "vision.crops",
-    "order_corners": "vision.crops",
-    "chosen_precision": "vision.precision",
-    "TileReader": "vision.reader",
-    "TileReading": "vision.reader",
-    "FrameReading": "vision.reader",
-    "PolygonAnnotator": "vision.annotate",
-    "ReadingAnnotator": "vision.annotate",
-    "HandReading": "vision.scoring",
-    "score_photos": "vision.scoring",
-    "read_hand": "vision.scoring",
-    "read_from_above": "vision.straight_above",
-    "split_face_down": "vision.face_down",
-    "lies_face_down": "vision.face_down",
-    "looks_like_tile": "vision.tile_check",
-    "tile_mask": "vision.tile_check",
-    "CheckedTileDetector": "vision.tile_check",
-    "CoverCheck": "vision.cover_check",
-    "flag_covered": "vision.cover_check",
+    "rectify_tile": "vision.models.crops",
+    "tile_halves": "vision.models.crops",
+    "half_crops": "vision.models.crops",
+    "half_polygons": "vision.models.crops",
+    "order_corners": "vision.models.crops",
+    "chosen_precision": "vision.models.precision",
+    "TileReader": "vision.reading.reader",
+    "TileReading": "vision.reading.reader",
+    "FrameReading": "vision.reading.reader",
+    "PolygonAnnotator": "vision.stills.annotate",
+    "ReadingAnnotator": "vision.stills.annotate",
+    "HandReading": "vision.stills.scoring",
+    "score_photos": "vision.stills.scoring",
+    "read_hand": "vision.stills.scoring",
+    "read_from_above": "vision.stills.straight_above",
+    "split_face_down": "vision.reading.face_down",
+    "lies_face_down": "vision.reading.face_down",
+    "looks_like_tile": "vision.models.tile_check",
+    "tile_mask": "vision.models.tile_check",
+    "CheckedTileDetector": "vision.models.tile_check",
+    "CoverCheck": "vision.reading.cover_check",
+    "flag_covered": "vision.reading.cover_check",
     "reconstruct": "vision.table",
     "TableReading": "vision.table",
     "Uncertainty": "vision.table",
-    "look_closer": "vision.closer_look",
-    "MatView": "vision.mat",
-    "detect_mat": "vision.mat",
-    "rectify": "vision.mat",
-    "write_mat": "vision.mat",
-    "CameraPlan": "vision.camera_plan",
-    "plan_camera": "vision.camera_plan",
-    "open_capture": "vision.capture",
-    "Tracker": "vision.tracker",
+    "look_closer": "vision.stills.closer_look",
+    "MatView": "vision.mat.hub_mat",
+    "detect_mat": "vision.mat.hub_mat",
+    "rectify": "vision.mat.hub_mat",
+    "write_mat": "vision.mat.hub_mat",
+    "CameraPlan": "vision.tracking.camera_plan",
+    "plan_camera": "vision.tracking.camera_plan",
+    "open_capture": "vision.tracking.capture",
+    "Tracker": "vision.tracking.tracker",
     "TrackerEvent": "vision.events",
     "SourceEvent": "vision.events",
     "TableSettled": "vision.events",
@@ -64,40 +64,27 @@ _EXPORTS = {
     "RoundOver": "vision.events",
     "Referee": "vision.referee",
     "Ruling": "vision.referee",
-    "assign": "vision.assignment",
-    "half_colour": "vision.pip_colour",
-    "SetProfile": "vision.set_profile",
-    "fit_profile": "vision.set_profile",
-    "load_profile": "vision.set_profile",
-    "save_profile": "vision.set_profile",
-    "default_profile_path": "vision.set_profile",
-    "Calibration": "vision.calibrate",
-    "calibrate": "vision.calibrate",
-    "FrameSource": "vision.frame_source",
-    "TileSource": "vision.reader_interface",
-    "FrameReader": "vision.reader_interface",
-    "TileMemory": "vision.tile_memory",
-    "ReadCounts": "vision.tile_memory",
+    "assign": "vision.calibration.assignment",
+    "half_colour": "vision.reading.pip_colour",
+    "SetProfile": "vision.reading.set_profile",
+    "fit_profile": "vision.reading.set_profile",
+    "load_profile": "vision.reading.set_profile",
+    "save_profile": "vision.reading.set_profile",
+    "default_profile_path": "vision.reading.set_profile",
+    "Calibration": "vision.calibration.calibrate",
+    "calibrate": "vision.calibration.calibrate",
+    "FrameSource": "vision.tracking.frame_source",
+    "TileSource": "vision.reading.reader_interface",
+    "FrameReader": "vision.reading.reader_interface",
+    "TileMemory": "vision.tracking.tile_memory",
+    "ReadCounts": "vision.tracking.tile_memory",
 }
 
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:
-    from vision.annotate import PolygonAnnotator, ReadingAnnotator  # noqa: F401
-    from vision.assignment import assign  # noqa: F401
-    from vision.calibrate import Calibration, calibrate  # noqa: F401
-    from vision.camera_plan import CameraPlan, plan_camera  # noqa: F401
-    from vision.capture import open_capture  # noqa: F401
-    from vision.closer_look import look_closer  # noqa: F401
-    from vision.cover_check import CoverCheck, flag_covered  # noqa: F401
-    from vision.crops import (  # noqa: F401
-        half_crops,
-        half_polygons,
-        order_corners,
-        rectify_tile,
-        tile_halves,
-    )
-    from vision.detections import Detections, polygon_iou  # noqa: F401
+    from vision.calibration.assignment import assign  # noqa: F401
+    from vision.calibration.calibrate import Calibration, calibrate  # noqa: F401
     from vision.events import (  # noqa: F401
         AlertDetails,
         AlertRaised,
@@ -109,30 +96,43 @@ if TYPE_CHECKING:
         TrackerEvent,
         Uncertain,
     )
-    from vision.face_down import lies_face_down, split_face_down  # noqa: F401
-    from vision.fragments import join_fragments  # noqa: F401
-    from vision.frame_source import FrameSource  # noqa: F401
-    from vision.hollow_markers import drop_hollow  # noqa: F401
     from vision.images import MAX_DECODED_PIXELS, exif_orientation, load_image  # noqa: F401
-    from vision.mat import MatView, detect_mat, rectify, write_mat  # noqa: F401
-    from vision.pip_colour import half_colour  # noqa: F401
-    from vision.precision import chosen_precision  # noqa: F401
-    from vision.reader import FrameReading, TileReader, TileReading  # noqa: F401
-    from vision.reader_interface import FrameReader, TileSource  # noqa: F401
-    from vision.referee import Referee, Ruling  # noqa: F401
-    from vision.scoring import HandReading, read_hand, score_photos  # noqa: F401
-    from vision.set_profile import (  # noqa: F401
+    from vision.mat.hub_mat import MatView, detect_mat, rectify, write_mat  # noqa: F401
+    from vision.models.crops import (  # noqa: F401
+        half_crops,
+        half_polygons,
+        order_corners,
+        rectify_tile,
+        tile_halves,
+    )
+    from vision.models.detections import Detections, polygon_iou  # noqa: F401
+    from vision.models.precision import chosen_precision  # noqa: F401
+    from vision.models.tile_check import CheckedTileDetector, looks_like_tile, tile_mask  # noqa: F401
+    from vision.reading.boxes.fragments import join_fragments  # noqa: F401
+    from vision.reading.boxes.hollow_markers import drop_hollow  # noqa: F401
+    from vision.reading.cover_check import CoverCheck, flag_covered  # noqa: F401
+    from vision.reading.face_down import lies_face_down, split_face_down  # noqa: F401
+    from vision.reading.pip_colour import half_colour  # noqa: F401
+    from vision.reading.reader import FrameReading, TileReader, TileReading  # noqa: F401
+    from vision.reading.reader_interface import FrameReader, TileSource  # noqa: F401
+    from vision.reading.set_profile import (  # noqa: F401
         SetProfile,
         default_profile_path,
         fit_profile,
         load_profile,
         save_profile,
     )
-    from vision.straight_above import read_from_above  # noqa: F401
+    from vision.referee import Referee, Ruling  # noqa: F401
+    from vision.stills.annotate import PolygonAnnotator, ReadingAnnotator  # noqa: F401
+    from vision.stills.closer_look import look_closer  # noqa: F401
+    from vision.stills.scoring import HandReading, read_hand, score_photos  # noqa: F401
+    from vision.stills.straight_above import read_from_above  # noqa: F401
     from vision.table import TableReading, Uncertainty, reconstruct  # noqa: F401
-    from vision.tile_check import CheckedTileDetector, looks_like_tile, tile_mask  # noqa: F401
-    from vision.tile_memory import ReadCounts, TileMemory  # noqa: F401
-    from vision.tracker import Tracker  # noqa: F401
+    from vision.tracking.camera_plan import CameraPlan, plan_camera  # noqa: F401
+    from vision.tracking.capture import open_capture  # noqa: F401
+    from vision.tracking.frame_source import FrameSource  # noqa: F401
+    from vision.tracking.tile_memory import ReadCounts, TileMemory  # noqa: F401
+    from vision.tracking.tracker import Tracker  # noqa: F401
 
 
 def __getattr__(name: str) -> Any:

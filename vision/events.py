@@ -1,6 +1,6 @@
 """What following a game says: typed events, one class per kind of news.
 
-The tracker (:class:`vision.tracker.Tracker`) yields these, and so does every
+The tracker (:class:`vision.tracking.tracker.Tracker`) yields these, and so does every
 other source of a live table in the companion app (a recording's labels, the
 bot simulator): a consumer tells them apart with ``isinstance`` or ``match``,
 never by a string. Each has ``to_json()`` (the ``mtrain watch --json`` line)

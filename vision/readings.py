@@ -10,7 +10,7 @@ from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-from vision.detections import Detections
+from vision.models.detections import Detections
 
 #: Largest pip count of any set the rules know (double-18).
 MAX_VALUE = 18
@@ -60,7 +60,7 @@ class TileReading:
     pips: tuple[Detections, Detections] | None = field(default=None, repr=False)
     #: The counts each half could be, ``((low, high), (low, high))`` (``RANGE_BAND``).
     ranges: tuple[tuple[int, int], tuple[int, int]] | None = None
-    #: A hand covers part of it (``vision.cover_check``; hand photos only): some pips
+    #: A hand covers part of it (``vision.reading.cover_check``; hand photos only): some pips
     #: may be out of view, and the tile is ``uncertain``.
     covered: bool = False
 
@@ -96,7 +96,7 @@ class FrameReading:
     #: Image size (height, width) in pixels.
     shape: tuple[int, int] = (0, 0)
     #: The boxes (corners ``(4, 2)``, image pixels) of tiles lying face down: the
-    #: boneyard, a tile not turned over (``vision.face_down``). They carry no values.
+    #: boneyard, a tile not turned over (``vision.reading.face_down``). They carry no values.
     face_down: tuple[np.ndarray, ...] = ()
 
     def to_json(self) -> dict[str, Any]:

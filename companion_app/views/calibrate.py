@@ -1,7 +1,7 @@
 """The set page: teach the reader the table's own set from photos of all its tiles.
 
 The player uploads photos of the whole set laid out face up; every tile is
-labelled by ``vision.calibrate``; the doubtful ones are drawn on the photos
+labelled by ``vision.calibration.calibrate``; the doubtful ones are drawn on the photos
 and listed for the player to confirm or correct; saving keeps the set's
 profile beside the database (``profile_path``), where hand reading finds it.
 Uploading and saving need the PIN, like every change.
@@ -57,8 +57,8 @@ def _pending() -> dict[str, Any] | None:
 
 
 def _page(error: str | None = None, status: int = 200) -> Any:
-    from vision.calibrate import Calibration
-    from vision.set_profile import load_profile
+    from vision.calibration.calibrate import Calibration
+    from vision.reading.set_profile import load_profile
 
     profile = None
     if profile_path().exists():
@@ -104,7 +104,7 @@ def upload() -> Any:
     import cv2
     import numpy as np
 
-    from vision.calibrate import calibrate
+    from vision.calibration.calibrate import calibrate
 
     files = [f for f in request.files.getlist("photos") if f.filename]
     if not files:
@@ -147,7 +147,7 @@ def upload() -> Any:
 
 
 def _reader() -> Any:
-    from vision.reader import TileReader
+    from vision.reading.reader import TileReader
 
     return TileReader(current_app.config["MODELS_DIR"])
 
@@ -155,8 +155,8 @@ def _reader() -> Any:
 @bp.post("/confirm")
 @pin_required
 def confirm() -> Any:
-    from vision.calibrate import Calibration
-    from vision.set_profile import save_profile
+    from vision.calibration.calibrate import Calibration
+    from vision.reading.set_profile import save_profile
 
     state = _pending()
     if state is None:

@@ -64,8 +64,8 @@ def camera_json(scene: PhotoScene) -> dict[str, Any]:
 def _mat_json(scene: PhotoScene, folder: Path) -> dict[str, Any] | None:
     if scene.mat is None:
         return None
-    from vision.mat import mat_image
-    from vision.mat_geometry import MAT_SIDE_MM
+    from vision.mat.geometry import MAT_SIDE_MM
+    from vision.mat.hub_mat import mat_image
 
     path = folder / f"mat{scene.players}.png"
     if not path.exists():

@@ -31,7 +31,7 @@ from datasets.photoreal.looks import (
 )
 from datasets.table_layout import TILE_LENGTH_MM, TILE_WIDTH_MM, layout_table, random_table
 from datasets.table_scene import overlaps, tile_corners
-from vision.mat_geometry import MAT_SIDE_MM
+from vision.mat.geometry import MAT_SIDE_MM
 
 #: Output frame size: a webcam's 720p.
 FRAME = (1280, 720)

@@ -10,10 +10,10 @@ import numpy as np
 from flask import Flask
 from flask.testing import FlaskClient
 
-from vision.calibrate import SeenTile, calibrate_tiles, set_tiles
-from vision.detections import Detections
-from vision.reader import HalfCount
-from vision.set_profile import load_profile, reader_belief
+from vision.calibration.calibrate import SeenTile, calibrate_tiles, set_tiles
+from vision.models.detections import Detections
+from vision.reading.reader import HalfCount
+from vision.reading.set_profile import load_profile, reader_belief
 
 from .tablet import Table
 

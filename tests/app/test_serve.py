@@ -114,7 +114,7 @@ def test_the_tracker_speaks_the_apps_events() -> None:
 def test_the_tracker_source_keeps_the_latest_frame_for_hands(tmp_path: Path) -> None:
     import numpy as np
 
-    from vision.tracker import FrameSource
+    from vision.tracking.tracker import FrameSource
 
     class Capture:
         def isOpened(self) -> bool:  # noqa: N802 - cv2.VideoCapture's name
@@ -214,7 +214,7 @@ def test_models_are_present_only_with_every_file_models_json_names(tmp_path: Pat
 def test_a_looped_recording_is_watched_at_its_pace_and_ends_its_round(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    import vision.tracker
+    import vision.tracking.tracker
     from companion_app.sim import GameContext
     from vision.events import CameraReason, CameraStatus
 
@@ -234,7 +234,7 @@ def test_a_looped_recording_is_watched_at_its_pace_and_ends_its_round(
         def __iter__(self) -> object:
             return iter([CameraStatus(CameraReason.OPENED, "reading video demo.mp4")])
 
-    monkeypatch.setattr(vision.tracker, "Tracker", FakeTracker)
+    monkeypatch.setattr(vision.tracking.tracker, "Tracker", FakeTracker)
     video = tmp_path / "demo.mp4"
     video.write_bytes(b"")
     ctx = GameContext(4, 12, {"name": "standard"})

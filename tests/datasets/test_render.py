@@ -20,7 +20,7 @@ from datasets.render import (
     render_hands,
     scene_rng,
 )
-from vision.crops import HALF_PX, half_crops, half_polygons
+from vision.models.crops import HALF_PX, half_crops, half_polygons
 
 
 def _labelled(scene: Scene) -> dict:
@@ -238,7 +238,7 @@ def test_closeups_show_one_to_three_whole_tiles_filling_the_frame() -> None:
 
 def test_tables_on_the_mat_show_a_mat_the_reader_finds() -> None:
     from datasets.render import render
-    from vision.mat import detect_mat
+    from vision.mat.hub_mat import detect_mat
 
     found = 0
     for i in range(3):

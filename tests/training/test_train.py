@@ -192,7 +192,7 @@ def test_shipped_models_match_models_json() -> None:
     for key in ("halves", "halves_quick"):
         counts = [int(name) for name in spec[key]["names"]]
         assert spec[key]["task"] == "classify" and counts == list(range(19))
-        assert spec[key]["weight_bits"] == 7  # 8-bit on every CPU (vision.precision)
+        assert spec[key]["weight_bits"] == 7  # 8-bit on every CPU (vision.models.precision)
     assert (spec["halves"]["imgsz"], spec["halves_quick"]["imgsz"]) == (96, 64)
     for entry in spec.values():
         session = ort.InferenceSession(str(ROOT / "models" / entry["file"]))
@@ -210,10 +210,10 @@ def test_the_8_bit_pip_model_counts_like_the_float_one(tmp_path: Path) -> None:
 
     from datasets.labels import iter_scenes
     from training.quantize import head_nodes_to_keep_float, quantize_pips
-    from vision.crops import half_crops
     from vision.images import load_image
-    from vision.onnx_models import BoxDetector, ModelSpec
-    from vision.reader import PIP_THRESHOLD
+    from vision.models.crops import half_crops
+    from vision.models.onnx_models import BoxDetector, ModelSpec
+    from vision.reading.reader import PIP_THRESHOLD
 
     crops: list[np.ndarray] = []
     for image, labels in list(iter_scenes(ROOT / "datasets" / "eval"))[:6]:
@@ -247,9 +247,9 @@ def test_the_8_bit_half_classifier_counts_like_the_float_one(tmp_path: Path, key
 
     from datasets.labels import iter_scenes
     from training.quantize import quantize_halves
-    from vision.crops import half_crops
     from vision.images import load_image
-    from vision.onnx_models import Classifier, load_specs
+    from vision.models.crops import half_crops
+    from vision.models.onnx_models import Classifier, load_specs
 
     spec = load_specs(ROOT / "models")[key]
     crops: list[np.ndarray] = []
@@ -282,7 +282,7 @@ def test_the_8_bit_tile_detector_finds_what_the_float_one_finds(tmp_path: Path) 
     from training import poly_iou
     from training.quantize import quantize_tiles
     from vision.images import load_image
-    from vision.onnx_models import ModelSpec, ObbDetector
+    from vision.models.onnx_models import ModelSpec, ObbDetector
 
     calibration = [render_table(scene_rng(4242, i), size=(1280, 720)).image for i in range(4)]
     quantize_tiles(ROOT / "models" / "tiles.onnx", tmp_path / "q.onnx", calibration)

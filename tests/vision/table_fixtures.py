@@ -16,8 +16,8 @@ from datasets.table_layout import (
     seen_tiles,
 )
 from engine import TableState
-from vision.detections import Detections
-from vision.mat import MatView
+from vision.mat.hub_mat import MatView
+from vision.models.detections import Detections
 from vision.table import Look, TableReading, reconstruct
 
 

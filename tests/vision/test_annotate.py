@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.annotate import PolygonAnnotator, ReadingAnnotator
-from vision.detections import Detections
-from vision.reader import FrameReading, TileReading
+from vision.models.detections import Detections
+from vision.reading.reader import FrameReading, TileReading
+from vision.stills.annotate import PolygonAnnotator, ReadingAnnotator
 
 TILE = np.array([[100, 140], [100, 100], [180, 100], [180, 140]], np.float32)
 

@@ -1,4 +1,4 @@
-"""Small tiles' boxes given their neighbours' shape (``vision.box_shape``)."""
+"""Small tiles' boxes given their neighbours' shape (``vision.reading.boxes.box_shape``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from reader_fixtures import untrained_dir
 
-from vision.box_shape import (
+from vision.models.detections import Detections
+from vision.reading.boxes.box_shape import (
     axis_degrees,
     box_sizes,
     neighbour_shapes,
@@ -17,8 +18,7 @@ from vision.box_shape import (
     to_neighbour_shape,
     turned_boxes,
 )
-from vision.detections import Detections
-from vision.reader import TileReader
+from vision.reading.reader import TileReader
 
 
 def _box(cx: float, cy: float, width: float, length: float, turn: float = 0.0) -> np.ndarray:

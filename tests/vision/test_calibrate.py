@@ -13,13 +13,13 @@ from reader_fixtures import MODELS, needs_trained_models
 from companion_app.cli import main
 from datasets.set_style import full_set, hand_photo, set_look, set_photos
 from engine.errors import BadInputError
-from vision.assignment import assign
-from vision.calibrate import Calibration, SeenTile, calibrate, calibrate_tiles
-from vision.calibrate_cli import calibration_text
-from vision.detections import Detections
-from vision.pip_colour import half_colour
-from vision.reader import HalfCount
-from vision.set_profile import (
+from vision.calibration.assignment import assign
+from vision.calibration.calibrate import Calibration, SeenTile, calibrate, calibrate_tiles
+from vision.cli.calibrate import calibration_text
+from vision.models.detections import Detections
+from vision.reading.pip_colour import half_colour
+from vision.reading.reader import HalfCount
+from vision.reading.set_profile import (
     CountColour,
     SetProfile,
     fit_profile,
@@ -191,7 +191,7 @@ class TestCalibrateTiles:
 def test_calibrate_labels_a_rendered_unseen_set(tmp_path: Path) -> None:
     style = set_look(11, "unseen")
     photos = set_photos(style, 12, 11)
-    from vision.reader import TileReader
+    from vision.reading.reader import TileReader
 
     reader = TileReader(MODELS, max_value=12)
     result = calibrate(reader, [p.image for p in photos], 12)
@@ -227,7 +227,7 @@ def test_calibrate_labels_a_rendered_unseen_set(tmp_path: Path) -> None:
 
 @needs_trained_models
 def test_no_profile_reads_as_before() -> None:
-    from vision.reader import TileReader
+    from vision.reading.reader import TileReader
 
     scene = hand_photo(set_look(2, "standard"), 3)
     reader = TileReader(MODELS, max_value=12)

@@ -7,7 +7,7 @@ from typing import Any
 import cv2
 import pytest
 
-from vision import capture, frame_source
+from vision.tracking import capture, frame_source
 
 
 class _Capture:

@@ -1,4 +1,4 @@
-"""vision.camera_plan: mounting height and pixels per pip."""
+"""vision.tracking.camera_plan: mounting height and pixels per pip."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import pytest
 
 from engine.errors import BadInputError
-from vision.camera_plan import fov_axes, parse_resolution, parse_size, plan_camera
+from vision.tracking.camera_plan import fov_axes, parse_resolution, parse_size, plan_camera
 
 
 def test_diagonal_fov_splits_by_aspect() -> None:
@@ -67,7 +67,7 @@ def test_the_plan_quotes_the_measured_pixels_per_pip_of_a_12_pip_half() -> None:
     import json
     from pathlib import Path
 
-    from vision import camera_plan
+    from vision.tracking import camera_plan
 
     measured = json.loads((Path(__file__).resolve().parents[2] / "benchmarks" / "results"
                            / "pip_scale.json").read_text())

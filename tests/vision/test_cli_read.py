@@ -143,10 +143,10 @@ def test_read_an_eval_scene_with_the_bundled_models(capsys: pytest.CaptureFixtur
 def test_read_hands_a_mat_in_view_to_the_table_reconstruction(
         monkeypatch: pytest.MonkeyPatch) -> None:
     import vision.table
-    from vision import cli as vision_cli
-    from vision.detections import Detections
-    from vision.mat import MatView, mat_image
-    from vision.reader import FrameReading
+    from vision.cli import read as vision_cli
+    from vision.mat.hub_mat import MatView, mat_image
+    from vision.models.detections import Detections
+    from vision.reading.reader import FrameReading
 
     seen: list[object] = []
     looks: list[object] = []
@@ -190,7 +190,7 @@ def cv2_bgr(image: np.ndarray) -> np.ndarray:
 @needs_trained_models
 def test_score_asks_for_a_look_at_a_tile_a_hand_covers(capsys: pytest.CaptureFixture[str]) -> None:
     """An eval hand with an arm over a 3-3: its covered half cannot be read, so it is
-    named in the check-by-eye line as partly covered (``vision.cover_check``)."""
+    named in the check-by-eye line as partly covered (``vision.reading.cover_check``)."""
     photo = ROOT / "datasets" / "eval" / "hands_9001_000018.jpg"
     label = json.loads(photo.with_suffix(".json").read_text())
     assert any(t["values"] == [3, 3] and t["visible"] < 0.8 for t in label["tiles"])

@@ -1,4 +1,4 @@
-"""vision.closer_look: the detector looks again, closer, around a table's loose tiles."""
+"""vision.stills.closer_look: the detector looks again, closer, around a table's loose tiles."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 from reader_fixtures import MODELS, ROOT, needs_trained_models
 
-from vision.closer_look import (
+from vision.models.detections import Detections
+from vision.reading.reader import FrameReading, TileReading
+from vision.stills.closer_look import (
     MAX_WINDOWS,
     WINDOW_SIDE,
     _windows,
@@ -18,8 +20,6 @@ from vision.closer_look import (
     look_closer,
     loose_centres,
 )
-from vision.detections import Detections
-from vision.reader import FrameReading, TileReading
 
 if str(ROOT) not in sys.path:  # benchmarks/ is a folder of scripts, not an installed package
     sys.path.insert(0, str(ROOT))
@@ -202,8 +202,8 @@ def test_a_train_broken_where_the_first_look_missed_a_tile_is_read_whole() -> No
     does not, ``turn_squarish=False``.)"""
     from datasets.table_draw import draw_table
     from datasets.table_game import render_tables
-    from vision.cli import read_table
-    from vision.reader import TileReader
+    from vision.cli.read import read_table
+    from vision.reading.reader import TileReader
 
     seed = 1_100_029
     players, _, truth, layout = draw_table(np.random.default_rng(seed), 29, True)

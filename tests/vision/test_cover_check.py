@@ -1,4 +1,4 @@
-"""The cover check: whether a hand hides part of a tile's half (``vision.cover_check``)."""
+"""The cover check: whether a hand hides part of a tile's half (``vision.reading.cover_check``)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import pytest
 from reader_fixtures import MODELS, needs_trained_models
 
 from datasets.render import render_hands, scene_rng
-from vision.cover_check import COVERED_SURE, CoverCheck, flag_covered
-from vision.detections import Detections
-from vision.onnx_models import load_specs
-from vision.reader import FrameReading, TileReader, TileReading
+from vision.models.detections import Detections
+from vision.models.onnx_models import load_specs
+from vision.reading.cover_check import COVERED_SURE, CoverCheck, flag_covered
+from vision.reading.reader import FrameReading, TileReader, TileReading
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,5 @@
 """Looking at a frame from the right distance: dynamic-size detector input and the
-reader's closer look at tiny tiles (vision.onnx_models, vision.reader.detect)."""
+reader's closer look at tiny tiles (vision.models.onnx_models, vision.reading.reader.detect)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from reader_fixtures import untrained_dir
 
-from vision.detections import Detections
-from vision.marker_looks import CONFIRM_MARKER_SIDE, MARKER_SIDE
-from vision.onnx_models import ObbDetector
-from vision.reader import (
+from vision.models.detections import Detections
+from vision.models.onnx_models import ObbDetector
+from vision.reading.marker_looks import CONFIRM_MARKER_SIDE, MARKER_SIDE
+from vision.reading.reader import (
     SMALL_TILE_PX,
     ZOOM_IN_SIDE,
     TileReader,

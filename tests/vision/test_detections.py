@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from vision.detections import Detections, polygon_iou, xywhr_to_corners
+from vision.models.detections import Detections, polygon_iou, xywhr_to_corners
 
 SQUARE = np.array([[0, 0], [2, 0], [2, 2], [0, 2]], np.float32)
 

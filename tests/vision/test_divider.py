@@ -1,4 +1,5 @@
-"""Snapping tile boxes to their divider (vision.divider) and the reader's use of it."""
+"""Snapping tile boxes to their divider (vision.reading.boxes.divider) and the reader's
+use of it."""
 
 from __future__ import annotations
 
@@ -12,10 +13,10 @@ import numpy as np
 import pytest
 from reader_fixtures import untrained_dir
 
-from vision import divider
-from vision.crops import order_corners
-from vision.detections import Detections
-from vision.divider import (
+from vision.models.crops import order_corners
+from vision.models.detections import Detections
+from vision.reading.boxes import divider
+from vision.reading.boxes.divider import (
     EVEN_UP_TO,
     _quantile,
     divider_profile,
@@ -23,8 +24,8 @@ from vision.divider import (
     fit_divider,
     snap_to_divider,
 )
-from vision.reader import TileReader, TileReading
-from vision.seams import distinct, over_a_seam
+from vision.reading.boxes.seams import distinct, over_a_seam
+from vision.reading.reader import TileReader, TileReading
 
 EVAL = Path(__file__).resolve().parents[2] / "datasets" / "eval"
 W = 20  # tile width in pixels: a table tile seen by a webcam at 1280x720
@@ -270,7 +271,7 @@ def test_a_box_snapped_onto_a_seam_does_not_replace_a_sure_single(
             return box + W * along(box), SimpleNamespace(found=True, shift=float(W))
         return box, SimpleNamespace(found=False, shift=0.0)
 
-    monkeypatch.setattr("vision.reader.snap_to_divider", onto_the_seam)
+    monkeypatch.setattr("vision.reading.reader.snap_to_divider", onto_the_seam)
     reader = TileReader(untrained_models)
     vars(reader)["detector"] = _Detector(np.stack(boxes), [0.9, 0.9, 0.9], 64)
     vars(reader)["reshape_small"] = False

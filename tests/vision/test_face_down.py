@@ -1,4 +1,4 @@
-"""Tiles lying face down: set apart from the tiles read (``vision.face_down``)."""
+"""Tiles lying face down: set apart from the tiles read (``vision.reading.face_down``)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,16 @@ from reader_fixtures import MODELS, needs_trained_models
 from datasets.render import render_hands, render_table, scene_rng
 from datasets.textures import TileStyle, render_back, render_face
 from engine import RuleSet
-from vision.detections import Detections
-from vision.face_down import MAX_ROW, MAX_SPOT, MIN_WIDTH_PX, middle_darkness, split_face_down
-from vision.reader import FrameReading, TileReader, TileReading
-from vision.scoring import hand_from_reading
+from vision.models.detections import Detections
+from vision.reading.face_down import (
+    MAX_ROW,
+    MAX_SPOT,
+    MIN_WIDTH_PX,
+    middle_darkness,
+    split_face_down,
+)
+from vision.reading.reader import FrameReading, TileReader, TileReading
+from vision.stills.scoring import hand_from_reading
 
 BOX = np.array([[40, 30], [80, 30], [80, 110], [40, 110]], np.float32)
 

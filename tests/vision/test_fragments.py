@@ -1,11 +1,11 @@
-"""vision.fragments: pieces of one tile found as several boxes are joined into it."""
+"""vision.reading.boxes.fragments: pieces of one tile found as several boxes are joined into it."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from vision.detections import Detections
-from vision.fragments import join_fragments
+from vision.models.detections import Detections
+from vision.reading.boxes.fragments import join_fragments
 
 
 def _box(cx: float, cy: float, w: float, h: float) -> np.ndarray:

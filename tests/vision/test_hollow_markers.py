@@ -1,5 +1,5 @@
 """A marker is a solid thing: boxes on a loop or line of thread are dropped
-(vision.hollow_markers, and the reader that applies it)."""
+(vision.reading.boxes.hollow_markers, and the reader that applies it)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from reader_fixtures import untrained_dir
 from test_detect_scale import SMALL_TILE_PX, FakeDetector, _reader
 
-from vision.detections import Detections
-from vision.hollow_markers import HOLLOW_LAB, drop_hollow, middle_contrast
+from vision.models.detections import Detections
+from vision.reading.boxes.hollow_markers import HOLLOW_LAB, drop_hollow, middle_contrast
 
 CLOTH = (150, 110, 40)  # BGR: a blue cloth
 THREAD = (60, 160, 90)  # a green thread

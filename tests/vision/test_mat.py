@@ -1,4 +1,4 @@
-"""vision.mat: the printable hub mat, finding it in a frame, rectifying the view."""
+"""vision.mat.hub_mat: the printable hub mat, finding it in a frame, rectifying the view."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 
 from engine.errors import BadInputError
-from vision.mat import detect_mat, mat_image, rectify, write_mat
-from vision.mat_geometry import (
+from vision.mat.geometry import (
     MAT_SIDE_MM,
     SLOT_RADIUS_MM,
     apply_homography,
@@ -21,6 +20,7 @@ from vision.mat_geometry import (
     players_from_id,
     slot_angles,
 )
+from vision.mat.hub_mat import detect_mat, mat_image, rectify, write_mat
 
 PX_PER_MM = 3.0
 

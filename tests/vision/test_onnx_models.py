@@ -21,8 +21,8 @@ from reader_fixtures import (
 )
 
 from engine.errors import BadInputError
-from vision.detections import Detections
-from vision.onnx_models import (
+from vision.models.detections import Detections
+from vision.models.onnx_models import (
     BoxDetector,
     Classifier,
     Letterbox,

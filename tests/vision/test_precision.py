@@ -13,8 +13,8 @@ from reader_fixtures import untrained_dir
 
 from companion_app.cli import main
 from engine.errors import BadInputError
-from vision.onnx_models import load_specs
-from vision.precision import (
+from vision.models.onnx_models import load_specs
+from vision.models.precision import (
     PRECISION_ENV,
     SEVEN_BIT,
     check_setting,

@@ -21,10 +21,10 @@ from reader_fixtures import (
     untrained_dir,
 )
 
-from vision.crops import half_crops, tile_half_crops
-from vision.detections import Detections, polygon_iou
-from vision.half_counts import count_certainty, inside_half, within_set
-from vision.reader import (
+from vision.models.crops import half_crops, tile_half_crops
+from vision.models.detections import Detections, polygon_iou
+from vision.reading.half_counts import count_certainty, inside_half, within_set
+from vision.reading.reader import (
     CLASSIFIER_SURE,
     PIP_THRESHOLD,
     FrameReading,
@@ -107,7 +107,7 @@ class StubClassifier:
 
 @pytest.fixture
 def reader(untrained_models: Path) -> TileReader:
-    # the untrained stand-ins box noise, which the tile check (vision.tile_check) drops
+    # the untrained stand-ins box noise, which the tile check (vision.models.tile_check) drops
     return TileReader(untrained_models, max_value=12, check_tiles=False)
 
 
@@ -422,9 +422,9 @@ class TestWithUntrainedModels:
         Image.fromarray(np.full((300, 400, 3), 128, np.uint8)).save(image)
         script = (
             "import sys\n"
-            "from vision.reader import TileReader\n"
-            "from vision.annotate import ReadingAnnotator\n"
-            "import vision.scoring, vision.images\n"
+            "from vision.reading.reader import TileReader\n"
+            "from vision.stills.annotate import ReadingAnnotator\n"
+            "import vision.stills.scoring, vision.images\n"
             f"frame = TileReader({str(untrained_models)!r}).read({str(image)!r})\n"
             "ReadingAnnotator().annotate(vision.images.load_image("
             f"{str(image)!r}), frame)\n"

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from engine import RuleSet, Tile
-from vision.cover_check import COVERED_SURE
-from vision.detections import Detections
-from vision.reader import FrameReading, TileReading
-from vision.scoring import flag_duplicates, hand_from_reading, read_hand
+from vision.models.detections import Detections
+from vision.reading.cover_check import COVERED_SURE
+from vision.reading.reader import FrameReading, TileReading
+from vision.stills.scoring import flag_duplicates, hand_from_reading, read_hand
 
 BASE = np.array([[0, 40], [0, 0], [80, 0], [80, 40]], np.float32)
 

@@ -1,4 +1,4 @@
-"""vision.straight_above: a hand photographed at a slant, read again from above."""
+"""vision.stills.straight_above: a hand photographed at a slant, read again from above."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from datasets.camera import Camera
-from vision.detections import Detections
-from vision.reader import FrameReading, TileReading
-from vision.straight_above import (
+from vision.models.detections import Detections
+from vision.reading.reader import FrameReading, TileReading
+from vision.stills.straight_above import (
     MIN_TILT,
     merge,
     plane_normal,
@@ -153,7 +153,7 @@ def test_trained_models_read_a_tilted_hand_better_from_above() -> None:
     """A rendered hand seen about 45 degrees from straight down (hands seed 9101, scene
     144), where the detector's rectangles shear the halves of several tiles."""
     from datasets.render import render_hands, scene_rng
-    from vision.reader import TileReader
+    from vision.reading.reader import TileReader
 
     scene = render_hands(scene_rng(9101, 144))
     labels = scene.labels("x.jpg")

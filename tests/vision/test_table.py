@@ -21,7 +21,7 @@ from table_fixtures import (
 
 from datasets.table_layout import SeenTile
 from engine import MEXICAN
-from vision.detections import Detections
+from vision.models.detections import Detections
 from vision.table import reconstruct
 
 CASES = [(100 + i, 2 + i % 7, (i * 13) % 61, bool(i % 2)) for i in range(28)]

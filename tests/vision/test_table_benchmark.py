@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from datasets.table_game import OracleReader
-from vision.detections import Detections
+from vision.models.detections import Detections
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # benchmarks/ is a folder of scripts, not an installed package

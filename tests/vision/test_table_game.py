@@ -27,7 +27,7 @@ from datasets.table_game import (
 from datasets.table_layout import layout_sequence
 from engine import RuleSet, TableState
 from vision.events import TableSettled
-from vision.tracker import Tracker
+from vision.tracking.tracker import Tracker
 
 RULES = RuleSet.preset("standard")
 ROOT = Path(__file__).resolve().parents[2]
@@ -172,7 +172,7 @@ def test_a_boneyard_beside_the_table_is_followed_without_alerts(record: list[Any
     """A heap of tiles lying face down beside the trains, filmed with a round and followed
     by the trained reader: every table as played and no alert. Without the face-down
     check the detector's boxes on the heap are read as a pile of double blanks."""
-    from vision.reader import TileReader
+    from vision.reading.reader import TileReader
 
     truth = camera_view(record[:8])
     shown = render_tables(layout_sequence(truth, 3, np.random.default_rng(1)), style_seed=3,

@@ -106,9 +106,9 @@ def test_a_train_goes_on_across_two_unseen_tiles_a_box_between_shows_the_count()
 
 def test_a_table_on_a_mat_turned_45_degrees_reads_exactly() -> None:
     from datasets.table_layout import layout_table, overhead_homography, random_table, seen_tiles
-    from vision.detections import Detections
-    from vision.mat import MatView
-    from vision.mat_geometry import apply_homography
+    from vision.mat.geometry import apply_homography
+    from vision.mat.hub_mat import MatView
+    from vision.models.detections import Detections
 
     for seed in (7, 8, 9):
         rng = np.random.default_rng(seed)

@@ -17,9 +17,9 @@ from table_fixtures import (
 )
 
 from datasets.table_layout import SeenTile
-from vision.detections import Detections
-from vision.mat import MatView
-from vision.mat_geometry import SLOT_RADIUS_MM, apply_homography, marker_corners_mm, slot_angles
+from vision.mat.geometry import SLOT_RADIUS_MM, apply_homography, marker_corners_mm, slot_angles
+from vision.mat.hub_mat import MatView
+from vision.models.detections import Detections
 from vision.table import TableReading, TileLike, reconstruct
 
 

@@ -1,4 +1,4 @@
-"""``vision.tile_check``: phantom tiles on patterned surfaces are dropped, real tiles kept,
+"""``vision.models.tile_check``: phantom tiles on patterned surfaces are dropped, real tiles kept,
 and no count beyond the set is ever printed."""
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ from reader_fixtures import ROOT, needs_trained_models
 from companion_app.cli import main
 from datasets.render import render_empty, render_hands, render_table, scene_rng
 from datasets.textures import TileStyle, render_face
-from vision.detections import match_boxes
-from vision.reader import TileReader
-from vision.tile_check import (
+from vision.models.detections import match_boxes
+from vision.models.tile_check import (
     MAX_ECHO,
     MAX_ECHO_VERY_SURE,
     echo,
@@ -23,6 +22,7 @@ from vision.tile_check import (
     looks_like_tile,
     tile_mask,
 )
+from vision.reading.reader import TileReader
 
 #: Seeds of the scenes rendered here: not the tile check's development seeds (501-506)
 #: nor the realism benchmark's (7301, 7302).

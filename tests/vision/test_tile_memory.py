@@ -1,4 +1,4 @@
-"""vision.tile_memory: the tiles and backs a tracker knows, matched to each still
+"""vision.tracking.tile_memory: the tiles and backs a tracker knows, matched to each still
 frame's boxes; the backs of a boneyard set apart once."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import numpy as np
 from tracker_fakes import FakeReader, Game, track, video
 
 from datasets.table_layout import SeenTile
-from vision.detections import Detections
-from vision.reader_interface import TileSource
-from vision.tile_memory import CONFIRMED_READS, TileMemory
+from vision.models.detections import Detections
+from vision.reading.reader_interface import TileSource
+from vision.tracking.tile_memory import CONFIRMED_READS, TileMemory
 
 HEAP = [np.array([[40 + 22 * j, 40], [54 + 22 * j, 40], [54 + 22 * j, 68], [40 + 22 * j, 68]],
                  np.float32) for j in range(4)]

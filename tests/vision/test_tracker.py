@@ -1,4 +1,4 @@
-"""vision.tracker: following a game through synthetic frames, and surviving bad cameras."""
+"""vision.tracking.tracker: following a game through synthetic frames, and surviving bad cameras."""
 
 from __future__ import annotations
 
@@ -20,10 +20,10 @@ from tracker_fakes import (
 )
 
 from datasets.table_layout import SeenTile
-from vision.detections import Detections
 from vision.events import CameraReason, CameraStatus, TableSettled
-from vision.mat_geometry import apply_homography
-from vision.tracker import Tracker
+from vision.mat.geometry import apply_homography
+from vision.models.detections import Detections
+from vision.tracking.tracker import Tracker
 
 
 def test_settles_each_state_once_and_alerts_like_the_observer(tmp_path: Path) -> None:
@@ -188,9 +188,9 @@ def test_a_tile_the_detector_misses_is_kept_while_it_looks_the_same(tmp_path: Pa
 
 def test_a_missed_tile_that_looks_changed_is_kept_when_it_reads_the_same(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import vision.tile_memory
+    import vision.tracking.tile_memory
 
-    monkeypatch.setattr(vision.tile_memory, "same_look", lambda a, b: False)
+    monkeypatch.setattr(vision.tracking.tile_memory, "same_look", lambda a, b: False)
     game = Game(6, n_tiles=7)
     states = list(range(len(game.order) + 1))
     frames = video(game, states, np.random.default_rng(6))
@@ -237,7 +237,7 @@ def test_a_recording_can_be_played_at_its_own_pace(
                         sleep=waits.append))
     assert waits == []  # as fast as frames are read
     # a clock that stands still, as if reading took no time (a busy machine reads late)
-    monkeypatch.setattr("vision.tracker.time.monotonic", lambda: 100.0)
+    monkeypatch.setattr("vision.tracking.tracker.time.monotonic", lambda: 100.0)
     paced = list(Tracker(tmp_path, game.players, reader=FakeReader(game), mat=False,
                          sleep=waits.append, realtime=True))
     monkeypatch.undo()

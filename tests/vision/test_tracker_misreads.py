@@ -1,4 +1,4 @@
-"""vision.tracker: boxes found wrong (pieces of a tile, a box askew), tiles read with
+"""vision.tracking.tracker: boxes found wrong (pieces of a tile, a box askew), tiles read with
 doubt and read again, and a tile taken from the middle of a train."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 from tracker_fakes import NOTHING, FakeReader, Game, alert_codes, expected_alerts, track, video
 
 from datasets.table_layout import SeenTile
-from vision.detections import Detections
-from vision.mat_geometry import apply_homography
+from vision.mat.geometry import apply_homography
+from vision.models.detections import Detections
 
 
 class FragmentReader(FakeReader):
@@ -109,10 +109,10 @@ def misread_pair(game: Game) -> tuple[int, int]:
 @pytest.mark.parametrize("reread", [True, False])
 def test_a_doubtful_open_end_read_again_as_its_train_grows_is_no_tile_taken_away(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reread: bool) -> None:
-    import vision.settling
+    import vision.tracking.settling
 
     if not reread:
-        monkeypatch.setattr(vision.settling, "MAX_REREADS", -1)
+        monkeypatch.setattr(vision.tracking.settling, "MAX_REREADS", -1)
     game = Game(8, n_tiles=9)
     j, m = misread_pair(game)
     states = list(range(len(game.order) + 1))
@@ -133,10 +133,10 @@ def test_a_doubtful_open_end_read_again_as_its_train_grows_is_no_tile_taken_away
 @pytest.mark.parametrize("guard", [True, False])
 def test_a_tile_taken_from_the_middle_of_a_train_is_not_inferred_back(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, guard: bool) -> None:
-    import vision.tracker
+    import vision.tracking.tracker
 
     if not guard:  # without the check, the gap it leaves is filled with an inferred tile
-        monkeypatch.setattr(vision.tracker, "fills_a_known_place", lambda old, new: False)
+        monkeypatch.setattr(vision.tracking.tracker, "fills_a_known_place", lambda old, new: False)
     game = Game(8, n_tiles=9)
     j, m = misread_pair(game)  # a tile and the tile laid on it, same train
     later = [k for k, t in enumerate(game.order)

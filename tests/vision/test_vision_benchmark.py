@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from vision.detections import Detections
 from vision.images import load_image
+from vision.models.detections import Detections
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # benchmarks/ is a folder of scripts, not an installed package
@@ -34,7 +34,7 @@ NO_MARKERS = Detections(np.zeros((0, 4, 2)), np.zeros(0), np.zeros(0))
 
 class LabelReader:
     """Reads a scene's labelled tiles in its image, and nothing in any other image (a
-    hand's view from above, ``vision.straight_above``)."""
+    hand's view from above, ``vision.stills.straight_above``)."""
 
     def __init__(self, folder: Path) -> None:
         self.scenes = {}
@@ -104,7 +104,7 @@ class BackReader:
         pass
 
     def read(self, image: np.ndarray) -> Any:
-        from vision.reader import FrameReading, TileReading
+        from vision.reading.reader import FrameReading, TileReading
 
         scene = self.scenes.get(image.tobytes())
         if scene is None:

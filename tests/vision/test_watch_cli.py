@@ -59,18 +59,18 @@ def test_watch_engine_outside_the_set_exits_2(capsys: pytest.CaptureFixture[str]
 
 
 def test_watch_passes_the_engine_to_the_tracker(monkeypatch: pytest.MonkeyPatch) -> None:
-    import vision.reader
-    import vision.tracker
+    import vision.reading.reader
+    import vision.tracking.tracker
 
     seen = {}
 
-    class Spy(vision.tracker.Tracker):
+    class Spy(vision.tracking.tracker.Tracker):
         def __init__(self, *args: object, **kwargs: object) -> None:
             seen.update(kwargs)
             super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(vision.reader, "TileReader", lambda models_dir, **_: object())
-    monkeypatch.setattr(vision.tracker, "Tracker", Spy)
+    monkeypatch.setattr(vision.reading.reader, "TileReader", lambda models_dir, **_: object())
+    monkeypatch.setattr(vision.tracking.tracker, "Tracker", Spy)
     assert main(["watch", "97", "--players", "3", "--engine", "9", "--retries", "0"]) == 0
     assert seen["engine"] == 9
 
@@ -85,9 +85,9 @@ def test_watch_without_models_exits_2(capsys: pytest.CaptureFixture[str],
 
 def test_watch_unopenable_camera_gives_up_with_a_message(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    import vision.reader
+    import vision.reading.reader
 
-    monkeypatch.setattr(vision.reader, "TileReader", lambda models_dir, **_: object())
+    monkeypatch.setattr(vision.reading.reader, "TileReader", lambda models_dir, **_: object())
     # Camera index 97 does not exist: no retry, then a clear message and exit 0.
     assert main(["watch", "97", "--players", "3", "--retries", "0", "--json"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]

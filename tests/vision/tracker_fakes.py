@@ -1,6 +1,6 @@
-"""Fakes for following a game with ``vision.tracker``: a synthetic table drawn frame by
+"""Fakes for following a game with ``vision.tracking.tracker``: a synthetic table drawn frame by
 frame (:class:`Game`), a reader that reads what was drawn (:class:`FakeReader`, a
-``vision.reader_interface.TileSource``) and a capture over a list of frames."""
+``vision.reading.reader_interface.TileSource``) and a capture over a list of frames."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import numpy as np
 
 from datasets.table_layout import SeenTile, layout_table, overhead_homography, random_table
 from engine import Observer, RuleSet, TableState, Train
-from vision.detections import Detections
-from vision.mat_geometry import apply_homography
-from vision.tracker import Tracker
+from vision.mat.geometry import apply_homography
+from vision.models.detections import Detections
+from vision.tracking.tracker import Tracker
 
 SIZE = (640, 360)
 FPS = 10.0

@@ -9,7 +9,7 @@ from typing import NamedTuple
 import numpy as np
 
 from engine import Owner
-from vision.mat_geometry import TILE_WIDTH_MM, apply_homography
+from vision.mat.geometry import TILE_WIDTH_MM, apply_homography
 from vision.table.geometry import Ranges, Tile
 from vision.table.reading import Look, TileLike, Uncertainty
 

@@ -10,7 +10,7 @@ from typing import NamedTuple
 import numpy as np
 
 from engine import MEXICAN, Owner
-from vision.mat_geometry import SLOT_RADIUS_MM
+from vision.mat.geometry import SLOT_RADIUS_MM
 from vision.table.build import Chain, TableBuild
 from vision.table.geometry import (
     Tile,

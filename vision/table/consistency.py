@@ -218,7 +218,7 @@ def match_neighbours(b: TableBuild, chain: Chain) -> None:
 
     Where a tile's near end does not match the end before it (the engine, or the
     far end of the tile before), and a count both halves could be (the reader's
-    ``ranges``, see ``vision.reader.RANGE_BAND``) makes them match, both take it:
+    ``ranges``, see ``vision.reading.reader.RANGE_BAND``) makes them match, both take it:
     a misread pip on a blurred 11 is a far likelier story than a mismatch. A
     count the reader is sure of is never changed, so a real mismatch stays one.
     A double's ends move together: where its other half's doubt allows, or

@@ -28,7 +28,7 @@ class Tile:
     axis: np.ndarray  # unit, from the values[0] end to the values[1] end
     length: float
     width: float
-    #: The counts each half could be (``vision.reader.RANGE_BAND``); None: as read.
+    #: The counts each half could be (``vision.reading.reader.RANGE_BAND``); None: as read.
     ranges: Ranges | None = None
     #: The reader doubted its counts (``uncertain``).
     unsure: bool = False

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from vision.mat_geometry import (
+from vision.mat.geometry import (
     ARROW_TO_MM,
     ARUCO_SIDE_MM,
     SLOT_RADIUS_MM,

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from engine import MEXICAN, Owner
-from vision.mat_geometry import ARROW_TO_MM, SLOT_RADIUS_MM
+from vision.mat.geometry import ARROW_TO_MM, SLOT_RADIUS_MM
 from vision.table.build import Chain, TableBuild
 from vision.table.geometry import Tile, make_tile, perp
 from vision.table.reading import Uncertainty
@@ -30,7 +30,7 @@ def drop_marker_boxes(live: list[Tile], marker_pts: np.ndarray) -> list[Tile]:
     that tile stays)."""
     if not len(marker_pts) or not live:
         return live
-    from vision.detections import polygon_iou  # OpenCV, only where markers were found
+    from vision.models.detections import polygon_iou  # OpenCV, only where markers were found
 
     overlap = polygon_iou(np.array([t.corners for t in live]), marker_pts).max(axis=1)
     return [t for t, o in zip(live, overlap, strict=True)

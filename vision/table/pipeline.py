@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine import MEXICAN, Owner, TableState, Train
-from vision.mat_geometry import apply_homography
+from vision.mat.geometry import apply_homography
 from vision.table.build import TableBuild
 from vision.table.chains import grow, report_leftovers, start_trains
 from vision.table.consistency import settle_counts, within_ranges
@@ -23,8 +23,8 @@ from vision.table.reading import Look, TableReading, TileLike, Uncertainty
 from vision.table.rereads import look_at_slots, reread_mismatches
 
 if TYPE_CHECKING:
-    from vision.detections import Detections
-    from vision.mat import MatView
+    from vision.mat.hub_mat import MatView
+    from vision.models.detections import Detections
 
 
 def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: int,
@@ -35,7 +35,7 @@ def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: 
     ``tiles`` carry ``values`` (as read, either order) and ``corners`` in image
     pixels following the corner convention; ``markers`` are the marker
     detections (``None`` for none). With ``mat`` (from
-    :func:`vision.mat.detect_mat`) geometry is taken on the mat's plane in
+    :func:`vision.mat.hub_mat.detect_mat`) geometry is taken on the mat's plane in
     millimetres, and seats come from the mat. ``engine``, when the round's
     engine is known (the companion knows the round; a tracker knows it once a
     table has settled), is the double looked for first; with the mat, the tile

@@ -13,13 +13,13 @@ from engine import Owner, TableState
 
 class TileLike(Protocol):
     """What :func:`vision.table.reconstruct` reads of a read tile
-    (``vision.reader.TileReading``; ``datasets.table_layout.SeenTile`` for laid-out
+    (``vision.reading.reader.TileReading``; ``datasets.table_layout.SeenTile`` for laid-out
     tables).
 
     ``values`` as read, either order; ``corners`` ``(4, 2)`` in image pixels (corner
     convention); ``confidence`` in ``[0, 1]``; ``uncertain``: the reader doubted its
     counts; ``half_certainty``: how sure each half's count is; ``ranges``: the counts
-    each half could be (``vision.reader.RANGE_BAND``), ``None`` for exactly as read.
+    each half could be (``vision.reading.reader.RANGE_BAND``), ``None`` for exactly as read.
     """
 
     @property

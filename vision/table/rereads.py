@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from engine import MEXICAN, Owner
-from vision.mat_geometry import SLOT_RADIUS_MM
+from vision.mat.geometry import SLOT_RADIUS_MM
 from vision.table.build import Chain, TableBuild
 from vision.table.geometry import Tile, cos_between, make_tile, nearest_slot, outline_at, perp
 from vision.table.look_again import SURE_HALF

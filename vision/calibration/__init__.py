@@ -1,0 +1,1 @@
+"""A whole set's photos -> a set profile (``mtrain calibrate``)."""

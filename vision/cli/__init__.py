@@ -1,0 +1,1 @@
+"""The vision commands: ``read``, ``score``, ``calibrate``, ``watch``, ``camera-plan``, ``mat``."""

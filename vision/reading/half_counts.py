@@ -1,0 +1,90 @@
+"""One half crop's pip count: when the classifiers name it, how sure it is, the counts
+it could be within the set, and which pips lie on the half itself."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.models.crops import HALF_PX, MARGIN
+
+#: The ``halves`` classifier's vote counts for counts up to this many only, unless the
+#: reader is told of a larger set (``TileReader(max_value=15)``): its training crops
+#: hold few halves above a double-12 set's (13-18: 2 % of them), and letting it name
+#: them read 11 halves of a real double-12 set's 12s as 13. Told of a
+#: double-15 or double-18 set, it votes up to the set's top: on rendered scenes of
+#: seeds used neither in training nor in the eval set (60 tables of seed 9102, 200
+#: hands of seed 9101), tiles read right 1123 -> 1126 of 1138 and 1600 -> 1602 of 1638
+#: (the double-15 tables' 96.4 -> 98.6 %), none of a double-12 set's changed. A half
+#: the pips count higher than the classifier's counts keeps their count.
+CLASSIFIED_UP_TO = 12
+#: A half crop the ``halves`` classifier names with at least this probability has that
+#: count, and is not shown to the pip model; the others are, and the classifier's vote
+#: weighs their pips (``vision.reading.half_votes``). On a 1280x720 table frame, 94 % of the
+#: crops are named that surely, and the pip model's batch shrinks as much. On rendered
+#: scenes of seeds used neither in training nor in the eval set (60 tables of seed
+#: 9102, 200 hands of seed 9101, read for their sets), tiles read right 1126 -> 1128 of
+#: 1138 and 1602 -> 1605 of 1638 (0.999: 1127 and 1604), hand totals 83 -> 84 %: where
+#: the classifier is that sure, the pips' vote undid more right counts than wrong ones.
+CLASSIFIER_SURE = 0.99
+#: The quick classifier (``halves_quick``: the ``halves`` classifier trained on at
+#: 64 px) looks at every crop first; a crop it names less surely than this is
+#: looked at again by ``halves`` at 96 px, whose probabilities then stand for it. On a
+#: 1280x720 table frame that is 6-11 % of the crops, and the classifiers' time falls
+#: from about 60 to about 30 ms. On rendered scenes of seeds used neither in training
+#: nor in the eval set, read at 64 px alone / quick then 96 / at 96 px alone: 160
+#: 1920x1080 tables whole 152 / 153 / 155, their tiles 98.39 / 98.59 / 98.60 %; 60
+#: tables of seed 9102 1128 of 1138 tiles read right each; 200 hands of seed 9101
+#: 1605 / 1607 / 1605 of 1638.
+QUICK_SURE = 0.99
+#: Pip scores closer than this to the threshold make a count doubtful.
+PIP_BAND = 0.25
+#: A half counted beyond the set, however sure, could be any of the set's top this
+#: many + 1 counts (``within_set``).
+OVER_SET_SPAN = 3
+
+
+def count_certainty(scores: np.ndarray, threshold: float, band: float = PIP_BAND) -> float:
+    """How sure a pip count is, from the scores of all candidate pips.
+
+    Each candidate scored within ``band`` of ``threshold`` lowers it: one right
+    at the threshold makes it 0, one ``band / 2`` away costs a quarter.
+
+    >>> count_certainty(np.array([0.9, 0.95, 0.02]), 0.5)
+    1.0
+    >>> count_certainty(np.array([0.9, 0.5]), 0.5)
+    0.0
+    """
+    closeness = np.clip(1.0 - np.abs(np.asarray(scores, np.float64) - threshold) / band, 0, 1)
+    return float(np.prod(1.0 - closeness**2))
+
+
+
+def within_set(value: int, low: int, high: int, top: int) -> tuple[int, int, int]:
+    """``(value, low, high)`` of a half's count kept within a set whose largest half
+    is ``top``: a count beyond it becomes the most the range allows in the set, so
+    no count beyond the set is ever reported (the tile is flagged ``uncertain``).
+    A range wholly beyond the set gives the set's top count, and its range becomes
+    the set's top ``OVER_SET_SPAN + 1`` counts: the pip model over-counts the many
+    small pips of a blurred 10-12 (a 11 read 17 on a rendered table), so a table's
+    neighbours may settle it there.
+
+    >>> within_set(13, 11, 14, 12), within_set(5, 5, 6, 12), within_set(17, 16, 18, 12)
+    ((12, 11, 12), (5, 5, 6), (12, 9, 12))
+    """
+    if low > top:
+        return top, max(0, top - OVER_SET_SPAN), top
+    return min(value, top), low, min(high, top)
+
+
+
+def inside_half(centers: np.ndarray, half_px: int = HALF_PX) -> np.ndarray:
+    """Mask of pip centres on the tile's own half of a half crop.
+
+    A half crop shows the tile inset by the crop margin on three sides and
+    cut at the divider on the fourth (the bottom); anything else is another
+    tile showing through the margin.
+    """
+    m = MARGIN * half_px
+    x, y = centers[:, 0], centers[:, 1]
+    return (x >= m) & (x <= half_px - m) & (y >= m)
+

@@ -1,0 +1,584 @@
+"""Reading tiles: where each tile lies and what its two halves show.
+
+Three models, all run with ONNX Runtime (no torch):
+
+1. the ``tiles`` OBB model finds tiles and train markers on the whole frame,
+   downscaled to its input size;
+2. the ``halves`` model (when ``models.json`` lists one) says how likely each
+   count is from the look of the whole half crop: 96×96 half-tile crops cut by
+   ``vision.models.crops`` from the **full-resolution** image, all halves of a frame in
+   one batch;
+3. the ``pips`` model finds the pips on the crops the ``halves`` model does not
+   name surely (``CLASSIFIER_SURE``; on every crop without that model), one batch.
+
+A half's count from the pips is the number scored at or above ``pip_threshold``.
+How sure that count is follows from how far each pip score lies from the
+threshold: a pip scored near it could as well be missing or extra. With the
+``halves`` model, a crop it names surely has that count, as sure as its
+probability; otherwise the value is the count it finds likeliest, weighed by the
+pips' count and range (``vision.reading.half_votes``), and a count other than the pips'
+is as sure as its share of the weighed probabilities. A tile's
+confidence is the detector's score times the certainty of both halves; a
+reading below ``uncertain_below``, or with a value above the set's largest,
+is flagged ``uncertain`` (it is reported, never silently guessed).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import cv2
+import numpy as np
+
+from vision.images import load_image
+from vision.models.crops import order_corners, tile_half_crops
+from vision.models.detections import Detections
+from vision.models.onnx_models import BoxDetector, Classifier, ObbDetector, class_counts, load_specs
+from vision.models.tile_check import CheckedTileDetector
+from vision.reading.boxes.box_shape import (
+    box_sizes,
+    neighbour_shapes,
+    to_neighbour_shape,
+    turned_boxes,
+)
+from vision.reading.boxes.divider import even_about_divider, snap_to_divider
+from vision.reading.boxes.hollow_markers import drop_hollow
+from vision.reading.boxes.seams import best_readings
+from vision.reading.cover_check import CoverCheck
+from vision.reading.face_down import markers_on_backs, split_face_down
+from vision.reading.half_counts import (
+    CLASSIFIED_UP_TO,
+    CLASSIFIER_SURE,
+    PIP_BAND,
+    QUICK_SURE,
+    count_certainty,
+    inside_half,
+    within_set,
+)
+from vision.reading.half_votes import vote
+from vision.reading.marker_looks import FAINT_MARKER, ceil32, found_near, more_markers
+from vision.reading.reader_interface import joined
+from vision.readings import MAX_VALUE, FrameReading, HalfCount, TileReading
+
+if TYPE_CHECKING:
+    from vision.reading.set_profile import SetProfile
+
+#: Pip score at or above which a pip counts. Chosen on rendered scenes of a
+#: seed used neither in training nor in the eval set
+#: (``benchmarks/vision.py --tune 40``: per-half accuracy 0.91 at 0.30, 0.86
+#: at 0.50), never on real photos.
+PIP_THRESHOLD = 0.30
+#: The counts a half could be: as many pips as score at least ``PIP_THRESHOLD +
+#: RANGE_BAND`` up to as many as score at least ``PIP_THRESHOLD - RANGE_BAND``.
+#: Measured at the true corners of 60 rendered validation tables (seeds 202/205):
+#: the true count lies in that range for 83 % of the misread halves, while 97 %
+#: of the halves read right have a range of one (0.1: 63 % / 98 %; 0.2: 91 % /
+#: 95 %). A table's trains use it to settle a misread by its neighbours
+#: (``vision.table``).
+RANGE_BAND = 0.15
+#: Tile detector score floor.
+TILE_THRESHOLD = 0.25
+#: Readings less confident than this are flagged ``uncertain``.
+UNCERTAIN_BELOW = 0.5
+#: Tiles whose short side is below this many pixels are too small to read.
+MIN_SIDE_PX = 3.0
+#: The detector learnt tiles at most about a fifth of the image's long side
+#: (``datasets.render``: 55-260 px long in 1280). When it finds no tile, the
+#: image is looked at again this many times further away: a close-up of one
+#: or two tiles then shows them at a size it knows.
+ZOOM_OUT = 5.0
+#: What that look from further away finds is a close-up only when a tile is at least
+#: this share of the image's long side long: a smaller one would have shown at the
+#: first look. Else, on a big frame, the closer look is taken too, and what it finds
+#: wins. On a whole table with only its engine and one tile laid (1920x1080, fresh
+#: seed 1300038 of the rendered table benchmark), the look from further away found one
+#: 267 px box (0.14 of the frame) over both tiles, where the closer look finds the two
+#: tiles and the three markers.
+CLOSE_UP_SHARE = 0.18
+#: Tiles narrower than this at the detector's input size (pixels) are also read
+#: snapped to their divider (``vision.reading.boxes.divider``), and the more confident of the
+#: two readings is kept: that small, the detector often puts a box half a tile
+#: off along a train. Chosen on the rendered validation scenes (seeds 201/202,
+#: not the eval set): table tiles read right 36 % -> 50 % at 416, hand tiles
+#: unchanged (above this size snapping did more harm than good).
+SNAP_BELOW_PX = 12.0
+#: When the tiles found are narrower than this at the detector's input
+#: (median, pixels), the frame is looked at again closer (``ZOOM_IN_SIDE``).
+#: Hand tiles in training are 9-42 px wide at 416, table tiles 5-13 px, and the
+#: smallest are found and read far worse. Needs a tile model exported with a
+#: dynamic input size. For the shipped detector, trained at 640,
+#: on the rendered validation hands (seeds 201/204, 60 scenes), hand tiles read
+#: right 92.0 % at 9 px, 92.7 % at 13, 92.5 % at 17 (close-ups 98.1 % at each).
+SMALL_TILE_PX = 13.0
+#: Long side of the detector's input for that closer look (the usual one is the
+#: trained size, ``models.json`` ``imgsz``). Chosen on rendered validation
+#: tables (1280x720, seeds 202/205, 60 each) with the shipped detector (trained at
+#: 640, run in 8 bits), table / table on the mat: 576 px
+#: 86.8 / 79.2 % (float), 640 87.6 / 79.7 %, 768 89.4 / 82.1 %, 832 90.0 / 81.8 %,
+#: 896 90.7 / 82.2 %; the detector takes 24, 32, 37 and 40 ms from 640 to 896
+#: (the float one 40 ms at 640): 768 reads better than the float model at 640
+#: in less time.
+ZOOM_IN_SIDE = 768
+#: Readings whose boxes overlap at least this much (IoU) are the same tile;
+
+
+
+class TileReader:
+    """Reads tiles and markers with the ONNX models in ``models_dir``.
+
+    >>> reader = TileReader("models")            # doctest: +SKIP
+    >>> frame = reader.read("photo.jpg")         # doctest: +SKIP
+    >>> [t.values for t in frame.tiles]          # doctest: +SKIP
+    [(5, 7), (0, 12)]
+
+    ``max_value`` is the largest half of the set on the table (12 for a double-12
+    set), as the rule set names it; ``None`` when it is not known (any set up to
+    double-18). ``precision`` (``"int8"``, ``"float"`` or ``"auto"``) picks each
+    model's export; by default ``MTRAIN_PRECISION``, else ``vision.models.precision`` picks
+    by what the CPU sums exactly.
+    """
+
+    def __init__(self, models_dir: str | os.PathLike[str] | None = "models", *,
+                 max_value: int | None = None,
+                 tile_threshold: float = TILE_THRESHOLD,
+                 pip_threshold: float = PIP_THRESHOLD,
+                 pip_band: float = PIP_BAND,
+                 uncertain_below: float = UNCERTAIN_BELOW,
+                 zoom_out: float = ZOOM_OUT,
+                 snap_below_px: float = SNAP_BELOW_PX,
+                 zoom_in_side: int | None = ZOOM_IN_SIDE,
+                 join_fragments: bool = True,
+                 reshape_small: bool = True,
+                 turn_squarish: bool = True,
+                 even_halves: bool = True,
+                 classify_halves: bool = True,
+                 classifier_sure: float | None = CLASSIFIER_SURE,
+                 quick_look: bool = True,
+                 drop_hollow_markers: bool = True,
+                 check_cover: bool = True,
+                 spot_face_down: bool = True,
+                 check_tiles: bool = True,
+                 threads: int | None = None,
+                 precision: str | None = None) -> None:
+        specs = load_specs(models_dir, precision)
+        #: The export each model runs (``vision.models.precision``: 8-bit or float), by name.
+        self.model_files = {key: spec.file.name for key, spec in specs.items()}
+        names = specs["tiles"].names
+        self.tile_class = names.index("tile") if "tile" in names else 0
+        self.marker_class = names.index("marker") if "marker" in names else -1
+        faint = {self.marker_class: FAINT_MARKER} if self.marker_class >= 0 else {}
+        # a tile box must look like a domino, not a patterned surface (vision.models.tile_check)
+        detector = CheckedTileDetector if check_tiles else ObbDetector
+        self.detector = detector(specs["tiles"], conf_threshold=tile_threshold,
+                                 threads=threads, class_thresholds=faint)
+        floor = max(0.01, pip_threshold - pip_band)
+        classify = classify_halves and "halves" in specs
+        self.pip_detector = BoxDetector(specs["pips"], conf_threshold=floor, threads=threads)
+        #: The ``halves`` classifier, when listed and wanted (``vision.reading.half_votes``).
+        self.half_classifier = (Classifier(specs["halves"], threads=threads)
+                                if classify else None)
+        #: A half crop the classifier names at least this surely is not shown to the pip
+        #: model (``CLASSIFIER_SURE``; None: every crop is).
+        self.classifier_sure = classifier_sure
+        #: The quick classifier that looks at every crop before ``half_classifier`` (at
+        #: 96 px) looks again at those it is unsure of (``QUICK_SURE``), when listed
+        #: (``halves_quick``) and wanted.
+        self.quick_classifier = (Classifier(specs["halves_quick"], threads=threads)
+                                 if classify and quick_look and "halves_quick" in specs
+                                 else None)
+        if classify:
+            class_counts(specs["halves"].names, str(specs["halves"].file))  # fail early
+        if self.quick_classifier is not None:
+            class_counts(specs["halves_quick"].names, str(specs["halves_quick"].file))
+        #: Markers scored above this are taken from one look; those from
+        #: ``FAINT_MARKER`` up only where the other look finds one too.
+        self.marker_threshold = tile_threshold
+        #: The largest half of the set read (double-``max_value``): a count beyond it is a
+        #: misread (``vision.reading.half_counts.within_set``). ``MAX_VALUE`` when the set
+        #: is not known.
+        self.max_value = MAX_VALUE
+        #: The counts the ``halves`` classifier votes for: 0 to this (``CLASSIFIED_UP_TO``).
+        self.classified_up_to = CLASSIFIED_UP_TO
+        self._set_top(max_value)
+        self.pip_threshold = pip_threshold
+        self.pip_band = pip_band
+        self.uncertain_below = uncertain_below
+        self.zoom_out = zoom_out
+        self.snap_below_px = snap_below_px
+        self.zoom_in_side = zoom_in_side
+        #: Overlapping pieces of one tile found as several boxes are read as that tile
+        #: (``vision.reading.boxes.fragments``).
+        self.join_fragments = join_fragments
+        #: A small tile's box noticeably short or wide for its neighbours is given
+        #: their shape before it is read (``vision.reading.boxes.box_shape``).
+        self.reshape_small = reshape_small
+        #: A nearly square box (a double boxed askew across a train) is also read turned
+        #: along and across the tiles continuing a train from it
+        #: (``vision.reading.boxes.box_shape.turned_boxes``); a sure reading of it, if more
+        #: confident, kept.
+        self.turn_squarish = turn_squarish
+        #: A larger tile's box is also read evened out about its divider, and the more
+        #: confident reading kept (``vision.reading.boxes.divider.even_about_divider``).
+        self.even_halves = even_halves
+        #: A marker box whose middle is the table around it (a loop or line of the
+        #: background's thread) is dropped (``vision.reading.boxes.hollow_markers``).
+        self.drop_hollow_markers = drop_hollow_markers
+        #: A 0-0 reading with no divider in its middle is the back of a tile lying face
+        #: down (the boneyard): set apart, not read (``vision.reading.face_down``).
+        self.spot_face_down = spot_face_down
+        #: Input side of the closer look the last frame needed: video frames start with it.
+        self._close_side: int | None = None
+        #: The cover check's model (``vision.reading.cover_check``) when listed and wanted: loaded
+        #: on first use (``cover_check``), shared with this reader's copies (``for_set``).
+        self.cover_spec = specs.get("covered") if check_cover else None
+        #: The covered-half counter the check counts covered halves with, when listed.
+        self.cover_count_spec = specs.get("halves_covered") if check_cover else None
+        self._threads = threads
+        self._cover_check: list[CoverCheck] = []  # a list: for_set's copies share it
+        #: The player's own set (``vision.reading.set_profile``): each half's count is weighed by
+        #: its pip colour. None: counts as read.
+        self.profile: SetProfile | None = None
+
+    def _set_top(self, top: int | None) -> None:
+        if top is not None and not 1 <= top <= MAX_VALUE:
+            raise ValueError(f"a set's largest half is 1 to {MAX_VALUE}, got {top}")
+        self.max_value = MAX_VALUE if top is None else int(top)
+        self.classified_up_to = CLASSIFIED_UP_TO if top is None else max(CLASSIFIED_UP_TO,
+                                                                         int(top))
+
+    def for_set(self, top: int | None) -> TileReader:
+        """This reader for a double-``top`` set (``None``: a set not known, up to
+        double-18), sharing its models: counts beyond ``top`` are misreads, and the
+        ``halves`` classifier votes up to ``top`` when that is beyond
+        ``CLASSIFIED_UP_TO``. The copy starts as a fresh reader (:meth:`reset`)."""
+        other = copy.copy(self)
+        other._set_top(top)
+        other.reset()
+        return other
+
+    def with_profile(self, profile: SetProfile | None) -> TileReader:
+        """This reader weighing each half's count by its pip colour as ``profile`` (the
+        player's set, ``vision.reading.set_profile``) knows it, sharing its models; ``None``:
+        counts as read."""
+        other = copy.copy(self)
+        other.profile = profile
+        return other
+
+    def cover_check(self) -> CoverCheck | None:
+        """The check of whether a hand covers a half (``vision.reading.cover_check``), loaded on
+        first use; None when ``models.json`` lists none (or ``check_cover=False``)."""
+        if self.cover_spec is None:
+            return None
+        if not self._cover_check:
+            self._cover_check.append(CoverCheck(self.cover_spec, self.cover_count_spec,
+                                                threads=self._threads))
+        return self._cover_check[0]
+
+    @property
+    def look_side(self) -> int:
+        """Long side of the detector's input at the next frame's first look: the closer
+        look's, once a video needed it, else the trained size."""
+        return self._close_side or self._base_side()
+
+    def reset(self) -> None:
+        """Forget what earlier frames taught (the closer look a video needed): the
+        next image is read as a still, as a fresh reader would read it."""
+        self._close_side = None
+
+    def read(self, image: np.ndarray | str | os.PathLike[str]) -> FrameReading:
+        """Read an image (a BGR array, or a path loaded with ``load_image``)."""
+        if not isinstance(image, np.ndarray):
+            image = load_image(image)
+        found = self.detect(image)
+        tiles, backs = self.read_tiles_and_backs(image, found[found.class_id == self.tile_class])
+        markers = more_markers(self, self.detector, image, found, self._base_side(),
+                               _dynamic(self.detector))
+        if self.drop_hollow_markers:
+            markers = drop_hollow(markers, image)
+        down = [np.asarray(b.corners, np.float32) for b in backs]
+        if down and len(markers):  # a back the detector called a marker is a back
+            gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+            on_backs = markers_on_backs(gray, markers.corners, down)
+            down += [np.asarray(markers.corners[i], np.float32)
+                     for i in np.flatnonzero(on_backs)
+                     if not found_near(markers.corners[i:i + 1], np.array(down))[0]]
+            markers = markers[~on_backs]
+        return FrameReading(tiles, markers, (int(image.shape[0]), int(image.shape[1])),
+                            tuple(down))
+
+    def detect(self, image: np.ndarray) -> Detections:
+        """Tiles and markers in ``image``, looked at from the distance that suits them.
+
+        At the trained input size first; when no tile shows, again from further
+        away (``zoom_out``: a close-up), and when none shows there either, closer
+        (a whole table with only a tile or two on it); when the tiles are tiny,
+        again closer (``zoom_in_side``: a whole table). Over a video the closer look, once
+        needed, is taken first until the tiles are big enough without it.
+        """
+        side = self._close_side if _dynamic(self.detector) and self.zoom_in_side else None
+        if side is None:
+            return self._first_look(image)
+        found = self.detector(image, long_side=side)
+        width = self._tile_width(found)
+        if width is None:
+            self._close_side = None
+            return self._first_look(image)
+        at_base = width * self._base_side() / side
+        self._close_side = side if at_base < SMALL_TILE_PX else None
+        return found
+
+    def _first_look(self, image: np.ndarray) -> Detections:
+        found = self.detector(image)
+        width = self._tile_width(found)
+        if width is None:
+            further = self.detector(image, zoom_out=self.zoom_out) if self.zoom_out > 1 else found
+            if self._tile_width(further) is not None and self._close_up(further, image):
+                return further
+            # nothing close up either: perhaps a few tiles too tiny to see (a table seen
+            # whole with only its engine laid)
+            if self._side_for(image) > self._base_side():
+                closer = self._closer_look(image)
+                if closer is not None:
+                    nearer, side, width = closer
+                    if width * self._base_side() / side < SMALL_TILE_PX:
+                        self._close_side = side
+                    return nearer
+            return further
+        if width < SMALL_TILE_PX:
+            closer = self._closer_look(image)
+            if closer is not None:
+                self._close_side = closer[1]
+                return closer[0]
+        return found
+
+    def _close_up(self, found: Detections, image: np.ndarray) -> bool:
+        """Whether a tile in ``found`` is long enough for a close-up (``CLOSE_UP_SHARE``)."""
+        tiles = found[found.class_id == self.tile_class]
+        lengths = box_sizes(tiles.corners)[1]
+        return bool(len(lengths)) and float(lengths.max()) >= CLOSE_UP_SHARE * max(image.shape[:2])
+
+    def _closer_look(self, image: np.ndarray) -> tuple[Detections, int, float] | None:
+        """The frame at the closer look's side: what was found there, the side and the
+        tiles' width; ``None`` when the detector cannot look closer or no tile shows."""
+        if not (self.zoom_in_side and _dynamic(self.detector)):
+            return None
+        side = self._side_for(image)
+        nearer = self.detector(image, long_side=side)
+        width = self._tile_width(nearer)
+        return None if width is None else (nearer, side, width)
+
+    def _base_side(self) -> int:
+        return int(max(getattr(self.detector, "input_size", (416, 416))))
+
+    def _side_for(self, image: np.ndarray) -> int:
+        """Input long side of the closer look: ``zoom_in_side``, a multiple of 32, but
+        never beyond the image's own size (nor below the trained size)."""
+        base = self._base_side()
+        cap = max(min(int(self.zoom_in_side or base), ceil32(max(image.shape[:2]))), base)
+        return int(cap)
+
+    def _tile_width(self, found: Detections) -> float | None:
+        """Median short side of the tiles found, in detector input pixels (None: no tile)."""
+        tiles = found[found.class_id == self.tile_class] if len(found) else found
+        if not len(tiles):
+            return None
+        sides = np.linalg.norm(np.roll(tiles.corners, -1, axis=1) - tiles.corners, axis=2)
+        return float(np.median(sides.min(axis=1))) * float(tiles.metadata.get("gain", 1.0))
+
+    def read_tiles(self, image: np.ndarray, tiles: Detections) -> list[TileReading]:
+        """Read the values of already-located tiles (corners in ``image`` pixels); the
+        backs of tiles lying face down are left out (``read_tiles_and_backs``)."""
+        return self.read_tiles_and_backs(image, tiles)[0]
+
+    def read_tiles_and_backs(self, image: np.ndarray, tiles: Detections
+                             ) -> tuple[list[TileReading], list[TileReading]]:
+        """Read the values of already-located tiles (corners in ``image`` pixels), and set
+        apart the backs of tiles lying face down (``vision.reading.face_down``; read 0-0).
+
+        Small tiles are read twice, as found and snapped to their divider, and
+        the more confident reading is kept (larger ones, as found and lengthened at
+        the end their divider says is short, ``vision.reading.boxes.divider.even_about_divider``);
+        a small tile's box that is short or
+        wide for its neighbours is first given their shape (``vision.reading.boxes.box_shape``),
+        and a nearly square box is also read turned along and across the train it
+        lies in (``turned_boxes``; kept only when sure and more confident).
+        Readings of one tile found twice are merged (see ``SNAP_BELOW_PX``,
+        ``DUPLICATE_IOU``), and overlapping pieces of one tile are joined first
+        (``vision.reading.boxes.fragments``). Best first, both.
+
+        This is where boxes become tile readings, for a still (:meth:`read`) and for
+        the boxes a video tracker does not know already (``vision.tracking.tile_memory``).
+        """
+        sides = np.linalg.norm(np.roll(tiles.corners, -1, axis=1) - tiles.corners, axis=2)
+        tiles = tiles[sides.min(axis=1) >= MIN_SIDE_PX] if len(tiles) else tiles
+        if not len(tiles):
+            return [], []
+        tiles = joined(self, tiles)
+        boxes, owner, turned_at, gray = self._box_variants(image, tiles)
+        found = self.read_at(image, np.array(boxes, np.float32), tiles.confidence[owner])
+        readings = best_readings(found, boxes, owner, turned_at, len(tiles))
+        if not self.spot_face_down:
+            return readings, []
+        return split_face_down(image if gray is None else gray, readings)
+
+    def _box_variants(self, image: np.ndarray, tiles: Detections
+                      ) -> tuple[list[np.ndarray], list[int], set[int], np.ndarray | None]:
+        """The boxes to read for ``tiles``: each as found (in corner order), then the
+        moved and turned ones (see :meth:`read_tiles_and_backs`); the box each stands
+        for (``owner``), which were turned, and the grey image if one was made."""
+        boxes = [order_corners(c) for c in tiles.corners]
+        owner = list(range(len(boxes)))
+        boxes_found = len(boxes)
+        h, w = image.shape[:2]
+        size_h, size_w = getattr(self.detector, "input_size", (h, w))
+        # image pixels -> detector input pixels
+        gain = float(tiles.metadata.get("gain", min(size_h / h, size_w / w)))
+        gray = None
+        as_found = np.array(boxes)
+        turned_at: set[int] = set()  # the boxes turned along or across a train
+        shapes = (neighbour_shapes(as_found) if self.reshape_small or self.turn_squarish
+                  else None)
+        for i in range(boxes_found):
+            c = boxes[i]
+            width = float(min(np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[2] - c[3])))
+            small = width * gain < self.snap_below_px
+            if not (small or self.even_halves or self.turn_squarish):
+                continue
+            turned: list[np.ndarray] = []
+            if shapes is not None:
+                reshaped = (to_neighbour_shape(c, shapes[i]) if small and self.reshape_small
+                            else None)
+                if reshaped is not None:
+                    c = boxes[i] = reshaped
+                if self.turn_squarish:
+                    turned = turned_boxes(as_found, i, shapes[i])
+            if gray is None:
+                gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+            if small:
+                moved = _snapped(gray, c, width)
+            else:
+                moved = even_about_divider(gray, c) if self.even_halves else None
+            if moved is not None:
+                boxes.append(moved)
+                owner.append(i)
+            for t in turned:
+                snapped = _snapped(gray, t, float(box_sizes(t)[0][0]))
+                turned_at.add(len(boxes))
+                boxes.append(t if snapped is None else snapped)
+                owner.append(i)
+        return boxes, owner, turned_at, gray
+
+    def read_at(self, image: np.ndarray, corners: np.ndarray,
+                detector_confidence: np.ndarray | None = None) -> list[TileReading]:
+        """One reading per box ``corners`` ``(N, 4, 2)`` (corner convention), read exactly
+        there, in order: no snapping, merging or sorting. A video tracker uses it to
+        look again where a tile lay."""
+        boxes = np.asarray(corners, np.float32).reshape(-1, 4, 2)
+        if not len(boxes):
+            return []
+        scores = (np.ones(len(boxes), np.float32) if detector_confidence is None
+                  else np.asarray(detector_confidence, np.float32))
+        crops: list[np.ndarray] = []
+        for box in boxes:
+            crops.extend(tile_half_crops(image, box))
+        halves = self.count_halves(crops)
+        readings = []
+        for k, box in enumerate(boxes):
+            first, second = halves[2 * k], halves[2 * k + 1]
+            det = float(scores[k])
+            confidence = det * first.certainty * second.certainty
+            uncertain = (confidence < self.uncertain_below
+                         or max(first.value, second.value) > self.max_value)
+            # a count beyond the set is a misread: the most the half could be in the set
+            a, low_a, high_a = within_set(first.value, first.low, first.high, self.max_value)
+            b, low_b, high_b = within_set(second.value, second.low, second.high, self.max_value)
+            readings.append(TileReading((a, b), box, confidence, uncertain, det,
+                                        (first.certainty, second.certainty),
+                                        (first.pips, second.pips),
+                                        ((low_a, high_a), (low_b, high_b))))
+        return readings
+
+    def _count_probabilities(self, crops: Sequence[np.ndarray]) -> np.ndarray | None:
+        """The half classifiers' probability of each count up to ``classified_up_to``
+        (column = count, from 0; their class names are the counts), or None without
+        one: the quick classifier's where it is sure (``QUICK_SURE``), else the
+        ``halves`` classifier's."""
+        if self.half_classifier is None or not crops:
+            return None
+        quick = self.quick_classifier
+        if quick is None:
+            return self._by_count(self.half_classifier(crops), self.half_classifier.names)
+        probs = self._by_count(quick(crops), quick.names)
+        unsure = np.flatnonzero(probs.max(axis=1) < QUICK_SURE).tolist()
+        if unsure:
+            again = self.half_classifier([crops[i] for i in unsure])
+            probs[unsure] = self._by_count(again, self.half_classifier.names)
+        return probs
+
+    def _by_count(self, probs: np.ndarray, names: Sequence[str]) -> np.ndarray:
+        """A classifier's ``probs`` (columns: its classes ``names``) by count, 0 to
+        ``classified_up_to``."""
+        values = class_counts(names, "halves")
+        top = self.classified_up_to
+        by_count = np.zeros((len(probs), max(int(values.max()), top) + 1), np.float32)
+        by_count[:, values] = probs
+        return by_count[:, :top + 1]
+
+    def count_pips(self, crops: Sequence[np.ndarray]) -> list[tuple[int, float, Detections]]:
+        """``(count, certainty, pips)`` for each half crop; one model batch for all."""
+        return [(h.value, h.certainty, h.pips) for h in self.count_halves(crops)]
+
+    def count_halves(self, crops: Sequence[np.ndarray]) -> list[HalfCount]:
+        """Each half crop's count, its certainty, its pips and the range of counts
+        it could be (``RANGE_BAND``). The ``halves`` classifier looks at every crop (one
+        batch); a crop it names surely (``classifier_sure``) has that count, and the
+        others go to the pip model (one batch), whose count and range its vote then
+        weighs (``vision.reading.half_votes``). Without the classifier, the pips count alone."""
+        probs = self._count_probabilities(crops)
+        named: dict[int, HalfCount] = {}  # crop index -> the count the classifier is sure of
+        if probs is not None and self.classifier_sure is not None:
+            for i in np.flatnonzero(probs.max(axis=1) >= self.classifier_sure).tolist():
+                value = int(np.argmax(probs[i]))
+                named[i] = HalfCount(value, float(probs[i, value]), Detections.empty(),
+                                     value, value)
+        doubtful = [crop for k, crop in enumerate(crops) if k not in named]
+        found = iter(self.pip_detector(doubtful) if doubtful else [])
+        results = []
+        for k in range(len(crops)):
+            if k in named:
+                results.append(named[k])
+                continue
+            pips = next(found)
+            pips = pips[inside_half(pips.center)]
+            scores = pips.confidence
+            count = int(np.sum(scores >= self.pip_threshold))
+            certainty = count_certainty(scores, self.pip_threshold, self.pip_band)
+            low = min(count, int(np.sum(scores >= self.pip_threshold + RANGE_BAND)))
+            high = max(count, int(np.sum(scores >= self.pip_threshold - RANGE_BAND)))
+            if probs is not None:
+                count, certainty, low, high = vote(count, certainty, low, high, probs[k])
+            results.append(HalfCount(count, certainty, pips[scores >= self.pip_threshold],
+                                     low, high))
+        if self.profile is not None:
+            from vision.reading.pip_colour import half_colours
+
+            results = self.profile.reweigh(results, half_colours(list(crops)))
+        return results
+
+
+def _snapped(gray: np.ndarray, corners: np.ndarray, width: float) -> np.ndarray | None:
+    """``corners`` (a tile ``width`` wide) snapped to the divider
+    (``vision.reading.boxes.divider.snap_to_divider``) when one shows clearly and off its middle,
+    else None."""
+    snapped, fit = snap_to_divider(gray, corners)
+    return snapped if fit.found and abs(fit.shift) > 0.05 * width else None
+
+
+
+
+def _dynamic(detector: Any) -> bool:
+    """Whether ``detector`` takes any input size (an ONNX export with dynamic axes)."""
+    return getattr(getattr(detector, "model", None), "dynamic_size", False) is True

@@ -1,0 +1,299 @@
+"""Following a game: frames in, settled tables and the rules engine's alerts out.
+
+A :class:`Tracker` reads frames from a camera index, a video file or a folder
+of images (``vision.tracking.frame_source``) and yields :data:`vision.events.TrackerEvent` s:
+
+- frames in which the view moves (a hand laying a tile, a lamp being
+  switched) are skipped, and so are still frames in which one large region
+  reaching in from the edge of the view differs from the last settled view
+  (a hand resting over the table); frames are compared small, each colour
+  normalised and their smooth shading removed, so that light that changes
+  slowly or all at once is not taken for a hand (``vision.tracking.view_change``);
+- a still frame is read (tiles, then the table) — but not when it shows the
+  view of the last settled table; a reader that finds boxes and reads them
+  apart (``vision.reading.reader_interface.TileSource``) reads only the boxes the
+  tracker's memory of the tiles does not know already (``vision.tracking.tile_memory``:
+  tiles that have not moved and were read the same way twice, tiles of a
+  settled table that look as they did then, backs of the boneyard set apart
+  before), so that a tile hard to read is not read differently at every move
+  (each new reading of an old tile would be a tile taken away and another laid);
+- a table is *settled* when the same reading wins a vote over the still
+  frames of a short while (``vision.tracking.settling``); each settled table that
+  differs from the last is passed to the round's :class:`vision.referee.Referee`,
+  whose alerts become events;
+- a camera that cannot be opened, stops delivering frames or disappears gives
+  a :class:`~vision.events.CameraStatus` (its reason) and a retry, never an exception.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Generator, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine import RuleSet, TableState
+from vision.events import (
+    AlertRaised,
+    CameraReason,
+    CameraStatus,
+    TableSettled,
+    TrackerEvent,
+    Uncertain,
+)
+from vision.models.detections import Detections
+from vision.reading.reader_interface import FrameReader, ReadTile, TileSource
+from vision.referee import Referee, Reread
+from vision.table import TableReading, reconstruct
+from vision.tracking.frame_source import Capture, FrameSource
+from vision.tracking.settling import (
+    Ballot,
+    fills_a_known_place,
+    rereadings,
+    same_but_doubted,
+    takes_away,
+)
+from vision.tracking.tile_memory import ReadCounts, TileMemory, grey_of
+from vision.tracking.view_change import Still, ViewWatch
+
+#: Whether the live tracker's reader lets the ``halves`` classifier vote on pip counts
+#: (``vision.reading.half_votes``), as stills do. It is safe because the table drops other
+#: boxes on the mat's hub (pieces of the engine, ``vision.table``): without that, a box
+#: lying on the engine was read as a sure 9-0 starting train 1 and raised false
+#: alerts. Both game settings of ``benchmarks/table.py``: 10/10 breaches found.
+TRACKER_CLASSIFIES_HALVES = True
+
+
+class Tracker:
+    """Follow a game from ``source``; iterate to get its :data:`~vision.events.TrackerEvent` s.
+
+    ``reader`` reads a frame: a ``TileReader`` (``TileReader(models_dir)``
+    by default, made on first use), or any :class:`~vision.reading.reader_interface.TileSource`
+    (its boxes read apart, so that unmoved tiles can be skipped), or any
+    :class:`~vision.reading.reader_interface.FrameReader` (read whole at every still frame).
+    ``settle_s`` is how long a view must stay still, ``votes``
+    how many still readings a table must win (out of ``window``) to settle.
+    ``retry_s`` is the pause between attempts to reach a camera and
+    ``max_retries`` how many attempts in a row (``None``: keep trying).
+    ``realtime`` plays a video file or folder at its frame rate, as a camera would.
+    """
+
+    def __init__(self, source: str | int | Path, players: int, rules: RuleSet | None = None, *,
+                 reader: FrameReader | None = None, models_dir: str | Path = "models",
+                 first: int = 0, engine: int | None = None, mat: bool = True,
+                 settle_s: float = 0.4, votes: int = 3, window: int = 5,
+                 retry_s: float = 2.0, max_retries: int | None = None,
+                 opener: Callable[[Any], Capture] | None = None,
+                 sleep: Callable[[float], None] = time.sleep,
+                 realtime: bool = False) -> None:
+        self.source = FrameSource(source, opener)
+        self.players = players
+        self.rules = rules or RuleSet.preset("standard")
+        self._reader = reader
+        self.models_dir = models_dir
+        self.first = first
+        self.engine = engine
+        self.use_mat = mat
+        self.settle_s = settle_s
+        self.votes = votes
+        self.window = window
+        self.retry_s = retry_s
+        self.max_retries = max_retries
+        self.sleep = sleep
+        #: Play a recording at its own frame rate (as a camera would deliver it)
+        #: rather than as fast as frames can be read: the companion's demo.
+        self.realtime = realtime
+        #: The round's referee: every table settled so far, judged.
+        self.referee = Referee(self.rules, players, first, engine)
+        #: The reading the last settled table came from.
+        self.settled_reading: TableReading | None = None
+        self.frames = 0
+        self.reads = 0
+        #: What reading took and saved: tiles read and reused, tiles the detector missed
+        #: kept, backs of the boneyard set apart and found again unread.
+        self.counts = ReadCounts()
+
+    @property
+    def tiles_read(self) -> int:
+        return self.counts.tiles_read
+
+    @property
+    def tiles_reused(self) -> int:
+        return self.counts.tiles_reused
+
+    @property
+    def tiles_kept(self) -> int:
+        return self.counts.tiles_kept
+
+    @property
+    def backs_read(self) -> int:
+        return self.counts.backs_read
+
+    @property
+    def backs_reused(self) -> int:
+        return self.counts.backs_reused
+
+    @property
+    def settled(self) -> TableState | None:
+        """The last settled table."""
+        return None if self.settled_reading is None else self.settled_reading.table
+
+    @property
+    def reader(self) -> FrameReader:
+        if self._reader is None:
+            from vision.reading.reader import TileReader
+
+            self._reader = TileReader(self.models_dir, max_value=self.rules.set,
+                                      classify_halves=TRACKER_CLASSIFIES_HALVES)
+        return self._reader
+
+    # -- reading one still frame ---------------------------------------------------
+
+    def _read(self, frame: np.ndarray, memory: TileMemory | None
+              ) -> tuple[Sequence[ReadTile], Detections]:
+        """Tiles and markers of a still frame: through ``memory`` (which reads only what it
+        does not know) when the reader reads boxes apart, else the whole frame read."""
+        if memory is not None:
+            return memory.update_with_detections(frame, memory.reader.detect(frame))
+        frame_reading = self.reader.read(frame)
+        self.counts.tiles_read += len(frame_reading.tiles)
+        return frame_reading.tiles, frame_reading.markers
+
+    def _reconstruct(self, frame: np.ndarray, tiles: Sequence[ReadTile], markers: Detections,
+                     mat_view: Any) -> TableReading:
+        # the round's engine, once known (given, or from the first settled table)
+        engine = self.referee.engine
+        # a train stopping at a misplaced box is read again where it goes on
+        reader = self.reader
+        look = None
+        if isinstance(reader, TileSource):
+            def look(corners: np.ndarray) -> ReadTile:
+                return reader.read_at(frame, corners[None])[0]
+        reading = reconstruct(tiles, markers, self.players, mat_view, engine=engine, look=look)
+        if self.settled_reading is not None and fills_a_known_place(self.settled_reading,
+                                                                    reading):
+            # a tile the settled table showed is gone from the middle of its train: that
+            # gap is a tile taken away, not one the detector missed
+            reading = reconstruct(tiles, markers, self.players, mat_view, engine=engine,
+                                  infer_gaps=False, look=look)
+        return reading
+
+    # -- the loop ----------------------------------------------------------------------
+
+    def __iter__(self) -> Iterator[TrackerEvent]:
+        return self.events()
+
+    def events(self) -> Iterator[TrackerEvent]:
+        src = self.source
+        attempts = 0
+        t0 = time.monotonic()
+
+        def status(reason: CameraReason, message: str) -> CameraStatus:
+            return CameraStatus(reason, message, self.frames, time.monotonic() - t0)
+
+        while True:
+            if not src.open():
+                attempts += 1
+                if not src.live:
+                    yield status(CameraReason.UNREADABLE,
+                                 f"cannot open {src.name}: not a video this build can read")
+                    return
+                if self.max_retries is not None and attempts > self.max_retries:
+                    yield status(CameraReason.GAVE_UP,
+                                 f"camera {src.name} could not be opened; giving up")
+                    return
+                yield status(CameraReason.RETRYING, f"camera {src.name} cannot be opened; "
+                             f"retrying in {self.retry_s:g} s")
+                self.sleep(self.retry_s)
+                continue
+            yield status(CameraReason.OPENED, f"reading {src.kind} {src.name}")
+            attempts = 0
+            lost = yield from self._follow(src, t0)
+            src.close()
+            if not lost:
+                yield status(CameraReason.ENDED, f"end of {src.kind} {src.name}")
+                return
+            yield status(CameraReason.LOST, f"camera {src.name} stopped delivering frames; "
+                         f"reconnecting in {self.retry_s:g} s")
+            self.sleep(self.retry_s)
+
+    def _follow(self, src: FrameSource, t0: float) -> Generator[TrackerEvent, None, bool]:
+        """Read frames until the source ends; the generator's value says it was lost."""
+        fps = src.fps()
+        view = ViewWatch(max(2, round(self.settle_s * fps)), fps)
+        ballot = Ballot(self.votes, self.window)
+        reader = self.reader
+        memory = TileMemory(reader, self.counts) if isinstance(reader, TileSource) else None
+        mat_view = None
+        misses = 0
+        start = time.monotonic()
+        first = self.frames
+        while True:
+            if self.realtime and not src.live:
+                ahead = start + (self.frames - first) / fps - time.monotonic()
+                if ahead > 0:
+                    self.sleep(ahead)
+            frame = src.read()
+            if frame is None:
+                misses += 1
+                if src.live and misses < 3:
+                    continue
+                return src.live
+            misses = 0
+            self.frames += 1
+            index = self.frames - 1
+            stamp = index / fps if not src.live else time.monotonic() - t0
+            still = view.look(frame, index)
+            if still is None:
+                continue
+            if self.use_mat:
+                from vision.mat.hub_mat import detect_mat
+
+                mat_view = detect_mat(frame) or mat_view
+            tiles, markers = self._read(frame, memory)
+            reading = self._reconstruct(frame, tiles, markers, mat_view)
+            self.reads += 1
+            chosen = self._vote(reading, still, ballot)
+            if chosen is None:
+                continue
+            view.settled(still.detail)
+            if memory is not None and reading is chosen:  # the tiles just read are its
+                memory.settle(grey_of(frame))
+            ballot.clear()
+            yield from self._settle(chosen, index, stamp)
+
+    def _vote(self, reading: TableReading, still: Still, ballot: Ballot) -> TableReading | None:
+        """The table that settles with ``reading``, if one does (and is news)."""
+        if reading.table is None:
+            return None
+        if still.covered and self.settled is not None and takes_away(self.settled,
+                                                                     reading.table):
+            return None
+        chosen = ballot.cast(reading)
+        if chosen is None or (self.settled_reading is not None
+                              and same_but_doubted(self.settled_reading, chosen)):
+            return None  # no winner yet, or the settled table, a doubtful count read otherwise
+        return chosen
+
+    def _settle(self, chosen: TableReading, index: int, stamp: float) -> Iterator[TrackerEvent]:
+        """The events of a newly settled table: it, what it left unresolved, its alerts."""
+        assert chosen.table is not None
+        fixes: Reread = {}
+        if self.settled_reading is not None and self.referee.started:
+            fixes = rereadings(self.settled_reading, chosen)
+        self.settled_reading = chosen
+        # earlier tables showed re-read tiles as first read: the referee judges the
+        # game again as if they had been read so all along (their alerts were given)
+        self.referee.reread(fixes)
+        ruling = self.referee.settle(chosen.table)
+        yield TableSettled(chosen.table, ruling.to_move, frame=index, time_s=stamp,
+                           reading=chosen)
+        for unsure in chosen.uncertainties:
+            yield Uncertain(unsure.message, index, stamp)
+        for (owner, k), (was, got) in sorted(fixes.items(), key=str):
+            yield Uncertain(f"tile {k} of train {owner}, read {was[0]}-{was[1]} before, is "
+                            f"{got[0]}-{got[1]}: read again", index, stamp)
+        for alert, details in ruling:
+            yield AlertRaised(alert, details, index, stamp)
