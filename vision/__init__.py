@@ -26,8 +26,9 @@ _EXPORTS = {
     "order_corners": "vision.models.crops",
     "chosen_precision": "vision.models.precision",
     "TileReader": "vision.reading.reader",
-    "TileReading": "vision.reading.reader",
-    "FrameReading": "vision.reading.reader",
+    "TileReading": "vision.readings",
+    "FrameReading": "vision.readings",
+    "ReadTile": "vision.readings",
     "PolygonAnnotator": "vision.stills.annotate",
     "ReadingAnnotator": "vision.stills.annotate",
     "HandReading": "vision.stills.scoring",
@@ -113,7 +114,7 @@ if TYPE_CHECKING:
     from vision.reading.cover_check import CoverCheck, flag_covered  # noqa: F401
     from vision.reading.face_down import lies_face_down, split_face_down  # noqa: F401
     from vision.reading.pip_colour import half_colour  # noqa: F401
-    from vision.reading.reader import FrameReading, TileReader, TileReading  # noqa: F401
+    from vision.reading.reader import TileReader  # noqa: F401
     from vision.reading.reader_interface import FrameReader, TileSource  # noqa: F401
     from vision.reading.set_profile import (  # noqa: F401
         SetProfile,
@@ -122,6 +123,7 @@ if TYPE_CHECKING:
         load_profile,
         save_profile,
     )
+    from vision.readings import FrameReading, ReadTile, TileReading  # noqa: F401
     from vision.referee import Referee, Ruling  # noqa: F401
     from vision.stills.annotate import PolygonAnnotator, ReadingAnnotator  # noqa: F401
     from vision.stills.closer_look import look_closer  # noqa: F401

@@ -1,6 +1,6 @@
-"""What reading an image gives: each tile's values, where it lies and how sure the
-reading is (:class:`TileReading`), and everything read from one image
-(:class:`FrameReading`)."""
+"""What reading an image gives, the types the reader and the table reconstruction
+share: a read tile (:class:`ReadTile`, :class:`TileReading`), and everything read
+from one image (:class:`FrameReading`)."""
 
 from __future__ import annotations
 
@@ -16,16 +16,36 @@ from vision.models.detections import Detections
 MAX_VALUE = 18
 
 
-class _Read(Protocol):
+class ReadTile(Protocol):
+    """A read tile as every reader reports it and every consumer reads it
+    (:class:`TileReading`; ``datasets.table_layout.SeenTile`` for laid-out tables).
+
+    ``values`` as read, either order; ``corners`` ``(4, 2)`` in image pixels (corner
+    convention); ``confidence`` in ``[0, 1]``; ``uncertain``: the reader doubted its
+    counts; ``half_certainty``: how sure each half's count is; ``ranges``: the counts
+    each half could be (``vision.reading.reader.RANGE_BAND``), ``None`` for exactly as read.
+    """
+
     @property
     def values(self) -> tuple[int, int]: ...
+
     @property
     def corners(self) -> np.ndarray: ...
+
     @property
     def confidence(self) -> float: ...
 
+    @property
+    def uncertain(self) -> bool: ...
 
-def tile_detections(tiles: Sequence[_Read], track_ids: Sequence[int] | None = None
+    @property
+    def half_certainty(self) -> tuple[float, float]: ...
+
+    @property
+    def ranges(self) -> tuple[tuple[int, int], tuple[int, int]] | None: ...
+
+
+def tile_detections(tiles: Sequence[ReadTile], track_ids: Sequence[int] | None = None
                     ) -> Detections:
     """Read tiles as one ``Detections`` (class 0): their boxes and confidences, their
     values in ``data["values"]`` (``(N, 2)`` int64) and, when given, their track ids in

@@ -21,13 +21,14 @@ from table_fixtures import (
 
 from datasets.table_layout import SeenTile
 from engine import MEXICAN
-from vision.table import TableReading, TileLike, reconstruct
+from vision.readings import ReadTile
+from vision.table import TableReading, reconstruct
 
 
 def test_misread_halves_are_settled_by_their_neighbours_within_the_readers_doubt() -> None:
     # the true Mexican train is 9-3 3-11 11-11 11-8; a blurred 11 was read 12 and 10
     three_eleven = lengthwise((120, 0), (144, 0), (3, 11))
-    tiles: list[TileLike] = [ENGINE,
+    tiles: list[ReadTile] = [ENGINE,
              lengthwise((72, 0), (96, 0), (9, 3)),
              # read far end first (either order), 12 where 11 or 12 could be
              Ranged(SeenTile((12, 3), np.roll(three_eleven.corners, 2, axis=0)),
@@ -44,7 +45,7 @@ def test_misread_halves_are_settled_by_their_neighbours_within_the_readers_doubt
 
 def test_a_count_the_reader_is_sure_of_is_not_matched() -> None:
     # 6-2 laid on 1: the reader could see 6 or 7 pips, never 1: a mismatch for the rules
-    tiles: list[TileLike] = [ENGINE, SEAT0_DOWN[0],
+    tiles: list[ReadTile] = [ENGINE, SEAT0_DOWN[0],
              Ranged(lengthwise((0, 120), (0, 144), (6, 2)), ((6, 7), (2, 2)))]
     reading = reconstruct(tiles, None, 3)
     assert reading.table is not None
@@ -54,7 +55,7 @@ def test_a_count_the_reader_is_sure_of_is_not_matched() -> None:
 
 def test_a_doubtful_open_end_does_not_repeat_a_tile_on_the_table() -> None:
     # seat 0's train starts 9-1; the Mexican train's new tile is a blurred 9-2 read 9-1
-    tiles: list[TileLike] = [ENGINE, *SEAT0_DOWN,  # 9-1 1-2 2-3 3-4
+    tiles: list[ReadTile] = [ENGINE, *SEAT0_DOWN,  # 9-1 1-2 2-3 3-4
              Ranged(lengthwise((72, 0), (96, 0), (9, 1)), ((9, 9), (1, 2)))]
     reading = reconstruct(tiles, None, 3)
     assert reading.table is not None
@@ -128,7 +129,7 @@ def test_a_double_in_a_train_read_as_the_engine_is_the_double_of_its_end() -> No
 def test_an_engine_twin_and_its_misread_neighbours_take_a_count_they_could_all_be() -> None:
     # true Mexican train 9-3 3-8 8-8 8-5; every 8 was over-counted 9 (engine 9-9), and the
     # singles' ranges allow 8: the double and both neighbours become 8
-    tiles: list[TileLike] = [ENGINE, lengthwise((72, 0), (96, 0), (9, 3)),
+    tiles: list[ReadTile] = [ENGINE, lengthwise((72, 0), (96, 0), (9, 3)),
              Ranged(lengthwise((120, 0), (144, 0), (3, 9)), ((3, 3), (8, 9))),
              crosswise((168, 0), (0, 1), 9),
              Ranged(lengthwise((192, 0), (216, 0), (9, 5)), ((8, 9), (5, 5)))]
@@ -141,7 +142,7 @@ def test_an_engine_twin_and_its_misread_neighbours_take_a_count_they_could_all_b
 
 def test_a_single_read_as_a_double_is_matched_by_whichever_half_could_be_the_end() -> None:
     # 11-8 read 8-8: the 8 is sure, the other half could be 7 to 12, so it is the 11
-    tiles: list[TileLike] = [*MEXICAN_TO_11,
+    tiles: list[ReadTile] = [*MEXICAN_TO_11,
              Ranged(lengthwise((168, 0), (192, 0), (8, 8)), ((8, 8), (7, 12)))]
     reading = reconstruct(tiles, None, 3)
     assert reading.table is not None
@@ -221,7 +222,7 @@ def test_a_count_beyond_its_range_is_taken_within_it() -> None:
     # the train holds no 13 (no 13-13 taken for the doubted double)
     over = Doubted(lengthwise((120, 0), (144, 0), (3, 13)), ((3, 3), (9, 12)))
     double = Doubted(crosswise_read((168, 0), (10, 12)), ((10, 10), (12, 12)))
-    tiles: list[TileLike] = [ENGINE, lengthwise((72, 0), (96, 0), (9, 3)), over, double]
+    tiles: list[ReadTile] = [ENGINE, lengthwise((72, 0), (96, 0), (9, 3)), over, double]
     reading = reconstruct(tiles, None, 3)
     assert reading.table is not None
     assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]

@@ -19,7 +19,8 @@ from table_fixtures import (
 
 from datasets.table_layout import SeenTile
 from engine import MEXICAN
-from vision.table import Look, TileLike, reconstruct
+from vision.readings import ReadTile
+from vision.table import Look, reconstruct
 
 
 def test_of_two_tiles_continuing_a_train_as_well_the_one_it_goes_on_from_is_taken() -> None:
@@ -89,7 +90,7 @@ def test_a_half_read_surely_as_another_count_is_no_double_across_a_trains_end() 
     truth_look = oracle_look([ENGINE, *SEAT0_DOWN[:3], turned])
 
     def looker(across_reads: Looked) -> Look:
-        def look(corners: np.ndarray) -> TileLike | None:
+        def look(corners: np.ndarray) -> ReadTile | None:
             c = np.asarray(corners, float)
             axis = c[2] + c[3] - c[0] - c[1]
             if abs(axis[0]) > abs(axis[1]) and np.linalg.norm(c.mean(axis=0) - [0, 168]) < 6:
@@ -275,7 +276,7 @@ def test_looking_again_takes_no_outline_over_a_half_of_a_sure_box() -> None:
     double, on, tiles = turned_double()
     truth_look = oracle_look([ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], double, on])
 
-    def look(corners: np.ndarray) -> TileLike | None:
+    def look(corners: np.ndarray) -> ReadTile | None:
         c = np.asarray(corners, float)
         axis = (c[2] + c[3] - c[0] - c[1]) / 2
         if abs(axis[0]) > abs(axis[1]) and np.linalg.norm(c.mean(axis=0) - [36, 144]) < 6:

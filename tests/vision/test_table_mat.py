@@ -20,7 +20,8 @@ from datasets.table_layout import SeenTile
 from vision.mat.geometry import SLOT_RADIUS_MM, apply_homography, marker_corners_mm, slot_angles
 from vision.mat.hub_mat import MatView
 from vision.models.detections import Detections
-from vision.table import TableReading, TileLike, reconstruct
+from vision.readings import ReadTile
+from vision.table import TableReading, reconstruct
 
 
 def test_with_the_mat_a_known_engine_read_wrong_is_still_the_engine() -> None:
@@ -136,7 +137,7 @@ def test_on_the_mat_an_engine_missed_or_misread_is_read_again_on_the_hub() -> No
                 for t in tiles]
     oracle = oracle_look(truth_mm)
 
-    def look(corners: np.ndarray) -> TileLike | None:  # the oracle works in mat millimetres
+    def look(corners: np.ndarray) -> ReadTile | None:  # the oracle works in mat millimetres
         return oracle(apply_homography(to_mat, corners))
 
     missed = [t for i, t in enumerate(tiles) if i != k]  # no box on the engine at all
@@ -170,7 +171,7 @@ def test_on_the_mat_a_first_tile_slid_over_the_print_is_read_again_at_its_slot()
                 for t in tiles]
     oracle = oracle_look(truth_mm)
 
-    def look(corners: np.ndarray) -> TileLike | None:  # the oracle works in mat millimetres
+    def look(corners: np.ndarray) -> ReadTile | None:  # the oracle works in mat millimetres
         return oracle(apply_homography(to_mat, corners))
 
     reading = reconstruct(slid, markers, 3, view, look=look)
@@ -201,7 +202,7 @@ def test_on_the_mat_a_box_astride_a_trains_first_two_tiles_is_read_again_at_its_
                 for t in tiles]
     oracle = oracle_look(truth_mm)
 
-    def look(corners: np.ndarray) -> TileLike | None:  # the oracle works in mat millimetres
+    def look(corners: np.ndarray) -> ReadTile | None:  # the oracle works in mat millimetres
         return oracle(apply_homography(to_mat, corners))
 
     blind = reconstruct(astride, markers, 3, view)

@@ -16,11 +16,7 @@ import numpy as np
 
 from vision.models.detections import Detections
 from vision.reading.boxes.fragments import join_fragments
-from vision.table.reading import TileLike
-
-#: A tile as a reader reports it (``vision.readings.TileReading``,
-#: ``datasets.table_layout.SeenTile``): what the table reconstruction reads of it.
-ReadTile = TileLike
+from vision.readings import ReadTile
 
 
 class FrameRead(Protocol):

@@ -74,7 +74,7 @@ from vision.table.look_again import (
 )
 from vision.table.markers import MARKER_REACH_WIDTHS, MARKER_TILE_IOU, PRINT_MARGIN_MM
 from vision.table.pipeline import reconstruct
-from vision.table.reading import Look, TableReading, TileLike, Uncertainty
+from vision.table.reading import Look, TableReading, Uncertainty
 from vision.table.rereads import TURNED_REREAD_SURE
 
 __all__ = [
@@ -107,7 +107,6 @@ __all__ = [
     "TOUCH_LOW",
     "TURNED_REREAD_SURE",
     "TableReading",
-    "TileLike",
     "Uncertainty",
     "WIDTH_FACTOR",
     "reconstruct",

@@ -10,8 +10,9 @@ import numpy as np
 
 from engine import Owner
 from vision.mat.geometry import TILE_WIDTH_MM, apply_homography
+from vision.readings import ReadTile
 from vision.table.geometry import Ranges, Tile
-from vision.table.reading import Look, TileLike, Uncertainty
+from vision.table.reading import Look, Uncertainty
 
 #: One tile of a train: (index into ``TableBuild.tiles``, near count, far count).
 Link = tuple[int, int, int]
@@ -46,7 +47,7 @@ class Chain:
 class Reread(NamedTuple):
     """A reading of an outline read again: the reading, its values and ranges."""
 
-    seen: TileLike
+    seen: ReadTile
     values: tuple[int, int]
     ranges: Ranges
 
@@ -68,7 +69,7 @@ class TableBuild:
     Each stage reports what it could not settle to ``uncertain``.
     """
 
-    tiles: list[TileLike]
+    tiles: list[ReadTile]
     read: list[Tile]
     players: int
     to_image: np.ndarray
@@ -91,7 +92,7 @@ class TableBuild:
     def report(self, uncertainty: Uncertainty) -> None:
         self.uncertain.append(uncertainty)
 
-    def add_tile(self, tile: TileLike) -> int:
+    def add_tile(self, tile: ReadTile) -> int:
         """Append a tile read again or inferred; its index."""
         self.tiles.append(tile)
         return len(self.tiles) - 1
@@ -110,7 +111,7 @@ class TableBuild:
                                      (int(ranges[1][0]), int(ranges[1][1]))))
 
 
-def end_ranges(tile: TileLike, near: int, far: int) -> Ranges:
+def end_ranges(tile: ReadTile, near: int, far: int) -> Ranges:
     """The counts the near and far end of a tile laid ``near``-``far`` could be."""
     read = tuple(int(v) for v in tile.values)
     ranges = tile.ranges

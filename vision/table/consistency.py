@@ -12,10 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vision.readings import ReadTile
 from vision.table.build import Chain, TableBuild, end_ranges, lies_along
 from vision.table.decode import decode_set
 from vision.table.geometry import Ranges
-from vision.table.reading import TileLike, Uncertainty
+from vision.table.reading import Uncertainty
 from vision.table.rereads import reread_mismatches
 
 
@@ -32,7 +33,7 @@ class Settled:
     half_certainty: tuple[float, float] = (1.0, 1.0)
 
 
-def within_ranges(tile: TileLike) -> TileLike:
+def within_ranges(tile: ReadTile) -> ReadTile:
     """``tile``, or its counts moved into the ranges the reader gives them.
 
     The reader keeps a count beyond the set as read (a blurred 12 read 13 in a
@@ -194,7 +195,7 @@ class _Entry:
     far_sure: float
 
 
-def _entry(tile: TileLike, idx: int, near: int, far: int) -> _Entry:
+def _entry(tile: ReadTile, idx: int, near: int, far: int) -> _Entry:
     read = (int(tile.values[0]), int(tile.values[1]))
     k = 0 if read == (near, far) else 1
     ranges = tile.ranges or ((read[0], read[0]), (read[1], read[1]))

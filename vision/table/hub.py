@@ -13,9 +13,10 @@ from vision.mat.geometry import (
     TILE_WIDTH_MM,
     marker_corners_mm,
 )
+from vision.readings import ReadTile
 from vision.table.build import TableBuild
 from vision.table.geometry import Tile, cos_between, make_tile, nearer_half, outline_at
-from vision.table.reading import TileLike, Uncertainty
+from vision.table.reading import Uncertainty
 
 #: On the mat, the engine is a double centred within this many widths of the hub.
 ENGINE_REACH_WIDTHS = 1.5
@@ -179,7 +180,7 @@ def look_at_hub(b: TableBuild, w: float, engine: int | None) -> tuple[Tile, int]
     when known), the one with the most pips is the engine; on a tie, the surest
     (``reread-tile``; appended to ``b.tiles``). ``None``: none was read.
     """
-    best: tuple[int, float, np.ndarray, TileLike] | None = None
+    best: tuple[int, float, np.ndarray, ReadTile] | None = None
     for turn in HUB_TURNS:
         axis = np.array([math.cos(math.radians(turn)), math.sin(math.radians(turn))])
         corners = outline_at(np.zeros(2), axis, w)

@@ -8,9 +8,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from vision.readings import ReadTile
 from vision.table.build import Chain, Reread, TableBuild
 from vision.table.geometry import Tile, make_tile, nearer_half, outline_at, perp
-from vision.table.reading import TileLike, Uncertainty
+from vision.table.reading import Uncertainty
 
 #: A loose box centred this close (widths) to where a train's next tile could lie
 #: makes ``look_again`` read every place it could lie ... (a box slid a whole half
@@ -62,7 +63,7 @@ class Found(NamedTuple):
     centre: np.ndarray
     corners: np.ndarray
     way: np.ndarray
-    seen: TileLike
+    seen: ReadTile
 
 
 def halves_meet(a: Tile, b: Tile, w: float) -> bool:

@@ -10,6 +10,7 @@ import numpy as np
 
 from engine import MEXICAN, Owner, TableState, Train
 from vision.mat.geometry import apply_homography
+from vision.readings import ReadTile
 from vision.table.build import TableBuild
 from vision.table.chains import grow, report_leftovers, start_trains
 from vision.table.consistency import settle_counts, within_ranges
@@ -19,7 +20,7 @@ from vision.table.hub import on_printed_marker, on_printed_ring, place_engine
 from vision.table.joints import drop_joint_boxes
 from vision.table.look_again import look_again
 from vision.table.markers import drop_marker_boxes, place_markers
-from vision.table.reading import Look, TableReading, TileLike, Uncertainty
+from vision.table.reading import Look, TableReading, Uncertainty
 from vision.table.rereads import look_at_slots, reread_mismatches
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from vision.models.detections import Detections
 
 
-def reconstruct(tiles: Sequence[TileLike], markers: Detections | None, players: int,
+def reconstruct(tiles: Sequence[ReadTile], markers: Detections | None, players: int,
                 mat: MatView | None = None, engine: int | None = None,
                 infer_gaps: bool = True, look: Look | None = None) -> TableReading:
     """Read the table from the tiles and markers found in one image.

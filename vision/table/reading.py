@@ -1,49 +1,19 @@
-"""What goes into a table reconstruction and what comes out: read tiles, the table read."""
+"""What a table reconstruction gives: the table read and what it could not resolve."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
 from engine import Owner, TableState
-
-
-class TileLike(Protocol):
-    """What :func:`vision.table.reconstruct` reads of a read tile
-    (``vision.reading.reader.TileReading``; ``datasets.table_layout.SeenTile`` for laid-out
-    tables).
-
-    ``values`` as read, either order; ``corners`` ``(4, 2)`` in image pixels (corner
-    convention); ``confidence`` in ``[0, 1]``; ``uncertain``: the reader doubted its
-    counts; ``half_certainty``: how sure each half's count is; ``ranges``: the counts
-    each half could be (``vision.reading.reader.RANGE_BAND``), ``None`` for exactly as read.
-    """
-
-    @property
-    def values(self) -> tuple[int, int]: ...
-
-    @property
-    def corners(self) -> np.ndarray: ...
-
-    @property
-    def confidence(self) -> float: ...
-
-    @property
-    def uncertain(self) -> bool: ...
-
-    @property
-    def half_certainty(self) -> tuple[float, float]: ...
-
-    @property
-    def ranges(self) -> tuple[tuple[int, int], tuple[int, int]] | None: ...
-
+from vision.readings import ReadTile
 
 #: Reads the image again inside image corners ``(4, 2)`` (corner convention): a read
 #: tile, or ``None``.
-Look = Callable[[np.ndarray], TileLike | None]
+Look = Callable[[np.ndarray], ReadTile | None]
 
 
 @dataclass(frozen=True)
