@@ -63,7 +63,7 @@ class ModelSpec:
 
 def default_models_dir() -> Path:
     """``models/`` of this checkout (beside the ``vision`` package)."""
-    return Path(__file__).resolve().parent.parent / "models"
+    return Path(__file__).resolve().parents[2] / "models"
 
 
 def resolve_models_dir(models_dir: str | os.PathLike[str] | None) -> Path:
