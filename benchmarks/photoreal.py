@@ -14,7 +14,7 @@ module: ``make render-env``; several minutes a scene on a shared CPU); without
 it the scenes already in ``--folder`` are scored, and with none there the
 benchmark is skipped with a message. Each picture is read by
 ``TileReader(models/)``, ``vision.mat.hub_mat.detect_mat``, ``vision.table.reconstruct``
-and ``vision.stills.closer_look`` (``mtrain read IMAGE --players N``), and scored with
+and ``vision.stills.trouble_spots`` (``mtrain read IMAGE --players N``), and scored with
 and without the mat: whole table exact, per train, seat assignment, marker
 attachment (``benchmarks/table.py``'s tally), tiles read right (a labelled tile
 matched one to one by a read tile at polygon IoU >= 0.5 with the same two

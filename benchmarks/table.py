@@ -22,7 +22,7 @@ Writes ``benchmarks/results/table.json``. Parts:
   for small tables), with and without the printed hub mat,
   and read exactly as ``mtrain read IMAGE --players N`` reads them
   (``TileReader(models/)``, ``vision.mat.hub_mat.detect_mat``,
-  ``vision.table.reconstruct``, ``vision.stills.closer_look``). The same rates as the
+  ``vision.table.reconstruct``, ``vision.stills.trouble_spots``). The same rates as the
   layouts part, plus
   tiles read right (a drawn tile matched one to one by a read tile at polygon
   IoU >= 0.5 with the same two values), how often a mat was found, and the

@@ -10,7 +10,7 @@ Writes ``benchmarks/results/vision.json``. Parts, each in its own module:
   label's ``set``), as ``mtrain read``/``score`` read for the set the rules
   name; **synthetic_set_unknown** repeats the main figures with readers not
   told the set. ``hands`` scenes are read as ``mtrain score`` reads a hand
-  (``vision.stills.scoring.read_hand``), ``table`` scenes as frames;
+  (``vision.stills.hand_photos.read_hand``), ``table`` scenes as frames;
   ``--plain-hands`` reads the hands as frames too.
 - **synthetic_more** (``--more N``, default 200): the same measures on N more
   ``hands`` scenes rendered at run time (not committed). The committed set

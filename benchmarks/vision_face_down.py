@@ -16,7 +16,7 @@ import numpy as np
 
 from benchmarks.matching import rate
 from vision.reading.reader import TileReader
-from vision.stills.scoring import read_hand
+from vision.stills.hand_photos import read_hand
 
 FACE_DOWN_SEED = 9501
 

@@ -20,8 +20,8 @@ import numpy as np
 from vision.images import load_image
 from vision.models.precision import cpu_flags, int8_is_exact
 from vision.reading.reader import TileReader
-from vision.stills.scoring import read_hand
-from vision.stills.straight_above import plane_normal, tilt_degrees
+from vision.stills.hand_photos import read_hand
+from vision.stills.slanted_photo import plane_normal, tilt_degrees
 
 #: Seeds of the rendered table frames and of the hand photographed at a slant.
 FRAME_SEED = 777_002

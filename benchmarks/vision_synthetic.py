@@ -23,10 +23,10 @@ from benchmarks.matching import aligned_values, match, rate
 from engine import RuleSet, Tile, hand_points
 from vision.images import load_image
 from vision.reading.reader import TileReader
-from vision.stills.scoring import read_hand
+from vision.stills.hand_photos import read_hand
 
 #: Seed of the ``hands`` scenes rendered for ``synthetic_more`` (not a training or
-#: eval seed, nor 9101 / 9201, on which ``vision.stills.straight_above`` was developed and
+#: eval seed, nor 9101 / 9201, on which ``vision.stills.slanted_photo`` was developed and
 #: checked), and their JPEG quality cap (the eval set's).
 MORE_SEED = 9301
 MORE_MAX_QUALITY = 80

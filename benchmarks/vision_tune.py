@@ -8,7 +8,7 @@ import numpy as np
 
 from benchmarks.matching import match, rate
 from vision.models.crops import tile_half_crops
-from vision.reading.half_counts import inside_half
+from vision.reading.count_certainty import inside_half
 from vision.reading.reader import TileReader
 
 #: Seed of the scenes rendered for the sweeps (not a training or eval seed).

@@ -136,7 +136,7 @@ def read_hand_photo(photo: Photo, models_dir: str | os.PathLike[str], rules_json
     from engine import RuleSet
     from vision.reading.reader import TileReader
     from vision.reading.set_profile import kept_profile
-    from vision.stills.scoring import hand_from_reading, read_hand
+    from vision.stills.hand_photos import hand_from_reading, read_hand
 
     try:
         rules = RuleSet.from_json(rules_json)

@@ -31,10 +31,10 @@ _EXPORTS = {
     "ReadTile": "vision.readings",
     "PolygonAnnotator": "vision.stills.annotate",
     "ReadingAnnotator": "vision.stills.annotate",
-    "HandReading": "vision.stills.scoring",
-    "score_photos": "vision.stills.scoring",
-    "read_hand": "vision.stills.scoring",
-    "read_from_above": "vision.stills.straight_above",
+    "HandReading": "vision.stills.hand_photos",
+    "score_photos": "vision.stills.hand_photos",
+    "read_hand": "vision.stills.hand_photos",
+    "read_from_above": "vision.stills.slanted_photo",
     "split_face_down": "vision.reading.face_down",
     "lies_face_down": "vision.reading.face_down",
     "looks_like_tile": "vision.models.tile_check",
@@ -45,7 +45,7 @@ _EXPORTS = {
     "reconstruct": "vision.table",
     "TableReading": "vision.table",
     "Uncertainty": "vision.table",
-    "look_closer": "vision.stills.closer_look",
+    "look_closer": "vision.stills.trouble_spots",
     "MatView": "vision.mat.hub_mat",
     "detect_mat": "vision.mat.hub_mat",
     "rectify": "vision.mat.hub_mat",
@@ -126,9 +126,9 @@ if TYPE_CHECKING:
     from vision.readings import FrameReading, ReadTile, TileReading  # noqa: F401
     from vision.referee import Referee, Ruling  # noqa: F401
     from vision.stills.annotate import PolygonAnnotator, ReadingAnnotator  # noqa: F401
-    from vision.stills.closer_look import look_closer  # noqa: F401
-    from vision.stills.scoring import HandReading, read_hand, score_photos  # noqa: F401
-    from vision.stills.straight_above import read_from_above  # noqa: F401
+    from vision.stills.hand_photos import HandReading, read_hand, score_photos  # noqa: F401
+    from vision.stills.slanted_photo import read_from_above  # noqa: F401
+    from vision.stills.trouble_spots import look_closer  # noqa: F401
     from vision.table import TableReading, Uncertainty, reconstruct  # noqa: F401
     from vision.tracking.camera_plan import CameraPlan, plan_camera  # noqa: F401
     from vision.tracking.capture import open_capture  # noqa: F401

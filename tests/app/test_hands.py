@@ -226,7 +226,7 @@ def test_a_hand_photo_is_read_for_the_game_s_set(monkeypatch: pytest.MonkeyPatch
     """The reader is told the game's set: its top bounds the halves and the classifier."""
     import numpy as np
 
-    import vision.stills.scoring
+    import vision.stills.hand_photos
     from vision.models.detections import Detections
     from vision.reading.reader import FrameReading, TileReading
 
@@ -242,12 +242,12 @@ def test_a_hand_photo_is_read_for_the_game_s_set(monkeypatch: pytest.MonkeyPatch
         return FrameReading([TileReading((15, 2), corners, 0.9, False)], Detections.empty())
 
     monkeypatch.setitem(hands._readers, str(tmp_path.resolve()), Reader())
-    monkeypatch.setattr(vision.stills.scoring, "read_hand", read_hand)
+    monkeypatch.setattr(vision.stills.hand_photos, "read_hand", read_hand)
     photo = hands.check_photo(png(), "hand.png")
     tiles = hands.read_tiles(photo, tmp_path, {"name": "standard", "set": 15})
     assert asked == [15] and [t["values"] for t in tiles] == [[15, 2]]
     back = np.array([[30, 0], [40, 0], [40, 20], [30, 20]], np.float32)
-    monkeypatch.setattr(vision.stills.scoring, "read_hand", lambda reader, path: FrameReading(
+    monkeypatch.setattr(vision.stills.hand_photos, "read_hand", lambda reader, path: FrameReading(
         [TileReading((15, 2), back - [30, 0], 0.9, False)], Detections.empty(), (20, 40),
         (back,)))
     tiles, backs = hands.read_hand_photo(photo, tmp_path, {"name": "standard", "set": 15})

@@ -81,7 +81,7 @@ def test_a_photo_read_reduced_gives_corners_in_its_own_pixels(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     import vision.images
-    import vision.stills.scoring
+    import vision.stills.hand_photos
     from vision.models.detections import Detections
     from vision.reading.reader import FrameReading, TileReading
 
@@ -103,7 +103,7 @@ def test_a_photo_read_reduced_gives_corners_in_its_own_pixels(
     Image.new("RGB", (80, 60), (200, 180, 160)).save(photo_file)
     monkeypatch.setattr(vision.images, "MAX_DECODED_PIXELS", 1000)
     monkeypatch.setitem(hands._readers, str(tmp_path.resolve()), Reader())
-    monkeypatch.setattr(vision.stills.scoring, "read_hand", read_hand)
+    monkeypatch.setattr(vision.stills.hand_photos, "read_hand", read_hand)
     photo = hands.check_photo(photo_file.read_bytes(), "hand.png")
     tiles, backs = hands.read_hand_photo(photo, tmp_path, {"name": "standard"})
     assert seen == [(15, 20, 3)]  # read at a quarter of its size

@@ -12,7 +12,7 @@ from reader_fixtures import untrained_dir
 
 from vision.models.detections import Detections
 from vision.models.onnx_models import ObbDetector
-from vision.reading.marker_looks import CONFIRM_MARKER_SIDE, MARKER_SIDE
+from vision.reading.missed_markers import CONFIRM_MARKER_SIDE, MARKER_SIDE
 from vision.reading.reader import (
     SMALL_TILE_PX,
     ZOOM_IN_SIDE,

@@ -24,7 +24,7 @@ from vision.reading.boxes.divider import (
     fit_divider,
     snap_to_divider,
 )
-from vision.reading.boxes.seams import distinct, over_a_seam
+from vision.reading.boxes.duplicate_boxes import distinct, over_a_seam
 from vision.reading.reader import TileReader, TileReading
 
 EVAL = Path(__file__).resolve().parents[2] / "datasets" / "eval"
@@ -105,14 +105,14 @@ def test_rendered_table_tiles_snap_back() -> None:
     back = total = 0
     for label in sorted(EVAL.glob("table_*.json"))[:6]:
         scene = json.loads(label.read_text())
-        gray = cv2.imread(str(EVAL / scene["image"]), cv2.IMREAD_GRAYSCALE)
-        assert gray is not None
+        grey = cv2.imread(str(EVAL / scene["image"]), cv2.IMREAD_GRAYSCALE)
+        assert grey is not None
         for tile in scene["tiles"]:
             if tile.get("visible", 1) < 1:
                 continue
             true = np.array(tile["corners"], np.float32)
             width = float(np.linalg.norm(true[1] - true[0]))
-            moved, fit = snap_to_divider(gray, true + 0.5 * width * along(true))
+            moved, fit = snap_to_divider(grey, true + 0.5 * width * along(true))
             total += 1
             back += int(np.linalg.norm(moved.mean(0) - true.mean(0)) < 0.15 * width)
     assert total > 50
@@ -265,7 +265,7 @@ def test_a_box_snapped_onto_a_seam_does_not_replace_a_sure_single(
     colour = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     middle = boxes[1]
 
-    def onto_the_seam(gray: np.ndarray, box: np.ndarray) -> tuple[np.ndarray, Any]:
+    def onto_the_seam(grey: np.ndarray, box: np.ndarray) -> tuple[np.ndarray, Any]:
         if np.allclose(order_corners(box).mean(axis=0), middle.mean(axis=0)):
             # slid a half on, over the 2-6's first half: the 5-2's and 2-6's 2s
             return box + W * along(box), SimpleNamespace(found=True, shift=float(W))
@@ -338,11 +338,11 @@ def test_a_big_tiles_profile_is_the_whole_image_blurred_there(
     turned = cv2.warpAffine(image, tilted, image.shape[::-1], borderValue=70)
     turned_boxes = [cv2.transform(b[None], tilted)[0] for b in boxes]
     around = [(image, b) for b in boxes] + [(turned, b) for b in turned_boxes]
-    got = [divider_profile(gray, b) for gray, b in around]
+    got = [divider_profile(grey, b) for grey, b in around]
     monkeypatch.setattr(divider, "_blurred_around",
-                        lambda gray, matrix, size, sigma: (
-                            cv2.GaussianBlur(gray, (0, 0), sigma), (0, 0)))
-    for (gray, b), (offsets, scores) in zip(around, got, strict=True):
-        want_offsets, want_scores = divider_profile(gray, b)
+                        lambda grey, matrix, size, sigma: (
+                            cv2.GaussianBlur(grey, (0, 0), sigma), (0, 0)))
+    for (grey, b), (offsets, scores) in zip(around, got, strict=True):
+        want_offsets, want_scores = divider_profile(grey, b)
         assert np.array_equal(offsets, want_offsets)
         assert np.array_equal(scores, want_scores)

@@ -19,7 +19,7 @@ from vision.reading.face_down import (
     split_face_down,
 )
 from vision.reading.reader import FrameReading, TileReader, TileReading
-from vision.stills.scoring import hand_from_reading
+from vision.stills.hand_photos import hand_from_reading
 
 BOX = np.array([[40, 30], [80, 30], [80, 110], [40, 110]], np.float32)
 

@@ -23,7 +23,7 @@ from reader_fixtures import (
 
 from vision.models.crops import half_crops, tile_half_crops
 from vision.models.detections import Detections, polygon_iou
-from vision.reading.half_counts import count_certainty, inside_half, within_set
+from vision.reading.count_certainty import count_certainty, inside_half, within_set
 from vision.reading.reader import (
     CLASSIFIER_SURE,
     PIP_THRESHOLD,
@@ -424,7 +424,7 @@ class TestWithUntrainedModels:
             "import sys\n"
             "from vision.reading.reader import TileReader\n"
             "from vision.stills.annotate import ReadingAnnotator\n"
-            "import vision.stills.scoring, vision.images\n"
+            "import vision.stills.hand_photos, vision.images\n"
             f"frame = TileReader({str(untrained_models)!r}).read({str(image)!r})\n"
             "ReadingAnnotator().annotate(vision.images.load_image("
             f"{str(image)!r}), frame)\n"

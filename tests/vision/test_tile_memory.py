@@ -124,7 +124,7 @@ def test_a_settled_tile_the_detector_misses_is_kept_while_it_looks_the_same() ->
     reader = FakeReader(game)
     memory = TileMemory(reader)
     memory.update_with_detections(frame, reader.detect(frame))
-    memory.settle(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+    memory.mark_settled(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
     found = reader.detect(frame)
     tiles, _ = memory.update_with_detections(frame, found[np.arange(len(found)) != 0])
     assert len(tiles) == len(found) and memory.counts.tiles_kept == 1

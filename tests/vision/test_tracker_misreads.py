@@ -109,10 +109,10 @@ def misread_pair(game: Game) -> tuple[int, int]:
 @pytest.mark.parametrize("reread", [True, False])
 def test_a_doubtful_open_end_read_again_as_its_train_grows_is_no_tile_taken_away(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reread: bool) -> None:
-    import vision.tracking.settling
+    import vision.tracking.table_vote
 
     if not reread:
-        monkeypatch.setattr(vision.tracking.settling, "MAX_REREADS", -1)
+        monkeypatch.setattr(vision.tracking.table_vote, "MAX_REREADS", -1)
     game = Game(8, n_tiles=9)
     j, m = misread_pair(game)
     states = list(range(len(game.order) + 1))

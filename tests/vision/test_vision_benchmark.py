@@ -34,7 +34,7 @@ NO_MARKERS = Detections(np.zeros((0, 4, 2)), np.zeros(0), np.zeros(0))
 
 class LabelReader:
     """Reads a scene's labelled tiles in its image, and nothing in any other image (a
-    hand's view from above, ``vision.stills.straight_above``)."""
+    hand's view from above, ``vision.stills.slanted_photo``)."""
 
     def __init__(self, folder: Path) -> None:
         self.scenes = {}

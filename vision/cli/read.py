@@ -88,7 +88,7 @@ def run_read(args: argparse.Namespace) -> int:
 def run_score(args: argparse.Namespace) -> int:
     from vision.images import load_image
     from vision.reading.reader import TileReader
-    from vision.stills.scoring import score_photos
+    from vision.stills.hand_photos import score_photos
 
     rules = rules_from_args(args)
     for path in args.images:  # every photo is checked before the models load
@@ -145,10 +145,10 @@ def reconstruct_table(frame: FrameReading, players: int,
 def read_table(frame: FrameReading, players: int, image: np.ndarray,
                reader: TileReader) -> tuple[FrameReading, Any]:
     """The table in ``image`` (``reconstruct_table``), looked at closer where it does
-    not hold together (``vision.stills.closer_look``): the frame read, with the boxes found
+    not hold together (``vision.stills.trouble_spots``): the frame read, with the boxes found
     closer, and its table."""
     from vision.mat.hub_mat import detect_mat
-    from vision.stills.closer_look import look_closer
+    from vision.stills.trouble_spots import look_closer
 
     mat = detect_mat(image)  # looked for once: the closer frame is the same image
     table = reconstruct_table(frame, players, image, reader, mat)

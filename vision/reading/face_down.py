@@ -63,18 +63,18 @@ class _Reading(Protocol):
     def corners(self) -> np.ndarray: ...
 
 
-def middle_darkness(gray: np.ndarray, corners: np.ndarray) -> tuple[float, float]:
+def middle_darkness(grey: np.ndarray, corners: np.ndarray) -> tuple[float, float]:
     """How much darker the box's middle is than its face, as shares of the face's
     brightness: its darkest spot (``DARKEST`` of it) and its darkest row across the
     tile on average. Both near 0 on a plain back; a divider bar makes them 0.1-0.9.
 
-    ``gray`` is the image in grey levels; ``corners`` the tile's box (any start corner).
+    ``grey`` is the image in grey levels; ``corners`` the tile's box (any start corner).
     """
     c = order_corners(corners)
     w, h = LOOK_PX, 2 * LOOK_PX
     upright = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     matrix = cv2.getPerspectiveTransform(c.astype(np.float32), upright)
-    face = cv2.warpPerspective(gray, matrix, (w, h), flags=cv2.INTER_AREA,
+    face = cv2.warpPerspective(grey, matrix, (w, h), flags=cv2.INTER_AREA,
                                borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
 
     def part(box: tuple[tuple[float, float], tuple[float, float]]) -> np.ndarray:
@@ -89,14 +89,14 @@ def middle_darkness(gray: np.ndarray, corners: np.ndarray) -> tuple[float, float
     return spot, row
 
 
-def lies_face_down(gray: np.ndarray, reading: _Reading) -> bool:
+def lies_face_down(grey: np.ndarray, reading: _Reading) -> bool:
     """Whether ``reading`` (read 0-0) is the back of a tile: no divider in its middle."""
     if tuple(reading.values) != (0, 0):
         return False
     c = order_corners(np.asarray(reading.corners))
     if float(np.hypot(*(c[1] - c[0]))) < MIN_WIDTH_PX:
         return False
-    spot, row = middle_darkness(gray, c)
+    spot, row = middle_darkness(grey, c)
     return spot < MAX_SPOT and row < MAX_ROW
 
 
@@ -108,11 +108,11 @@ def split_face_down(image: np.ndarray, readings: Sequence[R]) -> tuple[list[R], 
     in their order. ``image`` is BGR or grey."""
     if not any(tuple(r.values) == (0, 0) for r in readings):
         return list(readings), []
-    gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     up: list[R] = []
     down: list[R] = []
     for r in readings:
-        (down if lies_face_down(gray, r) else up).append(r)
+        (down if lies_face_down(grey, r) else up).append(r)
     return up, down
 
 
@@ -124,7 +124,7 @@ AMONG_BACKS = 1.5
 BACK_ASPECT = (1.6, 2.6)
 
 
-def markers_on_backs(gray: np.ndarray, markers: np.ndarray,
+def markers_on_backs(grey: np.ndarray, markers: np.ndarray,
                      backs: Sequence[np.ndarray]) -> np.ndarray:
     """Which of the marker boxes ``markers`` ``(N, 4, 2)`` are backs of tiles lying face
     down among the ``backs`` set apart (a boolean mask): a marker by the trains is kept,
@@ -146,6 +146,6 @@ def markers_on_backs(gray: np.ndarray, markers: np.ndarray,
         short, long = float(np.hypot(*(c[1] - c[0]))), float(np.hypot(*(c[2] - c[1])))
         if short < MIN_WIDTH_PX or not BACK_ASPECT[0] <= long / short <= BACK_ASPECT[1]:
             continue
-        spot, row = middle_darkness(gray, c)
+        spot, row = middle_darkness(grey, c)
         out[i] = spot < MAX_SPOT and row < MAX_ROW
     return out

@@ -16,7 +16,7 @@ How sure that count is follows from how far each pip score lies from the
 threshold: a pip scored near it could as well be missing or extra. With the
 ``halves`` model, a crop it names surely has that count, as sure as its
 probability; otherwise the value is the count it finds likeliest, weighed by the
-pips' count and range (``vision.reading.half_votes``), and a count other than the pips'
+pips' count and range (``vision.reading.count_vote``), and a count other than the pips'
 is as sure as its share of the weighed probabilities. A tile's
 confidence is the detector's score times the certainty of both halves; a
 reading below ``uncertain_below``, or with a value above the set's largest,
@@ -45,11 +45,9 @@ from vision.reading.boxes.box_shape import (
     turned_boxes,
 )
 from vision.reading.boxes.divider import even_about_divider, snap_to_divider
+from vision.reading.boxes.duplicate_boxes import best_readings
 from vision.reading.boxes.hollow_markers import drop_hollow
-from vision.reading.boxes.seams import best_readings
-from vision.reading.cover_check import CoverCheck
-from vision.reading.face_down import markers_on_backs, split_face_down
-from vision.reading.half_counts import (
+from vision.reading.count_certainty import (
     CLASSIFIED_UP_TO,
     CLASSIFIER_SURE,
     PIP_BAND,
@@ -58,8 +56,10 @@ from vision.reading.half_counts import (
     inside_half,
     within_set,
 )
-from vision.reading.half_votes import vote
-from vision.reading.marker_looks import FAINT_MARKER, ceil32, found_near, more_markers
+from vision.reading.count_vote import vote
+from vision.reading.cover_check import CoverCheck
+from vision.reading.face_down import markers_on_backs, split_face_down
+from vision.reading.missed_markers import FAINT_MARKER, ceil32, found_near, more_markers
 from vision.reading.reader_interface import joined
 from vision.readings import MAX_VALUE, FrameReading, HalfCount, TileReading
 
@@ -177,7 +177,7 @@ class TileReader:
         floor = max(0.01, pip_threshold - pip_band)
         classify = classify_halves and "halves" in specs
         self.pip_detector = BoxDetector(specs["pips"], conf_threshold=floor, threads=threads)
-        #: The ``halves`` classifier, when listed and wanted (``vision.reading.half_votes``).
+        #: The ``halves`` classifier, when listed and wanted (``vision.reading.count_vote``).
         self.half_classifier = (Classifier(specs["halves"], threads=threads)
                                 if classify else None)
         #: A half crop the classifier names at least this surely is not shown to the pip
@@ -197,7 +197,7 @@ class TileReader:
         #: ``FAINT_MARKER`` up only where the other look finds one too.
         self.marker_threshold = tile_threshold
         #: The largest half of the set read (double-``max_value``): a count beyond it is a
-        #: misread (``vision.reading.half_counts.within_set``). ``MAX_VALUE`` when the set
+        #: misread (``vision.reading.count_certainty.within_set``). ``MAX_VALUE`` when the set
         #: is not known.
         self.max_value = MAX_VALUE
         #: The counts the ``halves`` classifier votes for: 0 to this (``CLASSIFIED_UP_TO``).
@@ -300,8 +300,8 @@ class TileReader:
             markers = drop_hollow(markers, image)
         down = [np.asarray(b.corners, np.float32) for b in backs]
         if down and len(markers):  # a back the detector called a marker is a back
-            gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-            on_backs = markers_on_backs(gray, markers.corners, down)
+            grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+            on_backs = markers_on_backs(grey, markers.corners, down)
             down += [np.asarray(markers.corners[i], np.float32)
                      for i in np.flatnonzero(on_backs)
                      if not found_near(markers.corners[i:i + 1], np.array(down))[0]]
@@ -417,12 +417,12 @@ class TileReader:
         if not len(tiles):
             return [], []
         tiles = joined(self, tiles)
-        boxes, owner, turned_at, gray = self._box_variants(image, tiles)
+        boxes, owner, turned_at, grey = self._box_variants(image, tiles)
         found = self.read_at(image, np.array(boxes, np.float32), tiles.confidence[owner])
         readings = best_readings(found, boxes, owner, turned_at, len(tiles))
         if not self.spot_face_down:
             return readings, []
-        return split_face_down(image if gray is None else gray, readings)
+        return split_face_down(image if grey is None else grey, readings)
 
     def _box_variants(self, image: np.ndarray, tiles: Detections
                       ) -> tuple[list[np.ndarray], list[int], set[int], np.ndarray | None]:
@@ -436,7 +436,7 @@ class TileReader:
         size_h, size_w = getattr(self.detector, "input_size", (h, w))
         # image pixels -> detector input pixels
         gain = float(tiles.metadata.get("gain", min(size_h / h, size_w / w)))
-        gray = None
+        grey = None
         as_found = np.array(boxes)
         turned_at: set[int] = set()  # the boxes turned along or across a train
         shapes = (neighbour_shapes(as_found) if self.reshape_small or self.turn_squarish
@@ -455,21 +455,21 @@ class TileReader:
                     c = boxes[i] = reshaped
                 if self.turn_squarish:
                     turned = turned_boxes(as_found, i, shapes[i])
-            if gray is None:
-                gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+            if grey is None:
+                grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
             if small:
-                moved = _snapped(gray, c, width)
+                moved = _snapped(grey, c, width)
             else:
-                moved = even_about_divider(gray, c) if self.even_halves else None
+                moved = even_about_divider(grey, c) if self.even_halves else None
             if moved is not None:
                 boxes.append(moved)
                 owner.append(i)
             for t in turned:
-                snapped = _snapped(gray, t, float(box_sizes(t)[0][0]))
+                snapped = _snapped(grey, t, float(box_sizes(t)[0][0]))
                 turned_at.add(len(boxes))
                 boxes.append(t if snapped is None else snapped)
                 owner.append(i)
-        return boxes, owner, turned_at, gray
+        return boxes, owner, turned_at, grey
 
     def read_at(self, image: np.ndarray, corners: np.ndarray,
                 detector_confidence: np.ndarray | None = None) -> list[TileReading]:
@@ -536,7 +536,7 @@ class TileReader:
         it could be (``RANGE_BAND``). The ``halves`` classifier looks at every crop (one
         batch); a crop it names surely (``classifier_sure``) has that count, and the
         others go to the pip model (one batch), whose count and range its vote then
-        weighs (``vision.reading.half_votes``). Without the classifier, the pips count alone."""
+        weighs (``vision.reading.count_vote``). Without the classifier, the pips count alone."""
         probs = self._count_probabilities(crops)
         named: dict[int, HalfCount] = {}  # crop index -> the count the classifier is sure of
         if probs is not None and self.classifier_sure is not None:
@@ -569,11 +569,11 @@ class TileReader:
         return results
 
 
-def _snapped(gray: np.ndarray, corners: np.ndarray, width: float) -> np.ndarray | None:
+def _snapped(grey: np.ndarray, corners: np.ndarray, width: float) -> np.ndarray | None:
     """``corners`` (a tile ``width`` wide) snapped to the divider
     (``vision.reading.boxes.divider.snap_to_divider``) when one shows clearly and off its middle,
     else None."""
-    snapped, fit = snap_to_divider(gray, corners)
+    snapped, fit = snap_to_divider(grey, corners)
     return snapped if fit.found and abs(fit.shift) > 0.05 * width else None
 
 

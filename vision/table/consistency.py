@@ -1,7 +1,7 @@
 """Counts settled by what the table says: a tile's neighbours on its train, the set's one
 tile of each kind, the reader's ranges (``matched-read``).
 
-:func:`settle_counts` is the step that decides the counts of the tiles laid on the
+:func:`correct_counts` is the step that decides the counts of the tiles laid on the
 trains once the trains are laid; each rule below is one part of it.
 """
 
@@ -55,12 +55,12 @@ def within_ranges(tile: ReadTile) -> ReadTile:
                    bool(tile.uncertain), float(tile.confidence), (float(sure[0]), float(sure[1])))
 
 
-def settle_counts(b: TableBuild) -> None:
+def correct_counts(b: TableBuild) -> None:
     """Settle the counts of the tiles on the trains, in this order: a double read as
     the engine (``engine_twins``), halves misread within the reader's doubt
     (``match_neighbours``), a mismatch read again where its train puts it (with
     ``look``: ``rereads.reread_mismatches``), a tile matching neither neighbour
-    (``settle_sandwiched``), a train's open end repeating a tile on the table
+    (``correct_sandwiched``), a train's open end repeating a tile on the table
     (``avoid_repeats``), then the whole table under the set's one tile of each kind
     (``decode.decode_set``)."""
     engine_twins(b)
@@ -68,7 +68,7 @@ def settle_counts(b: TableBuild) -> None:
         match_neighbours(b, chain)
     if b.look is not None:
         reread_mismatches(b)
-    settle_sandwiched(b)
+    correct_sandwiched(b)
     avoid_repeats(b)
     decode_set(b)
 
@@ -77,7 +77,7 @@ def fits(value: int, span: tuple[int, int] | None) -> bool:
     return span is not None and span[0] <= value <= span[1]
 
 
-def settle_sandwiched(b: TableBuild) -> None:
+def correct_sandwiched(b: TableBuild) -> None:
     """A tile inside a train that matches neither neighbour is the tile both say it is.
 
     A box shifted along a small tile misreads both halves at once (a 2-8 read

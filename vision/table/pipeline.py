@@ -13,7 +13,7 @@ from vision.mat.geometry import apply_homography
 from vision.readings import ReadTile
 from vision.table.build import TableBuild
 from vision.table.chains import grow, report_leftovers, start_trains
-from vision.table.consistency import settle_counts, within_ranges
+from vision.table.consistency import correct_counts, within_ranges
 from vision.table.gaps import bridge_gap
 from vision.table.geometry import Tile, make_tile
 from vision.table.hub import on_printed_marker, on_printed_ring, place_engine
@@ -84,7 +84,7 @@ def reconstruct(tiles: Sequence[ReadTile], markers: Detections | None, players: 
     if hub_tile.index < len(assignment):
         assignment[hub_tile.index] = "engine"
     lay_trains(b)
-    settle_counts(b)
+    correct_counts(b)
     for chain in b.chains:
         for idx, _, _ in chain.tiles:
             if idx < len(assignment):

@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from vision.models.detections import Detections
-from vision.reading.boxes.seams import distinct
+from vision.reading.boxes.duplicate_boxes import distinct
 from vision.reading.face_down import markers_on_backs
 from vision.reading.reader_interface import ReadTile, TileSource, sure_markers, tile_boxes
 from vision.readings import tile_detections
@@ -173,7 +173,7 @@ class TileMemory:
                      and same_look(h.look, tile_look(grey, np.asarray(h.reading.corners))))
                 for h in self.held]
 
-    def settle(self, grey: np.ndarray) -> None:
+    def mark_settled(self, grey: np.ndarray) -> None:
         """The tiles now held are those of a settled table, seen in ``grey``."""
         for h in self.held:
             h.agree = max(h.agree, CONFIRMED_READS)

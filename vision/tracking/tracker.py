@@ -18,7 +18,7 @@ of images (``vision.tracking.frame_source``) and yields :data:`vision.events.Tra
   before), so that a tile hard to read is not read differently at every move
   (each new reading of an old tile would be a tile taken away and another laid);
 - a table is *settled* when the same reading wins a vote over the still
-  frames of a short while (``vision.tracking.settling``); each settled table that
+  frames of a short while (``vision.tracking.table_vote``); each settled table that
   differs from the last is passed to the round's :class:`vision.referee.Referee`,
   whose alerts become events;
 - a camera that cannot be opened, stops delivering frames or disappears gives
@@ -48,8 +48,8 @@ from vision.reading.reader_interface import FrameReader, ReadTile, TileSource
 from vision.referee import Referee, Reread
 from vision.table import TableReading, reconstruct
 from vision.tracking.frame_source import Capture, FrameSource
-from vision.tracking.settling import (
-    Ballot,
+from vision.tracking.table_vote import (
+    TableVote,
     fills_a_known_place,
     rereadings,
     same_but_doubted,
@@ -59,7 +59,7 @@ from vision.tracking.tile_memory import ReadCounts, TileMemory, grey_of
 from vision.tracking.view_change import Still, ViewWatch
 
 #: Whether the live tracker's reader lets the ``halves`` classifier vote on pip counts
-#: (``vision.reading.half_votes``), as stills do. It is safe because the table drops other
+#: (``vision.reading.count_vote``), as stills do. It is safe because the table drops other
 #: boxes on the mat's hub (pieces of the engine, ``vision.table``): without that, a box
 #: lying on the engine was read as a sure 9-0 starting train 1 and raised false
 #: alerts. Both game settings of ``benchmarks/table.py``: 10/10 breaches found.
@@ -223,7 +223,7 @@ class Tracker:
         """Read frames until the source ends; the generator's value says it was lost."""
         fps = src.fps()
         view = ViewWatch(max(2, round(self.settle_s * fps)), fps)
-        ballot = Ballot(self.votes, self.window)
+        ballot = TableVote(self.votes, self.window)
         reader = self.reader
         memory = TileMemory(reader, self.counts) if isinstance(reader, TileSource) else None
         mat_view = None
@@ -260,11 +260,11 @@ class Tracker:
                 continue
             view.settled(still.detail)
             if memory is not None and reading is chosen:  # the tiles just read are its
-                memory.settle(grey_of(frame))
+                memory.mark_settled(grey_of(frame))
             ballot.clear()
             yield from self._settle(chosen, index, stamp)
 
-    def _vote(self, reading: TableReading, still: Still, ballot: Ballot) -> TableReading | None:
+    def _vote(self, reading: TableReading, still: Still, ballot: TableVote) -> TableReading | None:
         """The table that settles with ``reading``, if one does (and is news)."""
         if reading.table is None:
             return None

@@ -115,7 +115,7 @@ def _quantiles(values: np.ndarray, qs: tuple[float, ...]) -> list[float]:
             for pos, lo in spots]
 
 
-def divider_profile(gray: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def divider_profile(grey: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """How well a tile centred at each position along the box's long axis fits.
 
     A position scores when a divider crosses it (dark in the middle of the
@@ -124,10 +124,10 @@ def divider_profile(gray: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, 
     next tile). Returns ``(offsets, scores)``: offsets from the box centre in tile
     widths (``-REACH .. REACH``) and the score there (about 0-1).
     """
-    return _profile(gray, _axes(corners))
+    return _profile(grey, _axes(corners))
 
 
-def _profile(gray: np.ndarray, axes: Axes) -> tuple[np.ndarray, np.ndarray]:
+def _profile(grey: np.ndarray, axes: Axes) -> tuple[np.ndarray, np.ndarray]:
     """``divider_profile`` of the box whose ``_axes`` are ``axes``."""
     centre, u, v, length, width = axes
     n = SAMPLES_PER_WIDTH
@@ -139,9 +139,9 @@ def _profile(gray: np.ndarray, axes: Axes) -> tuple[np.ndarray, np.ndarray]:
     origin = centre - v * width / 2 - u * (REACH + pad) * width
     matrix = np.array([[v[0] * scale, u[0] * scale, origin[0]],
                        [v[1] * scale, u[1] * scale, origin[1]]], dtype=np.float64)
-    src = gray
+    src = grey
     if scale > 1.5:  # shrink before sampling so that pips and lines do not alias
-        src, (x0, y0) = _blurred_around(gray, matrix, (n, along), 0.45 * scale)
+        src, (x0, y0) = _blurred_around(grey, matrix, (n, along), 0.45 * scale)
         matrix[:, 2] -= (x0, y0)
     strip = cv2.warpAffine(src, matrix, (n, along), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                            borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
@@ -169,9 +169,9 @@ def _profile(gray: np.ndarray, axes: Axes) -> tuple[np.ndarray, np.ndarray]:
     return offsets[inside], score
 
 
-def _blurred_around(gray: np.ndarray, matrix: np.ndarray, size: tuple[int, int],
+def _blurred_around(grey: np.ndarray, matrix: np.ndarray, size: tuple[int, int],
                     sigma: float) -> tuple[np.ndarray, tuple[int, int]]:
-    """``gray`` blurred (``sigma``) where the strip ``matrix`` maps ``size`` samples to,
+    """``grey`` blurred (``sigma``) where the strip ``matrix`` maps ``size`` samples to,
     and the region's top-left corner: the region reaches beyond them by the blur's
     reach, so the samples are those of the whole image blurred (the same border
     handling where it meets the image's edge), at a tile's cost, not the image's."""
@@ -180,22 +180,22 @@ def _blurred_around(gray: np.ndarray, matrix: np.ndarray, size: tuple[int, int],
     reach = int(np.ceil(4 * sigma)) + 3
     x0 = int(max(np.floor(corners[:, 0].min()) - reach, 0))
     y0 = int(max(np.floor(corners[:, 1].min()) - reach, 0))
-    x1 = int(min(np.ceil(corners[:, 0].max()) + reach + 1, gray.shape[1]))
-    y1 = int(min(np.ceil(corners[:, 1].max()) + reach + 1, gray.shape[0]))
+    x1 = int(min(np.ceil(corners[:, 0].max()) + reach + 1, grey.shape[1]))
+    y1 = int(min(np.ceil(corners[:, 1].max()) + reach + 1, grey.shape[0]))
     if x1 <= x0 or y1 <= y0:  # the strip lies wholly off the image
-        return cv2.GaussianBlur(gray, (0, 0), sigma), (0, 0)
-    region = gray[y0:y1, x0:x1]
+        return cv2.GaussianBlur(grey, (0, 0), sigma), (0, 0)
+    region = grey[y0:y1, x0:x1]
     return cv2.GaussianBlur(region, (0, 0), sigma), (x0, y0)
 
 
-def fit_divider(gray: np.ndarray, corners: np.ndarray) -> DividerFit:
+def fit_divider(grey: np.ndarray, corners: np.ndarray) -> DividerFit:
     """Find the divider near the centre of the box ``corners`` in a grey image."""
-    return _fit(gray, _axes(corners))
+    return _fit(grey, _axes(corners))
 
 
-def _fit(gray: np.ndarray, axes: Axes) -> DividerFit:
+def _fit(grey: np.ndarray, axes: Axes) -> DividerFit:
     """``fit_divider`` of the box whose ``_axes`` are ``axes``."""
-    offsets, scores = _profile(gray, axes)
+    offsets, scores = _profile(grey, axes)
     if not len(scores):
         return DividerFit(0.0, 0.0, 0.0)
     best = int(np.argmax(scores))
@@ -204,18 +204,18 @@ def _fit(gray: np.ndarray, axes: Axes) -> DividerFit:
     return DividerFit(float(offsets[best] * axes[4]), float(scores[best]), margin)
 
 
-def snap_to_divider(gray: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, DividerFit]:
+def snap_to_divider(grey: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, DividerFit]:
     """``corners`` (ordered, see ``vision.models.crops``) moved so the centre sits on the
     divider, and the fit; unchanged when no clear divider was found."""
     c = order_corners(corners)
     axes = _axes(c)
-    fit = _fit(gray, axes)
+    fit = _fit(grey, axes)
     if not fit.found:
         return c, fit
     return (c + fit.shift * axes[1]).astype(np.float32), fit
 
 
-def even_about_divider(gray: np.ndarray, corners: np.ndarray) -> np.ndarray | None:
+def even_about_divider(grey: np.ndarray, corners: np.ndarray) -> np.ndarray | None:
     """``corners`` (ordered) lengthened at one end so that both halves reach as far from
     the divider, or None when no clear divider lies off the box's middle.
 
@@ -226,7 +226,7 @@ def even_about_divider(gray: np.ndarray, corners: np.ndarray) -> np.ndarray | No
     """
     c = order_corners(corners)
     axes = _axes(c)
-    fit = _fit(gray, axes)
+    fit = _fit(grey, axes)
     u, width = axes[1], axes[4]
     if not (fit.found and fit.margin >= EVEN_MARGIN
             and EVEN_ABOVE * width < abs(fit.shift) <= EVEN_UP_TO * width):

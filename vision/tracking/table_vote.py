@@ -100,7 +100,7 @@ def same_but_doubted(a: TableReading, b: TableReading) -> bool:
     return len(a.table.trains) == len(b.table.trains)
 
 
-class Ballot:
+class TableVote:
     """The last ``window`` still readings; a table settles when ``votes`` of them vote
     for it (:func:`vote_key`)."""
 

@@ -1,4 +1,4 @@
-"""vision.stills.closer_look: the detector looks again, closer, around a table's loose tiles."""
+"""vision.stills.trouble_spots: the detector looks again, closer, around a table's loose tiles."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from reader_fixtures import MODELS, ROOT, needs_trained_models
 
 from vision.models.detections import Detections
 from vision.reading.reader import FrameReading, TileReading
-from vision.stills.closer_look import (
+from vision.stills.trouble_spots import (
     MAX_WINDOWS,
     WINDOW_SIDE,
     _windows,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.reading.half_votes import MOST_MISSED, PIP_WEIGHTS, Vote, vote
+from vision.reading.count_vote import MOST_MISSED, PIP_WEIGHTS, Vote, vote
 
 
 def _probs(**by_count: float) -> np.ndarray:

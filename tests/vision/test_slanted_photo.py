@@ -1,4 +1,4 @@
-"""vision.stills.straight_above: a hand photographed at a slant, read again from above."""
+"""vision.stills.slanted_photo: a hand photographed at a slant, read again from above."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from datasets.camera import Camera
 from vision.models.detections import Detections
 from vision.reading.reader import FrameReading, TileReading
-from vision.stills.straight_above import (
+from vision.stills.slanted_photo import (
     MIN_TILT,
     merge,
     plane_normal,

@@ -19,7 +19,7 @@ from vision.models.crops import HALF_PX, MARGIN
 CLASSIFIED_UP_TO = 12
 #: A half crop the ``halves`` classifier names with at least this probability has that
 #: count, and is not shown to the pip model; the others are, and the classifier's vote
-#: weighs their pips (``vision.reading.half_votes``). On a 1280x720 table frame, 94 % of the
+#: weighs their pips (``vision.reading.count_vote``). On a 1280x720 table frame, 94 % of the
 #: crops are named that surely, and the pip model's batch shrinks as much. On rendered
 #: scenes of seeds used neither in training nor in the eval set (60 tables of seed
 #: 9102, 200 hands of seed 9101, read for their sets), tiles read right 1126 -> 1128 of

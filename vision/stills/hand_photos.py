@@ -80,10 +80,10 @@ def flag_duplicates(hands: Sequence[HandReading]) -> list[HandReading]:
 def read_hand(reader: TileReader, photo: str | os.PathLike[str] | np.ndarray) -> FrameReading:
     """The tiles in a photo of a hand (a path, or the image as a BGR array): read as it
     is and, when it was taken at a slant, from straight above too
-    (``vision.stills.straight_above``); a tile a hand partly covers is flagged ``uncertain``
+    (``vision.stills.slanted_photo``); a tile a hand partly covers is flagged ``uncertain``
     (``vision.reading.cover_check``, when the reader's models hold the check)."""
     from vision.images import load_image
-    from vision.stills.straight_above import read_from_above
+    from vision.stills.slanted_photo import read_from_above
 
     image = photo if isinstance(photo, np.ndarray) else load_image(photo)
     frame = read_from_above(reader, image)

@@ -12,7 +12,7 @@ from engine import RuleSet, Tile
 from vision.models.detections import Detections
 from vision.reading.cover_check import COVERED_SURE
 from vision.reading.reader import FrameReading, TileReading
-from vision.stills.scoring import flag_duplicates, hand_from_reading, read_hand
+from vision.stills.hand_photos import flag_duplicates, hand_from_reading, read_hand
 
 BASE = np.array([[0, 40], [0, 0], [80, 0], [80, 40]], np.float32)
 
