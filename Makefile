@@ -49,7 +49,7 @@ test: venv-test
 	$(PY) -m pytest
 
 bench: venv-test
-	$(PY) benchmarks/run_all.py
+	$(PY) -m benchmarks.run_all
 
 lint: venv-test
 	$(VENV)/bin/ruff check .

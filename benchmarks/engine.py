@@ -23,11 +23,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from engine import GreedyBot, Observer, RandomBot, Round, RuleSet, record_round
+from engine.game import Game
 
-from engine import GreedyBot, Observer, RandomBot, Round, RuleSet, record_round  # noqa: E402
-from engine.game import Game  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 RESULTS = ROOT / "benchmarks" / "results" / "engine.json"
 TARGET_GREEDY_ROUNDS_PER_S = 4000
@@ -36,7 +35,7 @@ TARGET_MOVES_PROCESS_MS = 100
 #: Libraries ``mtrain moves`` must not load.
 HEAVY = ("cv2", "flask", "numpy", "onnxruntime")
 #: What the ``mtrain`` console script runs.
-ENTRY = "import sys; from companion_app.cli import main; sys.exit(main())"
+ENTRY = "import sys; from mtrain.cli import main; sys.exit(main())"
 
 
 def selfplay(bot: str, games: int, seed: int = 1) -> dict[str, Any]:
@@ -205,7 +204,7 @@ def moves_process(runs: int = 21) -> dict[str, Any]:
         path = str(Path(tmp) / "state.json")
         Path(path).write_text(json.dumps(state))
         command = [sys.executable, "-c", ENTRY, "moves", path]
-        check = (f"import sys; from companion_app.cli import main; main(['moves', {path!r}]); "
+        check = (f"import sys; from mtrain.cli import main; main(['moves', {path!r}]); "
                  f"print('loaded:' + ','.join(m for m in {HEAVY!r} if m in sys.modules))")
         out = subprocess.run([sys.executable, "-c", check], cwd=ROOT, env=env, check=True,
                              capture_output=True, text=True).stdout

@@ -1,6 +1,6 @@
 """Doubles laid in line with their train: tables read whole when players lay them so.
 
-    .venv/bin/python benchmarks/inline_doubles.py [--tables N] [--rendered N]
+    .venv/bin/python -m benchmarks.inline_doubles [--tables N] [--rendered N]
 
 Writes ``benchmarks/results/inline_doubles.json``. Many tables lay a double in line
 with its train rather than crosswise; a detector then boxes the double, and sometimes
@@ -19,14 +19,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.table import layouts, rendered
 
-from benchmarks.table import layouts, rendered  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 RESULTS = ROOT / "benchmarks" / "results" / "inline_doubles.json"
 #: Every double of a train laid in line (the engine lies on the hub as ever).

@@ -1,6 +1,6 @@
 """Photoreal benchmark: tables rendered by Blender, read as ``mtrain read`` reads them.
 
-    .venv/bin/python benchmarks/photoreal.py [--render N] [--folder DIR] [--seed S]
+    .venv/bin/python -m benchmarks.photoreal [--render N] [--folder DIR] [--seed S]
                                              [--models DIR] [--out FILE]
 
 Writes ``benchmarks/results/photoreal.json``. The scenes come from
@@ -35,13 +35,12 @@ from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.matching import match
+from benchmarks.table import Tally
+from engine import TableState
+from engine.errors import BadInputError
 
-from benchmarks.matching import match  # noqa: E402
-from benchmarks.table import Tally  # noqa: E402
-from engine import TableState  # noqa: E402
-from engine.errors import BadInputError  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 RESULTS = ROOT / "benchmarks" / "results" / "photoreal.json"
 FOLDER = ROOT / "runs" / "photoreal-heldout"

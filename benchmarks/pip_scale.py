@@ -1,6 +1,6 @@
 """How many pixels across one pip a 12-pip half needs to be read right.
 
-    .venv/bin/python benchmarks/pip_scale.py [--scenes N]
+    .venv/bin/python -m benchmarks.pip_scale [--scenes N]
 
 Rendered tables (``datasets.render.render_table`` at 1920x1080, seeds from
 ``SEED_BASE`` on, never used in training) are shrunk step by step (``cv2.INTER_AREA``,
@@ -18,16 +18,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from vision.tracking.camera_plan import PIP_MM, TILE_WIDTH_MM
 
-from vision.tracking.camera_plan import PIP_MM, TILE_WIDTH_MM  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 SEED_BASE = 2_700_000
 RESULTS = ROOT / "benchmarks" / "results" / "pip_scale.json"

@@ -1,6 +1,6 @@
 """Reading on surfaces people play on: phantom tiles, real tiles, and nothing lost.
 
-    .venv/bin/python benchmarks/realism.py [--empty N] [--tables N] [--limit N]
+    .venv/bin/python -m benchmarks.realism [--empty N] [--tables N] [--limit N]
 
 Writes its sections of ``benchmarks/results/realism.json`` (``calibration`` is
 ``benchmarks/calibration.py``'s and ``table_reading`` ``benchmarks/realism_tables.py``'s,
@@ -39,14 +39,13 @@ from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from datasets.render import render_empty, render_table, scene_rng
+from datasets.surfaces import SURFACES
+from vision.images import load_image
+from vision.models.detections import match_boxes, polygon_iou
+from vision.reading.reader import TileReader
 
-from datasets.render import render_empty, render_table, scene_rng  # noqa: E402
-from datasets.surfaces import SURFACES  # noqa: E402
-from vision.images import load_image  # noqa: E402
-from vision.models.detections import match_boxes, polygon_iou  # noqa: E402
-from vision.reading.reader import TileReader  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 RESULTS = ROOT / "benchmarks" / "results" / "realism.json"
 EVAL = ROOT / "datasets" / "eval"

@@ -1,7 +1,7 @@
 """Table reading against what real webcam frames do to boxes: a box across the joint of two
 tiles, doubles laid in line with their train, halves misread with doubt, the mat turned.
 
-    .venv/bin/python benchmarks/realism_tables.py [--tables N] [--label after]
+    .venv/bin/python -m benchmarks.realism_tables [--tables N] [--label after]
                                                   [--code PATH]
 
 Writes ``table_reading[label]`` of ``benchmarks/results/realism.json`` (other labels and

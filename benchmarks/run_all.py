@@ -1,4 +1,5 @@
-"""Run every benchmark in this folder; each writes benchmarks/results/<name>.json."""
+"""Run every benchmark of this package (``python -m benchmarks.run_all``); each writes
+benchmarks/results/<name>.json."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ BENCHMARKS = ("engine", "vision", "table", "inline_doubles", "serve", "realism",
 
 
 def main() -> int:
-    sys.path.insert(0, str(HERE.parent))
     failed = []
     for name in BENCHMARKS:
         path = HERE / f"{name}.py"
@@ -20,7 +20,7 @@ def main() -> int:
             continue
         print(f"[bench] {name}")
         try:
-            runpy.run_path(str(path), run_name="__main__")
+            runpy.run_module(f"benchmarks.{name}", run_name="__main__", alter_sys=True)
         except SystemExit as exc:
             if exc.code not in (0, None):
                 failed.append(name)

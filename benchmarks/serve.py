@@ -10,7 +10,7 @@ served, events streamed, and the server process's peak resident memory
 (``VmHWM``) before the load and at the end. Everything is bounded: the
 server is stopped (Ctrl+C, then killed) whatever happens.
 
-    python benchmarks/serve.py [--seconds 60] [--rate 50] [--tablets 20]
+    python -m benchmarks.serve [--seconds 60] [--rate 50] [--tablets 20]
 """
 
 from __future__ import annotations

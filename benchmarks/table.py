@@ -1,6 +1,6 @@
 """Table reconstruction and game-following benchmark.
 
-    .venv/bin/python benchmarks/table.py [--tables N] [--rendered N] [--games N] [--quick]
+    .venv/bin/python -m benchmarks.table [--tables N] [--rendered N] [--games N] [--quick]
                                          [--rendered-camera table|fit]
 
 Writes ``benchmarks/results/table.json``. Parts:
@@ -65,15 +65,14 @@ from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from datasets.table_draw import draw_table
+from datasets.table_layout import TABLE_MM, overhead_homography, seen_tiles
+from engine import TableState
+from vision.mat.hub_mat import MatView
+from vision.models.detections import Detections
+from vision.table import TableReading, reconstruct
 
-from datasets.table_draw import draw_table  # noqa: E402
-from datasets.table_layout import TABLE_MM, overhead_homography, seen_tiles  # noqa: E402
-from engine import TableState  # noqa: E402
-from vision.mat.hub_mat import MatView  # noqa: E402
-from vision.models.detections import Detections  # noqa: E402
-from vision.table import TableReading, reconstruct  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 SEED_BASE = 900_000
 #: Seeds of the rendered part: table ``i`` is seed ``RENDERED_SEED_BASE + i``

@@ -1,6 +1,6 @@
 """Tile reading benchmark: accuracy on synthetic and real images, and latency.
 
-    .venv/bin/python benchmarks/vision.py [--models DIR] [--limit N] [--tune N]
+    .venv/bin/python -m benchmarks.vision [--models DIR] [--limit N] [--tune N]
 
 Writes ``benchmarks/results/vision.json``. Parts, each in its own module:
 
@@ -36,15 +36,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.vision_face_down import face_down
+from benchmarks.vision_latency import latency
+from benchmarks.vision_real import real
+from benchmarks.vision_synthetic import render_more, synthetic, synthetic_more
+from benchmarks.vision_tune import tune
+from vision.reading.reader import TileReader
 
-from benchmarks.vision_face_down import face_down  # noqa: E402
-from benchmarks.vision_latency import latency  # noqa: E402
-from benchmarks.vision_real import real  # noqa: E402
-from benchmarks.vision_synthetic import render_more, synthetic, synthetic_more  # noqa: E402
-from benchmarks.vision_tune import tune  # noqa: E402
-from vision.reading.reader import TileReader  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 RESULTS = ROOT / "benchmarks" / "results" / "vision.json"
 REALDATA = ROOT.parent / "shared" / "realdata"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -120,7 +120,3 @@ def _map(jobs: int, items: list[tuple[str, str, int, int, int]]) -> Iterator[int
 
 def default_jobs() -> int:
     return max(1, min(2, os.cpu_count() or 1))
-
-
-def image_files(folder: Path) -> Iterable[Path]:
-    return sorted(p for p in folder.iterdir() if p.suffix in (".jpg", ".png"))

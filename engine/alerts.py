@@ -26,9 +26,6 @@ ALERT_CODES: dict[str, str] = {
 #: Codes that are notices, not breaches.
 NOTICE_CODES = frozenset({"open-double"})
 
-#: Events an observation may carry.
-EVENTS = (None, "pass", "out")
-
 
 @dataclass(frozen=True)
 class Alert:

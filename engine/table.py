@@ -86,11 +86,6 @@ def parse_pairs(obj: Any, source: str, where: str) -> tuple[Pair, ...]:
     return tuple(out)
 
 
-def owner_key(owner: Owner) -> tuple[int, int]:
-    """Sort key: seats in order, then the Mexican train."""
-    return (1, 0) if owner == MEXICAN else (0, int(owner))
-
-
 @dataclass(frozen=True)
 class TableState:
     """The engine and the trains (personal trains and at most one Mexican train)."""

@@ -32,7 +32,6 @@ SEEDS = {
     "hands-surface-val": 231,
     "surface-empty-val": 232,
 }
-EVAL_SEEDS = {"hands": 9001, "table": 9002}
 #: The 8-bit models the reader loads (``training.quantize``); ``pips.onnx`` and
 #: ``tiles.onnx`` are their sources.
 PIPS_INT8 = "pips.int8.onnx"

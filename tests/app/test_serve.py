@@ -184,7 +184,7 @@ def test_the_demo_labels_replay_through_the_observer(tmp_path: Path) -> None:
 def test_mtrain_serve_on_a_corrupt_database_exits_2_with_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from companion_app.cli import main
+    from mtrain.cli import main
 
     path = tmp_path / "bad.sqlite3"
     path.write_bytes(b"garbage" * 50)

@@ -276,10 +276,7 @@ class TestWithoutBlender:
 class TestBenchmark:
     def test_no_rendered_scenes_skips_and_writes_nothing(
             self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-        import sys
 
-        if str(ROOT) not in sys.path:  # benchmarks/ is a folder of scripts
-            sys.path.insert(0, str(ROOT))
         from benchmarks import photoreal
 
         before = photoreal.RESULTS.stat().st_mtime if photoreal.RESULTS.exists() else None

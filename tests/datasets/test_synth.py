@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from companion_app.cli import main
 from datasets.labels import iter_scenes, load_labels
 from datasets.synth import synthesize
 from datasets.yolo_export import export_obb, export_pips
 from engine.errors import BadInputError
+from mtrain.cli import main
 
 
 def _files(folder: Path) -> dict[str, bytes]:

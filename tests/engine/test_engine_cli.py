@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from companion_app.cli import COMMANDS, build_parser, main
 from engine import GreedyBot, Round, RuleSet, log_json, record_round
+from mtrain.cli import COMMANDS, build_parser, main
 
 STATE = {
     "rules": {"name": "standard"}, "players": 2, "engine": 5, "turn": 0,
@@ -221,7 +221,7 @@ def test_engine_commands_load_no_heavy_library(tmp_path: Path, argv: list[str]) 
     argv = [paths.get(arg, arg) for arg in argv]
     script = (
         "import json, sys\n"
-        "from companion_app.cli import main\n"
+        "from mtrain.cli import main\n"
         f"code = main({argv!r})\n"
         f"print(json.dumps([code, sorted(m for m in {HEAVY!r} if m in sys.modules)]))\n"
     )

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from companion_app.cli import main
+from mtrain.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 # the vision tests' helpers (``reader_fixtures``) serve these tests too

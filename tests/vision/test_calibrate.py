@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from reader_fixtures import MODELS, needs_trained_models
 
-from companion_app.cli import main
 from datasets.set_style import full_set, hand_photo, set_look, set_photos
 from engine.errors import BadInputError
+from mtrain.cli import main
 from vision.calibration.assignment import assign
 from vision.calibration.calibrate import Calibration, SeenTile, calibrate, calibrate_tiles
 from vision.cli.calibrate import calibration_text

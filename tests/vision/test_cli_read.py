@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 from reader_fixtures import ROOT, needs_trained_models, untrained_dir
 
-from companion_app.cli import main
+from mtrain.cli import main
 
 
 @pytest.fixture(scope="session")
@@ -70,7 +70,7 @@ class TestBadInput:
         assert code == 2 and err.count("\n") == 1
 
     def test_no_traceback_through_the_installed_command(self, tmp_path: Path) -> None:
-        proc = subprocess.run([sys.executable, "-m", "companion_app.cli", "read",
+        proc = subprocess.run([sys.executable, "-m", "mtrain.cli", "read",
                                str(tmp_path / "missing.png")], cwd=ROOT,
                               capture_output=True, text=True, timeout=60)
         assert proc.returncode == 2

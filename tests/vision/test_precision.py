@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from reader_fixtures import untrained_dir
 
-from companion_app.cli import main
 from engine.errors import BadInputError
+from mtrain.cli import main
 from vision.models.onnx_models import load_specs
 from vision.models.precision import (
     PRECISION_ENV,

@@ -137,10 +137,7 @@ def test_a_photo_from_above_is_read_once() -> None:
 
 def _right(frame: FrameReading, labels: dict[str, Any]) -> int:
     """Labelled tiles read with both values right (the benchmarks' matching)."""
-    import sys
 
-    if str(ROOT) not in sys.path:  # benchmarks/ is a folder of scripts
-        sys.path.insert(0, str(ROOT))
     from benchmarks.matching import aligned_values, match
 
     truth = np.array([t["corners"] for t in labels["tiles"]], np.float32).reshape(-1, 4, 2)

@@ -7,7 +7,6 @@ reader that sees nothing shows that the rates do fall.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -15,14 +14,11 @@ from typing import Any
 import numpy as np
 import pytest
 
+from benchmarks.table import RENDERED_SEED_BASE, rendered
 from datasets.table_game import OracleReader
 from vision.models.detections import Detections
 
 ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:  # benchmarks/ is a folder of scripts, not an installed package
-    sys.path.insert(0, str(ROOT))
-
-from benchmarks.table import RENDERED_SEED_BASE, rendered  # noqa: E402
 
 RATES = ("whole_table_exact", "per_train_exact", "seat_assignment", "marker_attachment",
          "tiles_read_right", "tables_with_uncertainty", "mat_found")

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from reader_fixtures import ROOT, needs_trained_models
 
-from companion_app.cli import main
 from datasets.render import render_empty, render_hands, render_table, scene_rng
 from datasets.textures import TileStyle, render_face
+from mtrain.cli import main
 from vision.models.detections import match_boxes
 from vision.models.tile_check import (
     MAX_ECHO,

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 import pytest
-from reader_fixtures import MODELS, ROOT, needs_trained_models
+from reader_fixtures import MODELS, needs_trained_models
 
 from vision.models.detections import Detections
 from vision.reading.reader import FrameReading, TileReading
@@ -20,9 +19,6 @@ from vision.stills.trouble_spots import (
     look_closer,
     loose_centres,
 )
-
-if str(ROOT) not in sys.path:  # benchmarks/ is a folder of scripts, not an installed package
-    sys.path.insert(0, str(ROOT))
 
 W = 10.0  # tile width in image pixels
 

@@ -7,27 +7,23 @@ that sees nothing scores none, so the figures do move with what is read.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
-from vision.images import load_image
-from vision.models.detections import Detections
-
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:  # benchmarks/ is a folder of scripts, not an installed package
-    sys.path.insert(0, str(ROOT))
-
-from benchmarks.vision_face_down import FACE_DOWN_SEED, face_down  # noqa: E402
-from benchmarks.vision_synthetic import (  # noqa: E402
+from benchmarks.vision_face_down import FACE_DOWN_SEED, face_down
+from benchmarks.vision_synthetic import (
     MORE_SEED,
     pips_in_view,
     render_more,
     synthetic_more,
 )
+from vision.images import load_image
+from vision.models.detections import Detections
+
+ROOT = Path(__file__).resolve().parents[2]
 
 NO_MARKERS = Detections(np.zeros((0, 4, 2)), np.zeros(0), np.zeros(0))
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from companion_app.cli import main
+from mtrain.cli import main
 
 
 def test_camera_plan_prints_height_and_pixels_per_pip(capsys: pytest.CaptureFixture[str]) -> None:

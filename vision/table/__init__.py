@@ -62,7 +62,6 @@ from vision.table.gaps import (
     BRIDGE_TWO,
     JOINT_REACH,
 )
-from vision.table.geometry import ASPECT
 from vision.table.hub import ENGINE_REACH_WIDTHS, HUB_INSIDE, HUB_TURNS, WIDTH_FACTOR
 from vision.table.joints import INSIDE_MARGIN
 from vision.table.look_again import (
@@ -78,7 +77,6 @@ from vision.table.reading import Look, TableReading, Uncertainty
 from vision.table.rereads import TURNED_REREAD_SURE
 
 __all__ = [
-    "ASPECT",
     "BRIDGE_BEND_DEG",
     "BRIDGE_DOUBLE",
     "BRIDGE_SINGLE",

@@ -9,9 +9,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: A tile's long side in tile widths.
-ASPECT = 2.0
-
 #: Counts each half could be, ``((low, high), (low, high))``.
 Ranges = tuple[tuple[int, int], tuple[int, int]]
 

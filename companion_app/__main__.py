@@ -1,5 +1,0 @@
-import sys
-
-from companion_app.cli import main
-
-sys.exit(main())

@@ -1,0 +1,5 @@
+import sys
+
+from mtrain.cli import main
+
+sys.exit(main())
