@@ -155,10 +155,11 @@ def _layout_scene(base: int, i: int, mat: bool, extra: str
     """Table ``i`` as the layouts part draws it: truth, tiles, markers, mat view, players,
     where the phantom boxes start."""
     from datasets.table_draw import draw_table
-    from datasets.table_layout import SeenTile, overhead_homography, seen_tiles
+    from datasets.table_layout import overhead_homography, seen_tiles
     from vision.mat.geometry import apply_homography
     from vision.mat.hub_mat import MatView
     from vision.models.detections import Detections
+    from vision.readings import SeenTile
 
     rng = np.random.default_rng(base + i)
     drawn = draw_table(rng, i, mat)
@@ -187,8 +188,9 @@ def _layout_scene(base: int, i: int, mat: bool, extra: str
 def _straight_scene(base: int, i: int, inline: bool) -> tuple[Any, list[Any], int, int]:
     """Straight trains leaving the hub in their slots, doubles crosswise or in line, and
     boxes across their joints: truth, tiles, players, where the phantom boxes start."""
-    from datasets.table_layout import SeenTile, random_table
+    from datasets.table_layout import random_table
     from engine import TableState, Train
+    from vision.readings import SeenTile
 
     rng = np.random.default_rng(base + 10_000 + i)
     players = 2 + i % 3

@@ -26,19 +26,6 @@ import numpy as np
 
 from engine import TableState, Tile
 
-
-@dataclass(frozen=True)
-class SeenTile:
-    """A tile as the hand reading reports it, in the shape :func:`vision.reconstruct` reads."""
-
-    values: tuple[int, int]
-    corners: np.ndarray
-    uncertain: bool = False
-    confidence: float = 1.0
-    half_certainty: tuple[float, float] = (1.0, 1.0)
-    ranges: tuple[tuple[int, int], tuple[int, int]] | None = None
-
-
 #: Tiles whose centres lie closer than this many tile lengths are in one group.
 GROUP_REACH = 1.5
 
@@ -91,9 +78,10 @@ def split_hand(readings: Sequence[Mapping[str, Any]], *, players: int, engine: i
     last settled table (TABLE JSON), or None.
     """
     from vision import reconstruct
+    from vision.readings import SeenTile
 
     seen = [SeenTile((int(r["values"][0]), int(r["values"][1])),
-                     np.asarray(r["corners"], dtype=np.float64), bool(r.get("uncertain")))
+                     np.asarray(r["corners"], dtype=np.float64), uncertain=bool(r.get("uncertain")))
             for r in readings]
     on_table: set[int] = set()
     if seen:

@@ -391,8 +391,8 @@ class OracleReader:
     def read(self, image: np.ndarray) -> Any:
         from types import SimpleNamespace
 
-        from datasets.table_layout import SeenTile
         from vision.models.detections import Detections
+        from vision.readings import SeenTile
 
         assert self.current is not None
         tiles = [SeenTile(v, c) for v, c in self.current.tiles]

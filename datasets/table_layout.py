@@ -36,6 +36,7 @@ import numpy as np
 
 from datasets.random_table import random_table as random_table  # re-exported
 from vision.mat.geometry import SLOT_RADIUS_MM, mat_to_table, slot_angles
+from vision.readings import SeenTile
 
 if TYPE_CHECKING:
     from engine import TableState
@@ -507,21 +508,6 @@ def layout_sequence(tables: Sequence[TableState], players: int, rng: np.random.G
 
 
 # --- what a camera would report, without pixels ------------------------------
-
-
-@dataclass(frozen=True)
-class SeenTile:
-    """A tile as a reader reports it: values in either order, corners in image pixels.
-
-    Quacks like ``vision.reading.reader.TileReading``.
-    """
-
-    values: tuple[int, int]
-    corners: np.ndarray
-    confidence: float = 1.0
-    uncertain: bool = False
-    half_certainty: tuple[float, float] = (1.0, 1.0)
-    ranges: tuple[tuple[int, int], tuple[int, int]] | None = None
 
 
 def overhead_homography(size: tuple[float, float] = (TABLE_MM, TABLE_MM),

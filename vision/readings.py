@@ -18,7 +18,7 @@ MAX_VALUE = 18
 
 class ReadTile(Protocol):
     """A read tile as every reader reports it and every consumer reads it
-    (:class:`TileReading`; ``datasets.table_layout.SeenTile`` for laid-out tables).
+    (:class:`TileReading`; :class:`SeenTile` for laid-out tables).
 
     ``values`` as read, either order; ``corners`` ``(4, 2)`` in image pixels (corner
     convention); ``confidence`` in ``[0, 1]``; ``uncertain``: the reader doubted its
@@ -43,6 +43,19 @@ class ReadTile(Protocol):
 
     @property
     def ranges(self) -> tuple[tuple[int, int], tuple[int, int]] | None: ...
+
+
+@dataclass(frozen=True)
+class SeenTile:
+    """A read tile given as it is, sure unless told: a laid-out table's tiles, the
+    tiles a reading stored in the app lists. Every field of :class:`ReadTile`."""
+
+    values: tuple[int, int]
+    corners: np.ndarray
+    confidence: float = 1.0
+    uncertain: bool = False
+    half_certainty: tuple[float, float] = (1.0, 1.0)
+    ranges: tuple[tuple[int, int], tuple[int, int]] | None = None
 
 
 def tile_detections(tiles: Sequence[ReadTile], track_ids: Sequence[int] | None = None

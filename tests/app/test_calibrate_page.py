@@ -10,7 +10,7 @@ import numpy as np
 from flask import Flask
 from flask.testing import FlaskClient
 
-from vision.calibration.calibrate import SeenTile, calibrate_tiles, set_tiles
+from vision.calibration.calibrate import CalibrationTile, calibrate_tiles, set_tiles
 from vision.models.detections import Detections
 from vision.reading.reader import HalfCount
 from vision.reading.set_profile import load_profile, reader_belief
@@ -25,9 +25,9 @@ def _pending(app: Flask) -> Path:
     for a, b in set_tiles(2):
         read = (1, 1) if (a, b) == (2, 2) else (a, b)
         halves = [HalfCount(v, 0.9, Detections.empty(), v, v) for v in read]
-        tiles.append(SeenTile(0, np.array([[10, 10], [30, 10], [30, 50], [10, 50]], np.float32),
-                              read, (reader_belief(halves[0], 2), reader_belief(halves[1], 2)),
-                              (None, None)))
+        box = np.array([[10, 10], [30, 10], [30, 50], [10, 50]], np.float32)
+        tiles.append(CalibrationTile(0, box, read, (reader_belief(halves[0], 2),
+                                                    reader_belief(halves[1], 2)), (None, None)))
     result = calibrate_tiles(tiles, 2)
     work = Path(app.config["DATABASE"]).with_name("set_calibration")
     work.mkdir()

@@ -8,16 +8,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from datasets.table_layout import (
-    SeenTile,
-    layout_table,
-    overhead_homography,
-    random_table,
-    seen_tiles,
-)
+from datasets.table_layout import layout_table, overhead_homography, random_table, seen_tiles
 from engine import TableState
 from vision.mat.hub_mat import MatView
 from vision.models.detections import Detections
+from vision.readings import SeenTile
 from vision.table import Look, TableReading, reconstruct
 
 

@@ -14,7 +14,7 @@ from datasets.set_style import full_set, hand_photo, set_look, set_photos
 from engine.errors import BadInputError
 from mtrain.cli import main
 from vision.calibration.assignment import assign
-from vision.calibration.calibrate import Calibration, SeenTile, calibrate, calibrate_tiles
+from vision.calibration.calibrate import Calibration, CalibrationTile, calibrate, calibrate_tiles
 from vision.cli.calibrate import calibration_text
 from vision.models.detections import Detections
 from vision.reading.pip_colour import half_colour
@@ -142,12 +142,12 @@ class TestColourCue:
 
 
 def _seen(values: tuple[int, int], top: int, colours: dict[int, np.ndarray],
-          read: tuple[int, int] | None = None) -> SeenTile:
+          read: tuple[int, int] | None = None) -> CalibrationTile:
     shown = read or values
     halves = [HalfCount(v, 0.95, Detections.empty(), v, v) for v in shown]
-    return SeenTile(0, np.zeros((4, 2), np.float32), shown,
-                    (reader_belief(halves[0], top), reader_belief(halves[1], top)),
-                    (colours.get(values[0]), colours.get(values[1])))
+    return CalibrationTile(0, np.zeros((4, 2), np.float32), shown,
+                           (reader_belief(halves[0], top), reader_belief(halves[1], top)),
+                           (colours.get(values[0]), colours.get(values[1])))
 
 
 class TestCalibrateTiles:

@@ -120,7 +120,7 @@ class TestWrite:
 
 
 def test_reconstruct_with_a_detected_mat_assigns_seats_by_the_mat() -> None:
-    from datasets.table_layout import SeenTile
+    from vision.readings import SeenTile
     from vision.table import reconstruct
 
     frame, mm_to_img = _frame(3, 90.0)  # seat 0's slot now points left in the image

@@ -19,9 +19,9 @@ from table_fixtures import (
     read_layout,
 )
 
-from datasets.table_layout import SeenTile
 from engine import MEXICAN
 from vision.models.detections import Detections
+from vision.readings import SeenTile
 from vision.table import reconstruct
 
 CASES = [(100 + i, 2 + i % 7, (i * 13) % 61, bool(i % 2)) for i in range(28)]

@@ -19,9 +19,8 @@ from table_fixtures import (
     lengthwise,
 )
 
-from datasets.table_layout import SeenTile
 from engine import MEXICAN
-from vision.readings import ReadTile
+from vision.readings import ReadTile, SeenTile
 from vision.table import TableReading, reconstruct
 
 

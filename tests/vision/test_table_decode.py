@@ -6,7 +6,7 @@ import dataclasses
 
 from table_fixtures import ENGINE, SEAT0_DOWN, kinds, lengthwise
 
-from datasets.table_layout import SeenTile
+from vision.readings import SeenTile
 from vision.table import TableReading, reconstruct
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from table_fixtures import ENGINE, SEAT0_DOWN, crosswise, kinds, lengthwise
 
-from datasets.table_layout import SeenTile
+from vision.readings import SeenTile
 from vision.table import TableReading, reconstruct
 
 

@@ -17,9 +17,8 @@ from table_fixtures import (
     turned_box,
 )
 
-from datasets.table_layout import SeenTile
 from engine import MEXICAN
-from vision.readings import ReadTile
+from vision.readings import ReadTile, SeenTile
 from vision.table import Look, reconstruct
 
 

@@ -16,11 +16,10 @@ from table_fixtures import (
     oracle_look,
 )
 
-from datasets.table_layout import SeenTile
 from vision.mat.geometry import SLOT_RADIUS_MM, apply_homography, marker_corners_mm, slot_angles
 from vision.mat.hub_mat import MatView
 from vision.models.detections import Detections
-from vision.readings import ReadTile
+from vision.readings import ReadTile, SeenTile
 from vision.table import TableReading, reconstruct
 
 

@@ -15,8 +15,8 @@ from table_fixtures import (
     turned_box,
 )
 
-from datasets.table_layout import SeenTile
 from engine import MEXICAN
+from vision.readings import SeenTile
 from vision.table import Look, reconstruct
 
 

@@ -9,9 +9,9 @@ import cv2
 import numpy as np
 from tracker_fakes import FakeReader, Game, track, video
 
-from datasets.table_layout import SeenTile
 from vision.models.detections import Detections
 from vision.reading.reader_interface import TileSource
+from vision.readings import SeenTile
 from vision.tracking.tile_memory import CONFIRMED_READS, TileMemory
 
 HEAP = [np.array([[40 + 22 * j, 40], [54 + 22 * j, 40], [54 + 22 * j, 68], [40 + 22 * j, 68]],

@@ -19,10 +19,10 @@ from tracker_fakes import (
     video,
 )
 
-from datasets.table_layout import SeenTile
 from vision.events import CameraReason, CameraStatus, TableSettled
 from vision.mat.geometry import apply_homography
 from vision.models.detections import Detections
+from vision.readings import SeenTile
 from vision.tracking.tracker import Tracker
 
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from tracker_fakes import NOTHING, FakeReader, Game, alert_codes, expected_alerts, track, video
 
-from datasets.table_layout import SeenTile
 from vision.mat.geometry import apply_homography
 from vision.models.detections import Detections
+from vision.readings import SeenTile
 
 
 class FragmentReader(FakeReader):

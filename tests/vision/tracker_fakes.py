@@ -11,10 +11,11 @@ from typing import Any
 import cv2
 import numpy as np
 
-from datasets.table_layout import SeenTile, layout_table, overhead_homography, random_table
+from datasets.table_layout import layout_table, overhead_homography, random_table
 from engine import Observer, RuleSet, TableState, Train
 from vision.mat.geometry import apply_homography
 from vision.models.detections import Detections
+from vision.readings import SeenTile
 from vision.tracking.tracker import Tracker
 
 SIZE = (640, 360)

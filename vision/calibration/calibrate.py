@@ -46,7 +46,7 @@ Pair = tuple[int, int]
 
 
 @dataclass(frozen=True)
-class SeenTile:
+class CalibrationTile:
     """One tile found in a calibration photo: where, what the reader read, its halves'
     pip colours, and the set tile the calibration labels it (``None``: none left)."""
 
@@ -87,7 +87,7 @@ class Calibration:
     """The tiles found in a set's photos, their labels and the profile they teach."""
 
     top: int
-    tiles: tuple[SeenTile, ...]
+    tiles: tuple[CalibrationTile, ...]
     profile: SetProfile
 
     @property
@@ -128,7 +128,7 @@ class Calibration:
         """The calibration ``state`` describes (written by ``state``)."""
         try:
             top = int(state["top"])
-            tiles = tuple(SeenTile(
+            tiles = tuple(CalibrationTile(
                 int(t["photo"]), np.array(t["corners"], np.float32),
                 (int(t["read"][0]), int(t["read"][1])),
                 (np.array(t["beliefs"][0]), np.array(t["beliefs"][1])),
@@ -164,7 +164,7 @@ def _in_set(label: Pair, top: int) -> Pair:
 
 
 def seen_tiles(photo: int, image: np.ndarray, readings: Sequence[TileReading],
-               top: int) -> list[SeenTile]:
+               top: int) -> list[CalibrationTile]:
     """The tiles read in one photo, with each half's belief and pip colour."""
     from vision.models.detections import Detections
     from vision.reading.reader import HalfCount, tile_half_crops
@@ -175,7 +175,7 @@ def seen_tiles(photo: int, image: np.ndarray, readings: Sequence[TileReading],
         halves = [HalfCount(v, c, Detections.empty(), low, high)
                   for v, c, (low, high) in zip(r.values, r.half_certainty, ranges, strict=True)]
         first, second = tile_half_crops(image, np.asarray(r.corners, np.float32))
-        out.append(SeenTile(photo, np.asarray(r.corners, np.float32),
+        out.append(CalibrationTile(photo, np.asarray(r.corners, np.float32),
                             (int(r.values[0]), int(r.values[1])),
                             (reader_belief(halves[0], top), reader_belief(halves[1], top)),
                             (half_colour(first), half_colour(second)),
@@ -183,8 +183,8 @@ def seen_tiles(photo: int, image: np.ndarray, readings: Sequence[TileReading],
     return out
 
 
-def label_tiles(tiles: Sequence[SeenTile], top: int, profile: SetProfile | None = None
-                ) -> list[SeenTile]:
+def label_tiles(tiles: Sequence[CalibrationTile], top: int, profile: SetProfile | None = None
+                ) -> list[CalibrationTile]:
     """``tiles`` labelled by the optimal assignment to the set's tiles (each once), costed
     by the halves' log-beliefs, times their colour likelihoods under ``profile`` when
     given, in the likelier orientation. Confirmed tiles keep their labels."""
@@ -211,7 +211,7 @@ def label_tiles(tiles: Sequence[SeenTile], top: int, profile: SetProfile | None 
     return out
 
 
-def _scores(tile: SeenTile, top: int, profile: SetProfile | None) -> np.ndarray:
+def _scores(tile: CalibrationTile, top: int, profile: SetProfile | None) -> np.ndarray:
     """Log-likelihood of ``tile`` being each set tile (``set_tiles`` order)."""
     logs = []
     for belief, colour in zip(tile.beliefs, tile.colours, strict=True):
@@ -224,7 +224,7 @@ def _scores(tile: SeenTile, top: int, profile: SetProfile | None) -> np.ndarray:
                      for a, b in set_tiles(top)])
 
 
-def _orient(tile: SeenTile, profile: SetProfile | None, top: int) -> Pair | None:
+def _orient(tile: CalibrationTile, profile: SetProfile | None, top: int) -> Pair | None:
     """``tile``'s label as its halves show it (first half's count first)."""
     if tile.label is None:
         return None
@@ -240,7 +240,7 @@ def _orient(tile: SeenTile, profile: SetProfile | None, top: int) -> Pair | None
     return (a, b) if scores[0] >= scores[1] else (b, a)
 
 
-def _fit(top: int, tiles: Sequence[SeenTile], name: str,
+def _fit(top: int, tiles: Sequence[CalibrationTile], name: str,
          profile: SetProfile | None = None) -> SetProfile:
     labelled: list[tuple[int, np.ndarray | None]] = []
     reads: list[tuple[int, int]] = []
@@ -252,7 +252,7 @@ def _fit(top: int, tiles: Sequence[SeenTile], name: str,
     return fit_profile(top, labelled, name, reads)
 
 
-def colour_groups(tiles: Sequence[SeenTile], top: int, first: SetProfile) -> SetProfile:
+def colour_groups(tiles: Sequence[CalibrationTile], top: int, first: SetProfile) -> SetProfile:
     """The profile of the colours' own groups: the halves' pip colours split into ``top``
     groups of ``top + 2`` (each count but 0 shows on that many halves of the set) by a
     balanced k-means (each step an optimal assignment to the groups' places), starting
@@ -288,7 +288,7 @@ def colour_groups(tiles: Sequence[SeenTile], top: int, first: SetProfile) -> Set
     return fit_profile(top, labelled, first.name)
 
 
-def calibrate_tiles(tiles: Sequence[SeenTile], top: int, name: str = "") -> Calibration:
+def calibrate_tiles(tiles: Sequence[CalibrationTile], top: int, name: str = "") -> Calibration:
     """Label ``tiles`` (all the photos' tiles) and learn the set's profile from them: by
     the reader alone, then, for a colour-coded set, by the colours' own groups
     (``colour_groups``) and the labels they lead to."""
@@ -298,7 +298,7 @@ def calibrate_tiles(tiles: Sequence[SeenTile], top: int, name: str = "") -> Cali
     profile = _fit(top, labelled, name)
     if not profile.colour_coded:
         return Calibration(top, tuple(labelled), profile)
-    best: tuple[float, list[SeenTile], SetProfile] | None = None
+    best: tuple[float, list[CalibrationTile], SetProfile] | None = None
     for start in (profile, colour_groups(labelled, top, profile)):
         again = label_tiles(labelled, top, start)
         fitted = _fit(top, again, name, start)
@@ -309,7 +309,7 @@ def calibrate_tiles(tiles: Sequence[SeenTile], top: int, name: str = "") -> Cali
     return Calibration(top, tuple(best[1]), best[2])
 
 
-def _explained(tiles: Sequence[SeenTile], top: int, profile: SetProfile) -> float:
+def _explained(tiles: Sequence[CalibrationTile], top: int, profile: SetProfile) -> float:
     """How well ``profile`` and the labels explain the tiles: the sum of the labelled
     tiles' log-likelihoods (the better of two candidate calibrations is kept)."""
     pairs = set_tiles(top)
@@ -325,7 +325,7 @@ def calibrate(reader: TileReader, photos: Sequence[str | os.PathLike[str] | np.n
 
     images = [p if isinstance(p, np.ndarray) else load_image(p) for p in photos]
     plain = reader.for_set(top).with_profile(None)
-    tiles: list[SeenTile] = []
+    tiles: list[CalibrationTile] = []
     for k, image in enumerate(images):
         tiles += seen_tiles(k, image, plain.read(image).tiles, top)
     if not tiles:

@@ -11,7 +11,7 @@ import numpy as np
 from engine import Owner
 from vision.mat.geometry import TILE_WIDTH_MM, apply_homography
 from vision.readings import ReadTile
-from vision.table.geometry import Ranges, Tile
+from vision.table.geometry import PlacedTile, Ranges
 from vision.table.reading import Look, Uncertainty
 
 #: One tile of a train: (index into ``TableBuild.tiles``, near count, far count).
@@ -27,16 +27,16 @@ class Chain:
     tiles: list[Link]
     end_ref: np.ndarray  # far half centre (or a crosswise double's centre)
     direction: np.ndarray
-    last: Tile
-    head: Tile  # its first tile
+    last: PlacedTile
+    head: PlacedTile  # its first tile
     #: ``(end_ref, direction)`` of the train before each of its tiles was laid
     links: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
     #: Boxes the last tile read again took in as pieces of it (``look_again``): they
     #: may reach on over the next tile, which no box of its own may show
-    ghosts: list[Tile] = field(default_factory=list)
+    ghosts: list[PlacedTile] = field(default_factory=list)
 
     def lay(self, entry: Link, end_ref: np.ndarray, direction: np.ndarray,
-            last: Tile) -> None:
+            last: PlacedTile) -> None:
         """Add ``entry`` (input index, near, far); the train's end moves to ``end_ref``."""
         self.ghosts = []
         self.links.append((self.end_ref, self.direction))
@@ -70,18 +70,18 @@ class TableBuild:
     """
 
     tiles: list[ReadTile]
-    read: list[Tile]
+    read: list[PlacedTile]
     players: int
     to_image: np.ndarray
     look: Look | None = None
     on_mat: bool = False
     infer_gaps: bool = True
     uncertain: list[Uncertainty] = field(default_factory=list)
-    printed: list[Tile] = field(default_factory=list)
+    printed: list[PlacedTile] = field(default_factory=list)
     w: float = TILE_WIDTH_MM
     e: int = 0
     hub: np.ndarray = field(default_factory=lambda: np.zeros(2))
-    pool: dict[int, Tile] = field(default_factory=dict)
+    pool: dict[int, PlacedTile] = field(default_factory=dict)
     chains: list[Chain] = field(default_factory=list)
     #: Train ends already looked beyond (``look_again``).
     looked: set[EndKey] = field(default_factory=set)

@@ -13,7 +13,7 @@ from engine import MEXICAN, Owner
 from vision.mat.geometry import SLOT_RADIUS_MM
 from vision.table.build import Chain, TableBuild
 from vision.table.geometry import (
-    Tile,
+    PlacedTile,
     angle_deg,
     cos_between,
     nearer_half,
@@ -54,7 +54,7 @@ class Attach:
     would be laid with, and where the train's end would move."""
 
     score: float
-    tile: Tile
+    tile: PlacedTile
     near: int
     far: int
     end_ref: np.ndarray
@@ -66,7 +66,7 @@ class Attach:
         return End(self.end_ref, self.direction, self.far, self.near == self.far)
 
 
-def attach(end: End, t: Tile, w: float) -> Attach | None:
+def attach(end: End, t: PlacedTile, w: float) -> Attach | None:
     """How well ``t`` continues a train whose open end is ``end`` (or ``None``).
 
     ``w`` is the tile width (the median over the table: single tiles' sizes
@@ -114,7 +114,7 @@ def start_trains(b: TableBuild) -> None:
     """Start ``b.chains``: a train from each slot whose nearest tile lies radially by the
     hub, its near half towards it (taken from ``b.pool``)."""
     slots = b.players + 1
-    radial: list[tuple[float, Tile, int]] = []
+    radial: list[tuple[float, PlacedTile, int]] = []
     for t in b.pool.values():
         k = nearer_half(t, b.hub)
         out = t.halves[k] - b.hub
@@ -155,7 +155,7 @@ def start_trains(b: TableBuild) -> None:
 Claim = list[tuple[Attach, bool, bool]]
 
 
-def claim(chain: Chain, pool: dict[int, Tile], w: float) -> Claim:
+def claim(chain: Chain, pool: dict[int, PlacedTile], w: float) -> Claim:
     """Grow ``chain`` as if it were alone: ``(attach, clean, tied)`` per tile it would take.
 
     ``clean`` says every value matched up to and including this tile; ``tied``
@@ -185,14 +185,14 @@ def claim(chain: Chain, pool: dict[int, Tile], w: float) -> Claim:
         end = best.end
 
 
-def options(end: End, pool: dict[int, Tile], taken: set[int], w: float) -> list[Attach]:
+def options(end: End, pool: dict[int, PlacedTile], taken: set[int], w: float) -> list[Attach]:
     """The loose tiles that could continue a train's end, best first."""
     return sorted((a for t in pool.values() if t.index not in taken
                    and (a := attach(end, t, w))),
                   key=lambda a: a.score)
 
 
-def run_length(first: Attach, end_value: int, pool: dict[int, Tile], taken: set[int],
+def run_length(first: Attach, end_value: int, pool: dict[int, PlacedTile], taken: set[int],
                w: float) -> int:
     """How many tiles a train ending in ``end_value`` goes on by, each matching, once
     ``first`` is laid on it (it included; 0 when it does not match): each the best that

@@ -10,7 +10,15 @@ from typing import NamedTuple
 import numpy as np
 
 from vision.table.build import Chain, TableBuild
-from vision.table.geometry import Ranges, Tile, cos_between, make_tile, nearer_half, perp, unit
+from vision.table.geometry import (
+    PlacedTile,
+    Ranges,
+    cos_between,
+    make_tile,
+    nearer_half,
+    perp,
+    unit,
+)
 from vision.table.reading import Uncertainty
 
 #: A train's next tile found this far beyond its end (widths, near half to the end's
@@ -55,14 +63,14 @@ class Beyond(NamedTuple):
     tile beyond is a double lying across the train."""
 
     miss: float
-    tile: Tile
+    tile: PlacedTile
     k: int
     missing: tuple[tuple[int, int], ...]
     stop: np.ndarray
     across: bool = False
 
 
-def turned_beyond_single(chain: Chain, pool: dict[int, Tile], w: float,
+def turned_beyond_single(chain: Chain, pool: dict[int, PlacedTile], w: float,
                          laid: set[tuple[int, ...]]) -> Beyond | None:
     """A loose tile that turns a right angle off a train's end one unseen single on:
     its near half beside the far half of a single lying straight on from the end,
@@ -88,7 +96,7 @@ def turned_beyond_single(chain: Chain, pool: dict[int, Tile], w: float,
     return best
 
 
-def _in_line_beyond(chain: Chain, pool: dict[int, Tile], w: float,
+def _in_line_beyond(chain: Chain, pool: dict[int, PlacedTile], w: float,
                     laid: set[tuple[int, ...]]) -> Beyond | None:
     """A loose tile lying in line one single (straight on) or one double's width
     (straight on or at a right angle) beyond the train's end, pointing on that way;
@@ -133,7 +141,7 @@ def _fresh(found: Beyond, laid: set[tuple[int, ...]]) -> bool:
     return len(set(kinds)) == len(kinds) and not any(k in laid for k in kinds)
 
 
-def _double_across(chain: Chain, t: Tile, w: float, reach: tuple[float, float], at: float,
+def _double_across(chain: Chain, t: PlacedTile, w: float, reach: tuple[float, float], at: float,
                    missing: tuple[tuple[int, int], ...]) -> Beyond | None:
     """``t`` as a double lying across the train, straight on, its centre ``reach`` widths
     beyond the end (``at`` where it would lie), past the unseen ``missing``."""
@@ -148,7 +156,7 @@ def _double_across(chain: Chain, t: Tile, w: float, reach: tuple[float, float], 
     return Beyond(abs(r - at), t, 0, missing, t.centre, across=True)
 
 
-def _joint_count(chain: Chain, pool: dict[int, Tile], w: float, skip: int) -> int | None:
+def _joint_count(chain: Chain, pool: dict[int, PlacedTile], w: float, skip: int) -> int | None:
     """The count where two unseen singles straight on from the train's end meet, as the
     boxes in the gap show it (their halves by the facing halves); None unless one."""
     facing = (chain.end_ref + 2.0 * w * chain.direction,
@@ -158,7 +166,7 @@ def _joint_count(chain: Chain, pool: dict[int, Tile], w: float, skip: int) -> in
     return shown.pop() if len(shown) == 1 else None
 
 
-def _two_beyond(chain: Chain, pool: dict[int, Tile], w: float,
+def _two_beyond(chain: Chain, pool: dict[int, PlacedTile], w: float,
                 laid: set[tuple[int, ...]]) -> Beyond | None:
     """A loose tile in line two unseen singles beyond the train's end (lengthwise, or a
     double across), the count where they meet shown by a box between (``_joint_count``)."""
@@ -254,7 +262,7 @@ def _lay_across(b: TableBuild, chain: Chain, beyond: Beyond) -> None:
         f"taken as an unseen {unseen}", tuple(laid_now), (chain.owner,)))
 
 
-def _drop_pieces(b: TableBuild, chain: Chain, gap: Tile, beyond: Tile) -> None:
+def _drop_pieces(b: TableBuild, chain: Chain, gap: PlacedTile, beyond: PlacedTile) -> None:
     """Drop the boxes lying in an unseen tile's outline (pieces, a box straddling two
     tiles, a misplaced box)."""
     for other in [o for o in b.pool.values() if o is not beyond]:

@@ -14,8 +14,8 @@ Ranges = tuple[tuple[int, int], tuple[int, int]]
 
 
 @dataclass
-class Tile:
-    """A read tile (or an outline read again) on the working plane."""
+class PlacedTile:
+    """A read tile (or an outline read again) placed on the working plane."""
 
     index: int
     values: tuple[int, int]
@@ -45,7 +45,7 @@ class Tile:
         x, y = float(local @ self.axis), float(local @ perp(self.axis))
         return math.hypot(max(abs(x) - self.length / 2, 0.0), max(abs(y) - self.width / 2, 0.0))
 
-    def gap_to(self, other: Tile) -> float:
+    def gap_to(self, other: PlacedTile) -> float:
         """Least distance between the two outlines (0 when they touch or overlap)."""
         best = math.inf
         for a, b in ((self, other), (other, self)):
@@ -71,12 +71,12 @@ def cos_between(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def make_tile(index: int, values: Sequence[int], corners: np.ndarray,
-              ranges: Ranges | None = None, unsure: bool = False) -> Tile:
+              ranges: Ranges | None = None, unsure: bool = False) -> PlacedTile:
     c = np.asarray(corners, dtype=np.float64).reshape(4, 2)
     end_a, end_b = (c[0] + c[1]) / 2, (c[2] + c[3]) / 2
     length = float(np.linalg.norm(end_b - end_a))
     width = float((np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[3] - c[2])) / 2)
-    return Tile(index=index, values=(int(values[0]), int(values[1])), corners=c,
+    return PlacedTile(index=index, values=(int(values[0]), int(values[1])), corners=c,
                 halves=(0.75 * end_a + 0.25 * end_b, 0.25 * end_a + 0.75 * end_b),
                 centre=c.mean(axis=0), axis=unit(end_b - end_a), length=length, width=width,
                 ranges=None if ranges is None else (
@@ -84,7 +84,7 @@ def make_tile(index: int, values: Sequence[int], corners: np.ndarray,
                     (int(ranges[1][0]), int(ranges[1][1]))), unsure=unsure)
 
 
-def nearer_half(t: Tile, point: np.ndarray) -> int:
+def nearer_half(t: PlacedTile, point: np.ndarray) -> int:
     """Which half of ``t`` (0 or 1) lies nearer ``point``; the first on a tie."""
     return 0 if np.linalg.norm(t.halves[0] - point) <= np.linalg.norm(t.halves[1] - point) else 1
 

@@ -15,7 +15,7 @@ from vision.mat.geometry import (
 )
 from vision.readings import ReadTile
 from vision.table.build import TableBuild
-from vision.table.geometry import Tile, cos_between, make_tile, nearer_half, outline_at
+from vision.table.geometry import PlacedTile, cos_between, make_tile, nearer_half, outline_at
 from vision.table.reading import Uncertainty
 
 #: On the mat, the engine is a double centred within this many widths of the hub.
@@ -39,7 +39,7 @@ def on_printed_marker(centre: np.ndarray) -> bool:
     return False
 
 
-def on_printed_ring(tile: Tile, w: float) -> bool:
+def on_printed_ring(tile: PlacedTile, w: float) -> bool:
     """Whether a box on the mat (its frame) lies on the print between the engine and the
     slots, the seat arrows and labels, rather than being a tile: centred there (a
     train's first tile starts at ``SLOT_RADIUS_MM``, so even a crosswise double is
@@ -53,8 +53,8 @@ def on_printed_ring(tile: Tile, w: float) -> bool:
     return r < SLOT_RADIUS_MM - 0.25 * w or nearest < ARROW_TO_MM
 
 
-def starts(centre: np.ndarray, value: int, read: list[Tile], w: float,
-           skip: Tile | None = None) -> int:
+def starts(centre: np.ndarray, value: int, read: list[PlacedTile], w: float,
+           skip: PlacedTile | None = None) -> int:
     """How many tiles start a train from ``centre`` with ``value``: that end towards it,
     pointing away, within 9 widths."""
     count = 0
@@ -72,7 +72,7 @@ def starts(centre: np.ndarray, value: int, read: list[Tile], w: float,
     return count
 
 
-def hub_value(tile: Tile, read: list[Tile], w: float) -> int:
+def hub_value(tile: PlacedTile, read: list[PlacedTile], w: float) -> int:
     """The engine's count for a tile on the hub not read as a double: of the counts its
     halves could be, the one most tiles around start a train with."""
     options: set[int] = set(tile.values)
@@ -89,8 +89,9 @@ def hub_width(w: float) -> float:
     return TILE_WIDTH_MM
 
 
-def _engine_on_mat(read: list[Tile], doubles: list[Tile], w: float,
-                   uncertain: list[Uncertainty], engine: int | None) -> tuple[Tile, int] | None:
+def _engine_on_mat(read: list[PlacedTile], doubles: list[PlacedTile], w: float,
+                   uncertain: list[Uncertainty], engine: int | None
+                   ) -> tuple[PlacedTile, int] | None:
     near = sorted(doubles, key=lambda t: float(np.linalg.norm(t.centre)))
     if near and float(np.linalg.norm(near[0].centre)) <= ENGINE_REACH_WIDTHS * w:
         return near[0], engine if engine is not None else near[0].values[0]
@@ -103,9 +104,9 @@ def _engine_on_mat(read: list[Tile], doubles: list[Tile], w: float,
     return None
 
 
-def find_engine(read: list[Tile], w: float, on_mat: bool,
+def find_engine(read: list[PlacedTile], w: float, on_mat: bool,
                 uncertain: list[Uncertainty],
-                engine: int | None = None) -> tuple[Tile, int] | None:
+                engine: int | None = None) -> tuple[PlacedTile, int] | None:
     """The engine tile and its count (``None``: none found, reported)."""
     doubles = [t for t in read if t.is_double]
     if engine is not None and any(t.values == (engine, engine) for t in doubles):
@@ -124,8 +125,8 @@ def find_engine(read: list[Tile], w: float, on_mat: bool,
     return best[1], engine if engine is not None else best[2]
 
 
-def _misread_doubles(read: list[Tile], doubles: list[Tile], w: float, engine: int | None
-                     ) -> list[tuple[int, Tile, int]]:
+def _misread_doubles(read: list[PlacedTile], doubles: list[PlacedTile], w: float, engine: int | None
+                     ) -> list[tuple[int, PlacedTile, int]]:
     """Tiles touching no other that the reader's doubt allows to be a double, from which
     at least two trains start with that count: ``(trains, tile, count)``, most first.
     (A double's half misread, 4-5 for a 4-4: the trains leaving it say what it is.)"""
@@ -144,15 +145,15 @@ def _misread_doubles(read: list[Tile], doubles: list[Tile], w: float, engine: in
     return sorted(out, key=lambda s: s[0], reverse=True)
 
 
-def _likeliest_double(read: list[Tile], doubles: list[Tile], w: float,
-                      uncertain: list[Uncertainty]) -> Tile:
+def _likeliest_double(read: list[PlacedTile], doubles: list[PlacedTile], w: float,
+                      uncertain: list[Uncertainty]) -> PlacedTile:
     """Of the doubles read as such, the engine: one touching no other tile from which the
     most trains start with its count (on a tie, the most central; reported)."""
     lonely = [d for d in doubles if all(d.gap_to(t) > 0.4 * w for t in read if t is not d)]
     candidates = lonely or doubles
     centroid = np.mean([t.centre for t in read], axis=0)
 
-    def starts_from(d: Tile) -> int:
+    def starts_from(d: PlacedTile) -> int:
         return starts(d.centre, d.values[0], read, w, d)
 
     ranked = sorted(((starts_from(d), -float(np.linalg.norm(d.centre - centroid)) / w, d)
@@ -169,7 +170,7 @@ def _likeliest_double(read: list[Tile], doubles: list[Tile], w: float,
     return best[2]
 
 
-def look_at_hub(b: TableBuild, w: float, engine: int | None) -> tuple[Tile, int] | None:
+def look_at_hub(b: TableBuild, w: float, engine: int | None) -> tuple[PlacedTile, int] | None:
     """On the mat, read the engine again where it lies: on the hub's centre.
 
     When no double read as such lies on the hub (the engine's box slid off it, or
@@ -203,7 +204,7 @@ def look_at_hub(b: TableBuild, w: float, engine: int | None) -> tuple[Tile, int]
     return make_tile(index, (value, value), corners), value
 
 
-def place_engine(b: TableBuild, live: list[Tile], engine: int | None) -> Tile | None:
+def place_engine(b: TableBuild, live: list[PlacedTile], engine: int | None) -> PlacedTile | None:
     """Find the engine among the ``live`` boxes (on the mat, read again on the hub when
     no double read as such lies there): sets ``b.e``, ``b.hub`` and the boxes left to
     lay (``b.pool``); the engine's tile, or ``None`` when there is none (reported)."""

@@ -23,7 +23,7 @@ from itertools import combinations
 
 import numpy as np
 
-from vision.table.geometry import Tile, perp
+from vision.table.geometry import PlacedTile, perp
 
 #: A half centre lies inside a box when it is at least this far (tile widths) inside its
 #: outline: a neighbour's half centre lies half a width outside.
@@ -32,17 +32,17 @@ INSIDE_MARGIN = 0.15
 MAX_GROUP = 12
 
 
-def _inside(p: np.ndarray, t: Tile, margin: float) -> bool:
+def _inside(p: np.ndarray, t: PlacedTile, margin: float) -> bool:
     local = p - t.centre
     x, y = abs(float(local @ t.axis)), abs(float(local @ perp(t.axis)))
     return x <= t.length / 2 - margin and y <= t.width / 2 - margin
 
 
-def _holders(p: np.ndarray, boxes: list[Tile], skip: int, margin: float) -> list[int]:
+def _holders(p: np.ndarray, boxes: list[PlacedTile], skip: int, margin: float) -> list[int]:
     return [j for j, t in enumerate(boxes) if j != skip and _inside(p, t, margin)]
 
 
-def overlap_edges(boxes: list[Tile], w: float) -> set[tuple[int, int]]:
+def overlap_edges(boxes: list[PlacedTile], w: float) -> set[tuple[int, int]]:
     """Pairs of positions in ``boxes`` that cannot both be tiles: a box and each of the
     two boxes its halves lie in, and a tile boxed twice."""
     margin = INSIDE_MARGIN * w
@@ -63,12 +63,12 @@ def overlap_edges(boxes: list[Tile], w: float) -> set[tuple[int, int]]:
     return edges
 
 
-def _beyond(t: Tile, half: np.ndarray) -> np.ndarray:
+def _beyond(t: PlacedTile, half: np.ndarray) -> np.ndarray:
     """Where the facing half of a neighbour beyond ``t``'s ``half`` would lie."""
     return 2.0 * half - t.centre
 
 
-def _boxed_twice_slipped(boxes: list[Tile], i: int, a: int, margin: float) -> bool:
+def _boxed_twice_slipped(boxes: list[PlacedTile], i: int, a: int, margin: float) -> bool:
     """Whether ``boxes[i]`` and ``boxes[a]``, each holding a half centre of the other,
     are one tile boxed twice: there is room for one tile only, a third box lying beyond
     each one's other half. Where nothing lies beyond, the box slid half off is all
@@ -84,7 +84,7 @@ def _boxed_twice_slipped(boxes: list[Tile], i: int, a: int, margin: float) -> bo
     return True
 
 
-def _agreement(boxes: list[Tile], i: int, apart: set[int]) -> int:
+def _agreement(boxes: list[PlacedTile], i: int, apart: set[int]) -> int:
     """How many halves of ``boxes[i]`` count what the box beyond them holds: the box
     nearest the point where a neighbour's facing half would lie (as far beyond the
     box's end as the half lies inside it), within a tile's width of it, ``apart``
@@ -131,7 +131,8 @@ def _best_kept(group: list[int], edges: set[tuple[int, int]],
     return set(group)
 
 
-def drop_joint_boxes(boxes: list[Tile], confidence: list[float], w: float) -> list[Tile]:
+def drop_joint_boxes(boxes: list[PlacedTile], confidence: list[float], w: float
+                     ) -> list[PlacedTile]:
     """``boxes`` without those across a joint of two others and without a tile's second
     box (``confidence[i]`` is how sure the reader was of ``boxes[i]``)."""
     edges = overlap_edges(boxes, w)

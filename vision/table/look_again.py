@@ -10,7 +10,7 @@ import numpy as np
 
 from vision.readings import ReadTile
 from vision.table.build import Chain, Reread, TableBuild
-from vision.table.geometry import Tile, make_tile, nearer_half, outline_at, perp
+from vision.table.geometry import PlacedTile, make_tile, nearer_half, outline_at, perp
 from vision.table.reading import Uncertainty
 
 #: A loose box centred this close (widths) to where a train's next tile could lie
@@ -66,13 +66,13 @@ class Found(NamedTuple):
     seen: ReadTile
 
 
-def halves_meet(a: Tile, b: Tile, w: float) -> bool:
+def halves_meet(a: PlacedTile, b: PlacedTile, w: float) -> bool:
     """Whether a half of ``a`` lies on a half of ``b`` (``OVER_HALF_WIDTHS``)."""
     return any(float(np.linalg.norm(p - q)) < OVER_HALF_WIDTHS * w
                for p in a.halves for q in b.halves)
 
 
-def over_other_half(outline: Tile, sure: list[Tile], w: float, end_ref: np.ndarray,
+def over_other_half(outline: PlacedTile, sure: list[PlacedTile], w: float, end_ref: np.ndarray,
                     end_value: int) -> bool:
     """Whether a half of ``outline`` lies on the near half (the one nearer the train's
     end ``end_ref``) of one of the ``sure`` boxes, which is not a box on that outline
@@ -123,7 +123,7 @@ def _sureness(again: Reread, double: bool, end_v: int) -> float | None:
 
 
 def _best_reading(b: TableBuild, chain: Chain, outlines: list[Outline],
-                  around: list[Tile]) -> Found | None:
+                  around: list[PlacedTile]) -> Found | None:
     """Read each outline where the train puts it and centred on each box about it: the
     surest reading of the next tile."""
     w, end_v = b.w, chain.tiles[-1][2]

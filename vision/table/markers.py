@@ -9,7 +9,7 @@ import numpy as np
 from engine import MEXICAN, Owner
 from vision.mat.geometry import ARROW_TO_MM, SLOT_RADIUS_MM
 from vision.table.build import Chain, TableBuild
-from vision.table.geometry import Tile, make_tile, perp
+from vision.table.geometry import PlacedTile, make_tile, perp
 from vision.table.reading import Uncertainty
 
 #: A marker further than this (in widths) from every train belongs to none.
@@ -24,7 +24,7 @@ PRINT_MARGIN_MM = 6.0
 MARKER_TILE_IOU = 0.5
 
 
-def drop_marker_boxes(live: list[Tile], marker_pts: np.ndarray) -> list[Tile]:
+def drop_marker_boxes(live: list[PlacedTile], marker_pts: np.ndarray) -> list[PlacedTile]:
     """``live`` without the boxes that are markers: a marker the detector also boxed as
     a tile reads as a doubtful tile (a marker laid on a tile covers half of it at most:
     that tile stays)."""
@@ -45,7 +45,7 @@ def _start_radius(b: TableBuild) -> float:
     return float(np.median(firsts)) if firsts else 6.0 * b.w
 
 
-def _distance(b: TableBuild, chain: Chain | None, m: np.ndarray, outline: Tile, slot: int,
+def _distance(b: TableBuild, chain: Chain | None, m: np.ndarray, outline: PlacedTile, slot: int,
               start_r: float) -> float:
     """How far a marker (centred on ``m``) lies from ``chain``, the train of ``slot``, or
     (``None``) from where that train would start."""

@@ -15,7 +15,7 @@ from vision.table.build import TableBuild
 from vision.table.chains import grow, report_leftovers, start_trains
 from vision.table.consistency import correct_counts, within_ranges
 from vision.table.gaps import bridge_gap
-from vision.table.geometry import Tile, make_tile
+from vision.table.geometry import PlacedTile, make_tile
 from vision.table.hub import on_printed_marker, on_printed_ring, place_engine
 from vision.table.joints import drop_joint_boxes
 from vision.table.look_again import look_again
@@ -104,7 +104,7 @@ def reconstruct(tiles: Sequence[ReadTile], markers: Detections | None, players: 
                         marker_owners, b.players, positions, dict(b.decoded))
 
 
-def _live_boxes(b: TableBuild, marker_pts: np.ndarray) -> list[Tile]:
+def _live_boxes(b: TableBuild, marker_pts: np.ndarray) -> list[PlacedTile]:
     """The boxes that may be tiles: not the mat's printed markers, arrows and labels
     (``b.printed``; a detector may take them for tiles), nor markers boxed twice, nor
     boxes across the joint of two tiles or a tile's second box (``joints``). Those

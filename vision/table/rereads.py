@@ -11,7 +11,7 @@ from engine import MEXICAN, Owner
 from vision.mat.geometry import SLOT_RADIUS_MM
 from vision.readings import ReadTile
 from vision.table.build import Chain, TableBuild
-from vision.table.geometry import Tile, cos_between, make_tile, nearest_slot, outline_at, perp
+from vision.table.geometry import PlacedTile, cos_between, make_tile, nearest_slot, outline_at, perp
 from vision.table.look_again import SURE_HALF
 from vision.table.reading import Uncertainty
 
@@ -76,7 +76,7 @@ def look_at_slots(b: TableBuild) -> bool:
     return found
 
 
-def _read_at_slot(b: TableBuild, u: np.ndarray, boxes: list[Tile]
+def _read_at_slot(b: TableBuild, u: np.ndarray, boxes: list[PlacedTile]
                   ) -> tuple[np.ndarray, ReadTile] | None:
     """The surest undoubted reading of a first tile along ``u`` from the hub, where it
     lies and moved to each box about it, whose near half could be the engine's count."""
