@@ -176,10 +176,10 @@ def seen_tiles(photo: int, image: np.ndarray, readings: Sequence[TileReading],
                   for v, c, (low, high) in zip(r.values, r.half_certainty, ranges, strict=True)]
         first, second = tile_half_crops(image, np.asarray(r.corners, np.float32))
         out.append(CalibrationTile(photo, np.asarray(r.corners, np.float32),
-                            (int(r.values[0]), int(r.values[1])),
-                            (reader_belief(halves[0], top), reader_belief(halves[1], top)),
-                            (half_colour(first), half_colour(second)),
-                            (pip_blobs(first), pip_blobs(second))))
+                                   (int(r.values[0]), int(r.values[1])),
+                                   (reader_belief(halves[0], top), reader_belief(halves[1], top)),
+                                   (half_colour(first), half_colour(second)),
+                                   (pip_blobs(first), pip_blobs(second))))
     return out
 
 
