@@ -75,6 +75,7 @@ _EXPORTS = {
     "Calibration": "vision.calibration.calibrate",
     "calibrate": "vision.calibration.calibrate",
     "FrameSource": "vision.tracking.frame_source",
+    "frame_source": "vision.tracking.frame_source",
     "TileSource": "vision.reading.reader_interface",
     "FrameReader": "vision.reading.reader_interface",
     "TileMemory": "vision.tracking.tile_memory",
@@ -132,7 +133,7 @@ if TYPE_CHECKING:
     from vision.table import TableReading, Uncertainty, reconstruct  # noqa: F401
     from vision.tracking.camera_plan import CameraPlan, plan_camera  # noqa: F401
     from vision.tracking.capture import open_capture  # noqa: F401
-    from vision.tracking.frame_source import FrameSource  # noqa: F401
+    from vision.tracking.frame_source import FrameSource, frame_source  # noqa: F401
     from vision.tracking.tile_memory import ReadCounts, TileMemory  # noqa: F401
     from vision.tracking.tracker import Tracker  # noqa: F401
 

@@ -114,7 +114,7 @@ def test_the_tracker_speaks_the_apps_events() -> None:
 def test_the_tracker_source_keeps_the_latest_frame_for_hands(tmp_path: Path) -> None:
     import numpy as np
 
-    from vision.tracking.tracker import FrameSource
+    from vision.tracking.frame_source import CameraFrames
 
     class Capture:
         def isOpened(self) -> bool:  # noqa: N802 - cv2.VideoCapture's name
@@ -128,7 +128,7 @@ def test_the_tracker_source_keeps_the_latest_frame_for_hands(tmp_path: Path) -> 
 
     source = sources.TrackerSource(0)
     assert source.still() is None
-    frames = FrameSource(0, opener=lambda _: Capture())
+    frames = CameraFrames(0, opener=lambda _: Capture())
     source._frames = frames
     assert source.still() is None
     assert frames.open() and frames.read() is not None

@@ -26,7 +26,8 @@ class _Capture:
 def test_a_camera_is_asked_for_full_frames_and_a_file_is_not(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(capture.cv2, "VideoCapture", _Capture)
-    camera = frame_source.FrameSource(0)
+    camera = frame_source.frame_source(0)
+    assert isinstance(camera, frame_source.CameraFrames)
     assert camera.open()
     assert isinstance(camera.capture, _Capture)
     assert camera.capture.asked == {cv2.CAP_PROP_FRAME_WIDTH: 1920,

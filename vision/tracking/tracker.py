@@ -47,7 +47,7 @@ from vision.models.detections import Detections
 from vision.reading.reader_interface import FrameReader, ReadTile, TileSource
 from vision.referee import Referee, Reread
 from vision.table import TableReading, reconstruct
-from vision.tracking.frame_source import Capture, FrameSource
+from vision.tracking.frame_source import Capture, FrameSource, frame_source
 from vision.tracking.table_vote import (
     TableVote,
     fills_a_known_place,
@@ -88,7 +88,7 @@ class Tracker:
                  opener: Callable[[Any], Capture] | None = None,
                  sleep: Callable[[float], None] = time.sleep,
                  realtime: bool = False) -> None:
-        self.source = FrameSource(source, opener)
+        self.source = frame_source(source, opener)
         self.players = players
         self.rules = rules or RuleSet.preset("standard")
         self._reader = reader
