@@ -156,3 +156,18 @@ def test_the_memory_hands_on_values_and_track_ids_that_follow_a_tile() -> None:
     assert len(again) == len(ids) + 1
     assert all(again[v] == i for v, i in ids.items())  # the tiles kept their ids
     assert set(again.values()) - set(ids.values()) == {max(again.values())}
+
+
+def test_a_still_frame_asks_the_reader_once_for_new_boxes_and_missed_tiles() -> None:
+    game = Game(5, n_tiles=6)
+    reader = FakeReader(game)
+    memory = TileMemory(reader)
+    first = game.draw(3, np.random.default_rng(3))
+    for _ in range(CONFIRMED_READS):
+        memory.update_with_detections(first, reader.detect(first))
+    later = game.draw(4, np.random.default_rng(4))  # one more tile laid ...
+    found = reader.detect(later)
+    calls, read = reader.read_boxes_calls, reader.read_tiles_count
+    memory.update_with_detections(later, found[1:])  # ... and a known tile missed
+    assert reader.read_boxes_calls == calls + 1
+    assert reader.read_tiles_count == read + 1  # only the new tile is read

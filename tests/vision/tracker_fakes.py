@@ -15,6 +15,7 @@ from datasets.table_layout import layout_table, overhead_homography, random_tabl
 from engine import Observer, RuleSet, TableState, Train
 from vision.mat.geometry import apply_homography
 from vision.models.detections import Detections
+from vision.reading.reader_interface import BoxReadings
 from vision.readings import SeenTile
 from vision.tracking.tracker import Tracker
 
@@ -110,6 +111,7 @@ class FakeReader:
         self.rng = np.random.default_rng(seed)
         self.calls = 0
         self.read_tiles_count = 0
+        self.read_boxes_calls = 0
         self.truth: dict[tuple[float, float], tuple[int, int]] = {}
 
     def detect(self, frame: np.ndarray) -> Detections:
@@ -146,6 +148,13 @@ class FakeReader:
 
     def read_at(self, frame: np.ndarray, corners: np.ndarray) -> list[Any]:
         return [SeenTile(NOTHING, c) for c in corners]
+
+    def read_boxes(self, frame: np.ndarray, tiles: Detections, again: np.ndarray
+                   ) -> BoxReadings:
+        """As ``TileReader.read_boxes``: both kinds of reading in one call."""
+        self.read_boxes_calls += 1
+        fresh, backs = self.read_tiles_and_backs(frame, tiles) if len(tiles) else ([], [])
+        return BoxReadings(fresh, backs, self.read_at(frame, again) if len(again) else [])
 
     def read(self, frame: np.ndarray) -> FakeFrame:
         found = self.detect(frame)

@@ -60,7 +60,7 @@ from vision.reading.count_vote import vote
 from vision.reading.cover_check import CoverCheck
 from vision.reading.face_down import markers_on_backs, split_face_down
 from vision.reading.missed_markers import FAINT_MARKER, ceil32, found_near, more_markers
-from vision.reading.reader_interface import joined
+from vision.reading.reader_interface import BoxReadings, joined
 from vision.readings import MAX_VALUE, FrameReading, HalfCount, TileReading
 
 if TYPE_CHECKING:
@@ -423,6 +423,14 @@ class TileReader:
         if not self.spot_face_down:
             return readings, []
         return split_face_down(image if grey is None else grey, readings)
+
+    def read_boxes(self, image: np.ndarray, tiles: Detections, again: np.ndarray
+                   ) -> BoxReadings:
+        """What a tracker's still frame needs read, in one call (``TileSource``): the
+        boxes ``tiles`` as :meth:`read_tiles_and_backs` reads them, and the outlines
+        ``again`` as :meth:`read_at` does."""
+        fresh, backs = self.read_tiles_and_backs(image, tiles) if len(tiles) else ([], [])
+        return BoxReadings(fresh, backs, self.read_at(image, again) if len(again) else [])
 
     def _box_variants(self, image: np.ndarray, tiles: Detections
                       ) -> tuple[list[np.ndarray], list[int], set[int], np.ndarray | None]:

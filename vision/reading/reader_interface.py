@@ -10,13 +10,23 @@ single look is sure of are decided here, once, for the reader and the tracker.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
 from vision.models.detections import Detections
 from vision.reading.boxes.fragments import join_fragments
 from vision.readings import ReadTile
+
+
+class BoxReadings(NamedTuple):
+    """A still frame's boxes read in one call (:meth:`TileSource.read_boxes`): the
+    tiles read, best first; the backs set apart among them; one reading per outline
+    looked at again, in order."""
+
+    tiles: Sequence[ReadTile]
+    backs: Sequence[ReadTile]
+    again: Sequence[ReadTile]
 
 
 class FrameRead(Protocol):
@@ -55,10 +65,11 @@ class TileSource(Protocol):
         """Tiles and markers found in ``image``."""
         ...
 
-    def read_tiles_and_backs(self, image: np.ndarray, tiles: Detections
-                             ) -> tuple[Sequence[ReadTile], Sequence[ReadTile]]:
-        """The readings of the boxes ``tiles``, and the backs of tiles lying face down
-        among them, set apart."""
+    def read_boxes(self, image: np.ndarray, tiles: Detections, again: np.ndarray
+                   ) -> BoxReadings:
+        """In one call, what a still frame needs read: the boxes ``tiles`` (read, the
+        backs of tiles lying face down among them set apart) and the outlines ``again``
+        ``(N, 4, 2)``, each read exactly there."""
         ...
 
     def read_at(self, image: np.ndarray, corners: np.ndarray) -> Sequence[ReadTile]:

@@ -200,20 +200,27 @@ class TileMemory:
         known = np.array([m >= 0 and (still[m] or (self.held[m].agree >= CONFIRMED_READS
                                                    and not self.held[m].settled))
                           for m in ids.tolist()], bool)
-        fresh = self._read_fresh(frame, grey, boxes[~known])
+        unread, on_back = self._off_known_backs(grey, boxes[~known])
+        unseen = [m for m in range(len(self.held)) if m not in set(ids.tolist())
+                  and (still[m] or self.held[m].agree >= CONFIRMED_READS)]
+        again = [m for m in unseen if not still[m]]
+        read = self.reader.read_boxes(frame, unread, np.array(
+            [np.asarray(self.held[m].reading.corners) for m in again]).reshape(-1, 4, 2))
+        self._hold_backs(grey, on_back, read.backs)
         markers = self._off_backs(grey, sure_markers(self.reader, found))
+        fresh = list(read.tiles)
         self.counts.tiles_read += len(fresh)
         self.counts.tiles_reused += int(known.sum())
         kept = [self.held[m] for m in ids[known].tolist()]
-        kept += self._missed(frame, grey, still, set(ids.tolist()))
+        kept += self._missed(still, unseen, again, read.again)
         self.held = self._deduplicated(kept + self._confirm(fresh))
         return self.readings, markers
 
-    def _read_fresh(self, frame: np.ndarray, grey: np.ndarray,
-                    boxes: Detections) -> list[ReadTile]:
-        """Readings of the tile boxes not known already, but for those lying on a back
-        set apart before and looking as it did (that back, unread); the backs held
-        become those found again and those just set apart."""
+    def _off_known_backs(self, grey: np.ndarray, boxes: Detections
+                         ) -> tuple[Detections, dict[int, int]]:
+        """The tile boxes not known already to be read, but for those lying on a back
+        set apart before and looking as it did (that back, unread): the boxes, and
+        which back each box found on one lies on (back index -> box)."""
         on_back: dict[int, int] = {}  # back index -> the box found on it
         for i, corners in enumerate(boxes.corners):
             k = self.known_back(grey, corners)
@@ -221,16 +228,16 @@ class TileMemory:
                 on_back[k] = i
         boxes = boxes[np.array([i for i in range(len(boxes)) if i not in set(on_back.values())],
                                dtype=np.int64)]
-        fresh: Sequence[ReadTile] = []
-        backs: Sequence[ReadTile] = []
-        if len(boxes):
-            fresh, backs = self.reader.read_tiles_and_backs(frame, boxes)
+        return boxes, on_back
+
+    def _hold_backs(self, grey: np.ndarray, on_back: dict[int, int],
+                    backs: Sequence[ReadTile]) -> None:
+        """The backs held become those found again and those just set apart."""
         self.counts.backs_read += len(backs)
         self.counts.backs_reused += len(on_back)
         self.back_looks = ([self.back_looks[k] for k in on_back]
                            + [tile_look(grey, np.asarray(b.corners)) for b in backs])
         self.backs = [self.backs[k] for k in on_back] + list(backs)
-        return list(fresh)
 
     def _off_backs(self, grey: np.ndarray, markers: Detections) -> Detections:
         """``markers`` but those lying on a back held (a back the detector called a marker)."""
@@ -239,20 +246,16 @@ class TileMemory:
         return markers[~markers_on_backs(grey, markers.corners,
                                          [np.asarray(b.corners) for b in self.backs])]
 
-    def _missed(self, frame: np.ndarray, grey: np.ndarray, still: list[bool],
-                seen: set[int]) -> list[_Held]:
-        """Known tiles the detector missed that are still there: looking as they did when
-        their table settled, or else reading the same when looked at again where they
-        lay. A tile taken away changes the view and reads otherwise."""
-        unseen = [m for m in range(len(self.held))
-                  if m not in seen and (still[m] or self.held[m].agree >= CONFIRMED_READS)]
+    def _missed(self, still: list[bool], unseen: list[int], again: list[int],
+                looked: Sequence[ReadTile]) -> list[_Held]:
+        """Known tiles the detector missed (``unseen``) that are still there: looking as
+        they did when their table settled, or else (``again``) reading the same when
+        looked at again where they lay (``looked``). A tile taken away changes the view
+        and reads otherwise."""
         out = [self.held[m] for m in unseen if still[m]]
-        again = [m for m in unseen if not still[m]]
-        if again:
-            corners = np.array([np.asarray(self.held[m].reading.corners) for m in again])
-            for m, reading in zip(again, self.reader.read_at(frame, corners), strict=True):
-                if sorted(reading.values) == sorted(self.held[m].reading.values):
-                    out.append(self.held[m])
+        for m, reading in zip(again, looked, strict=True):
+            if sorted(reading.values) == sorted(self.held[m].reading.values):
+                out.append(self.held[m])
         self.counts.tiles_kept += len(out)
         return out
 
