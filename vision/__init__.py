@@ -29,6 +29,7 @@ _EXPORTS = {
     "TileReading": "vision.readings",
     "FrameReading": "vision.readings",
     "ReadTile": "vision.readings",
+    "TileReadings": "vision.readings",
     "PolygonAnnotator": "vision.stills.annotate",
     "ReadingAnnotator": "vision.stills.annotate",
     "HandReading": "vision.stills.hand_photos",
@@ -124,7 +125,7 @@ if TYPE_CHECKING:
         load_profile,
         save_profile,
     )
-    from vision.readings import FrameReading, ReadTile, TileReading  # noqa: F401
+    from vision.readings import FrameReading, ReadTile, TileReading, TileReadings  # noqa: F401
     from vision.referee import Referee, Ruling  # noqa: F401
     from vision.stills.annotate import PolygonAnnotator, ReadingAnnotator  # noqa: F401
     from vision.stills.hand_photos import HandReading, read_hand, score_photos  # noqa: F401

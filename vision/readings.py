@@ -58,19 +58,61 @@ class SeenTile:
     ranges: tuple[tuple[int, int], tuple[int, int]] | None = None
 
 
-def tile_detections(tiles: Sequence[ReadTile], track_ids: Sequence[int] | None = None
-                    ) -> Detections:
-    """Read tiles as one ``Detections`` (class 0): their boxes and confidences, their
-    values in ``data["values"]`` (``(N, 2)`` int64) and, when given, their track ids in
-    ``data["track_id"]``: what the reader and the tracker's memory hand on."""
-    data: dict[str, np.ndarray] = {
-        "values": np.array([t.values for t in tiles], np.int64).reshape(-1, 2)}
-    if track_ids is not None:
-        data["track_id"] = np.asarray(track_ids, np.int64).reshape(-1)
-    corners = np.array([np.asarray(t.corners, np.float32) for t in tiles],
-                       np.float32).reshape(-1, 4, 2)
-    return Detections(corners, np.array([t.confidence for t in tiles], np.float32),
-                      np.zeros(len(tiles), np.int64), data=data)
+class TileReadings(Detections):
+    """Read tiles as one ``Detections`` (class 0), each tile's reading always in
+    ``data``: ``values`` ``(N, 2)``, ``ranges`` ``(N, 2, 2)`` (the counts each half could
+    be; a half read exactly, its count twice), ``half_certainty`` ``(N, 2)``,
+    ``uncertain`` ``(N,)`` and ``track_id`` ``(N,)`` (a tracked tile's id, the same from
+    one still frame to the next; -1: not tracked). What the reader and the tracker's
+    memory hand on (:attr:`FrameReading.detections`, ``TileMemory.detections``)."""
+
+    KEYS = ("values", "ranges", "half_certainty", "uncertain", "track_id")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        missing = [k for k in self.KEYS if k not in self.data]
+        if missing:
+            raise ValueError(f"TileReadings.data lacks {', '.join(missing)}")
+
+    @classmethod
+    def of(cls, tiles: Sequence[ReadTile], track_ids: Sequence[int] | None = None
+           ) -> TileReadings:
+        """``tiles`` as one value, with their track ids when given."""
+        n = len(tiles)
+        data: dict[str, np.ndarray] = {
+            "values": np.array([t.values for t in tiles], np.int64).reshape(-1, 2),
+            "ranges": np.array([t.ranges if t.ranges is not None
+                                else ((t.values[0],) * 2, (t.values[1],) * 2) for t in tiles],
+                               np.int64).reshape(-1, 2, 2),
+            "half_certainty": np.array([t.half_certainty for t in tiles],
+                                       np.float32).reshape(-1, 2),
+            "uncertain": np.array([t.uncertain for t in tiles], bool).reshape(-1),
+            "track_id": (np.full(n, -1, np.int64) if track_ids is None
+                         else np.asarray(track_ids, np.int64).reshape(-1))}
+        corners = np.array([np.asarray(t.corners, np.float32) for t in tiles],
+                           np.float32).reshape(-1, 4, 2)
+        return cls(corners, np.array([t.confidence for t in tiles], np.float32),
+                   np.zeros(n, np.int64), data=data)
+
+    @property
+    def values(self) -> np.ndarray:
+        return self.data["values"]
+
+    @property
+    def ranges(self) -> np.ndarray:
+        return self.data["ranges"]
+
+    @property
+    def half_certainty(self) -> np.ndarray:
+        return self.data["half_certainty"]
+
+    @property
+    def uncertain(self) -> np.ndarray:
+        return self.data["uncertain"]
+
+    @property
+    def track_id(self) -> np.ndarray:
+        return self.data["track_id"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -146,6 +188,6 @@ class FrameReading:
         return [t for t in self.tiles if t.uncertain]
 
     @property
-    def detections(self) -> Detections:
-        """The tiles read as one ``Detections`` with their values (:func:`tile_detections`)."""
-        return tile_detections(self.tiles)
+    def detections(self) -> TileReadings:
+        """The tiles read as one :class:`TileReadings`."""
+        return TileReadings.of(self.tiles)

@@ -135,12 +135,22 @@ class TestFromUltralytics:
 
 
 def test_a_frame_reading_hands_on_its_tiles_as_detections_with_their_values() -> None:
-    from vision.readings import FrameReading, TileReading
+    from vision.readings import FrameReading, TileReading, TileReadings
 
     box = np.array([[0, 0], [10, 0], [10, 20], [0, 20]], np.float32)
     tiles = [TileReading((3, 5), box, 0.9, False), TileReading((12, 0), box + 30, 0.4, True)]
+    tiles.append(TileReading((4, 4), box + 60, 0.6, True, half_certainty=(0.5, 0.9),
+                             ranges=((3, 5), (4, 4))))
     found = FrameReading(tiles, Detections.empty()).detections
-    assert found.data["values"].tolist() == [[3, 5], [12, 0]]
-    assert np.allclose(found.confidence, [0.9, 0.4]) and np.allclose(found.corners[1], box + 30)
-    assert "track_id" not in found.data
+    assert found.values.tolist() == [[3, 5], [12, 0], [4, 4]]
+    assert np.allclose(found.confidence, [0.9, 0.4, 0.6])
+    assert np.allclose(found.corners[1], box + 30)
+    assert found.ranges.tolist() == [[[3, 3], [5, 5]], [[12, 12], [0, 0]], [[3, 5], [4, 4]]]
+    assert np.allclose(found.half_certainty, [[1, 1], [1, 1], [0.5, 0.9]])
+    assert found.uncertain.tolist() == [False, True, True]
+    assert found.track_id.tolist() == [-1, -1, -1]  # read from one image: not tracked
+    sure = found[~found.uncertain]
+    assert isinstance(sure, TileReadings) and sure.values.tolist() == [[3, 5]]
     assert len(FrameReading([], Detections.empty()).detections) == 0
+    with pytest.raises(ValueError, match="lacks"):
+        TileReadings(np.zeros((0, 4, 2)), np.zeros(0), np.zeros(0))

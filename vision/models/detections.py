@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 import cv2
 import numpy as np
@@ -141,11 +141,11 @@ class Detections:
         for i in range(len(self)):
             yield self.corners[i], float(self.confidence[i]), int(self.class_id[i])
 
-    def __getitem__(self, index: int | slice | Sequence[int] | np.ndarray) -> Detections:
-        """A new ``Detections`` of the selected rows (an int keeps one row)."""
+    def __getitem__(self, index: int | slice | Sequence[int] | np.ndarray) -> Self:
+        """A new ``Detections`` (of this kind) of the selected rows (an int keeps one row)."""
         if isinstance(index, (int, np.integer)):
             index = [int(index)]
-        return Detections(self.corners[index], self.confidence[index], self.class_id[index],
+        return type(self)(self.corners[index], self.confidence[index], self.class_id[index],
                           {k: v[index] for k, v in self.data.items()}, dict(self.metadata))
 
     def __eq__(self, other: object) -> bool:

@@ -29,7 +29,7 @@ from vision.models.detections import Detections
 from vision.reading.boxes.duplicate_boxes import distinct
 from vision.reading.face_down import markers_on_backs
 from vision.reading.reader_interface import ReadTile, TileSource, sure_markers, tile_boxes
-from vision.readings import tile_detections
+from vision.readings import TileReadings
 
 #: Size (width, height) of the small upright picture of a tile's face compared between
 #: frames, and how far inside the outline it is taken (neighbours stay out of it).
@@ -139,11 +139,10 @@ class TileMemory:
         return [h.reading for h in self.held]
 
     @property
-    def detections(self) -> Detections:
-        """The tiles held as one ``Detections``: their boxes, confidences, values
-        (``data["values"]``) and track ids (``data["track_id"]``, the same for a tile
-        from one still frame to the next while it is held)."""
-        return tile_detections(self.readings, [h.track_id for h in self.held])
+    def detections(self) -> TileReadings:
+        """The tiles held as one :class:`~vision.readings.TileReadings`, their track ids
+        the same for a tile from one still frame to the next while it is held."""
+        return TileReadings.of(self.readings, [h.track_id for h in self.held])
 
     def _corners(self) -> np.ndarray:
         if not self.held:
