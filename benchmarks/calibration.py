@@ -65,7 +65,7 @@ def _table_exact(scene: Scene, reader: TileReader) -> bool:
     """Whether ``scene``'s table reads back exactly (engine and every train's tiles in
     order), as ``mtrain read`` reads it."""
     from engine.table import TableState
-    from vision.cli.read import read_table
+    from vision.stills.table_photo import read_table
 
     truth = TableState.from_json(scene.table)
     players = sum(1 for t in truth.trains if t.owner != "mexican")

@@ -126,9 +126,9 @@ def score(folder: Path, models: Path = ROOT / "models") -> dict[str, Any]:
 
     from datasets.labels import iter_scenes
     from engine import RuleSet
-    from vision.cli.read import read_table
     from vision.mat.hub_mat import detect_mat
     from vision.reading.reader import TileReader
+    from vision.stills.table_photo import read_table
 
     reader = TileReader(models, max_value=RuleSet.preset("standard").set)
     parts = {True: _Part(), False: _Part()}

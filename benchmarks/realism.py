@@ -13,7 +13,7 @@ from seeds never used to tune the tile check (``vision.models.tile_check``: seed
   4: 32 frames). Every tile read is a phantom (target 0); also the tile boxes the
   detector gives at its trained size before the check (``boxes_unchecked``).
 - **tables**: a Mexican Train table on each surface, ``--tables`` per surface
-  (default 2), read as ``mtrain read`` reads a frame (``vision.cli.read.read_table``),
+  (default 2), read as ``mtrain read`` reads a frame (``vision.stills.table_photo.read_table``),
   for the set in play: phantom tiles (a tile read where no tile lies: polygon IoU
   under 0.3 with every labelled tile and back; target 0), tiles found (IoU >= 0.5,
   one to one) and read right (both values, either order), whole frames exact
@@ -96,7 +96,7 @@ def _trains(table: dict[str, Any]) -> tuple[int, list[list[list[int]]]]:
 
 
 def table_frames(reader: TileReader, per_surface: int) -> dict[str, Any]:
-    from vision.cli.read import read_table
+    from vision.stills.table_photo import read_table
 
     by_surface: dict[str, dict[str, int]] = {}
     for k in range(per_surface * len(SURFACES)):

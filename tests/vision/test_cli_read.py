@@ -143,10 +143,10 @@ def test_read_an_eval_scene_with_the_bundled_models(capsys: pytest.CaptureFixtur
 def test_read_hands_a_mat_in_view_to_the_table_reconstruction(
         monkeypatch: pytest.MonkeyPatch) -> None:
     import vision.table
-    from vision.cli import read as vision_cli
     from vision.mat.hub_mat import MatView, mat_image
     from vision.models.detections import Detections
     from vision.reading.reader import FrameReading
+    from vision.stills import table_photo
 
     seen: list[object] = []
     looks: list[object] = []
@@ -159,8 +159,8 @@ def test_read_hands_a_mat_in_view_to_the_table_reconstruction(
     monkeypatch.setattr(vision.table, "reconstruct", spy)
     frame = FrameReading(tiles=[], markers=Detections.empty())
     with_mat = cv2_bgr(mat_image(4, px_per_mm=3.0))
-    vision_cli.reconstruct_table(frame, 4, with_mat)
-    vision_cli.reconstruct_table(frame, 4, np.full((300, 400, 3), 200, np.uint8))
+    table_photo.reconstruct_table(frame, 4, with_mat)
+    table_photo.reconstruct_table(frame, 4, np.full((300, 400, 3), 200, np.uint8))
     assert isinstance(seen[0], MatView) and seen[0].players == 4
     assert seen[1] is None
     assert looks == [None, None]  # no reader: nothing to look again with
@@ -175,7 +175,7 @@ def test_read_hands_a_mat_in_view_to_the_table_reconstruction(
 
     reader = Reader()
     image = np.full((300, 400, 3), 200, np.uint8)
-    vision_cli.reconstruct_table(frame, 4, image, reader)  # type: ignore[arg-type]
+    table_photo.reconstruct_table(frame, 4, image, reader)  # type: ignore[arg-type]
     look = looks[-1]
     assert callable(look)
     box = np.array([[10, 10], [30, 10], [30, 50], [10, 50]], np.float32)

@@ -198,8 +198,8 @@ def test_a_train_broken_where_the_first_look_missed_a_tile_is_read_whole() -> No
     does not, ``turn_squarish=False``.)"""
     from datasets.table_draw import draw_table
     from datasets.table_game import render_tables
-    from vision.cli.read import read_table
     from vision.reading.reader import TileReader
+    from vision.stills.table_photo import read_table
 
     seed = 1_100_029
     players, _, truth, layout = draw_table(np.random.default_rng(seed), 29, True)

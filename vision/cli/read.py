@@ -15,11 +15,11 @@ from engine.cli import add_rules_arguments, rules_from_args
 from engine.errors import BadInputError
 from vision.cli import calibrate as calibrate_cli
 from vision.cli.calibrate import add_profile_argument, profile_from_args
+from vision.stills.table_photo import read_table
 
 if TYPE_CHECKING:
-    import numpy as np
 
-    from vision.reading.reader import FrameReading, TileReader
+    from vision.reading.reader import FrameReading
 
 #: Seat count assumed by ``read`` when ``--players`` is not given.
 DEFAULT_PLAYERS = 4
@@ -111,49 +111,6 @@ def run_score(args: argparse.Namespace) -> int:
     if down:
         print(f"face down, not counted: {', '.join(down)}; turn them over and score again")
     return 0
-
-
-#: ``reconstruct_table``'s default: look for the mat in the image.
-_LOOK: Any = object()
-
-
-def reconstruct_table(frame: FrameReading, players: int,
-                      image: np.ndarray | None = None, reader: TileReader | None = None,
-                      mat: Any = _LOOK) -> Any:
-    """``vision.table.reconstruct`` of the frame (a ``TableReading``).
-
-    With ``image``, a hub mat in view (``vision.mat.hub_mat.detect_mat``) assigns the
-    seats and the Mexican train exactly; without one the heuristics apply.
-    ``mat``, when given, is the mat already found in ``image`` (or ``None``: none).
-    With ``image`` and ``reader``, a train that stops at a misplaced box is read
-    again where it goes on (``reread-tile``).
-    """
-    from vision.table import reconstruct
-
-    if mat is _LOOK:
-        from vision.mat.hub_mat import detect_mat
-
-        mat = detect_mat(image) if image is not None else None
-    look = None
-    read_at = getattr(reader, "read_at", None)  # a reader that can read a given box
-    if image is not None and read_at is not None:
-        def look(corners: np.ndarray) -> Any:
-            return read_at(image, corners[None])[0]
-    return reconstruct(frame.tiles, frame.markers, players, mat, look=look)
-
-
-def read_table(frame: FrameReading, players: int, image: np.ndarray,
-               reader: TileReader) -> tuple[FrameReading, Any]:
-    """The table in ``image`` (``reconstruct_table``), looked at closer where it does
-    not hold together (``vision.stills.trouble_spots``): the frame read, with the boxes found
-    closer, and its table."""
-    from vision.mat.hub_mat import detect_mat
-    from vision.stills.trouble_spots import look_closer
-
-    mat = detect_mat(image)  # looked for once: the closer frame is the same image
-    table = reconstruct_table(frame, players, image, reader, mat)
-    return look_closer(reader, image, frame, table,
-                       lambda f: reconstruct_table(f, players, image, reader, mat))
 
 
 def table_json(reading: Any | None) -> dict[str, Any] | None:

@@ -142,7 +142,7 @@ def look_closer(reader: Any, image: np.ndarray, frame: FrameReading, reading: An
     """``(frame, reading)`` after looking closer around ``reading``'s loose tiles and
     its trains' last tiles.
 
-    ``rebuild`` reads the table of a frame (``vision.cli.read.reconstruct_table``). The
+    ``rebuild`` reads the table of a frame (``vision.stills.table_photo.reconstruct_table``). The
     boxes found closer replace the frame's boxes they overlap (``REPLACE_IOU``) and
     join it where they overlap none; the table is read again from them and kept
     when it lays more tiles on trains. Unchanged when there is nothing loose, no
