@@ -1,4 +1,7 @@
-"""Seeing the table: detections, image loading, tile reading, table reconstruction.
+"""Seeing the table, one folder per stage: ``models`` (an image -> ``Detections``),
+``reading`` (``Detections`` -> ``FrameReading``), ``table`` (-> ``TableReading``),
+``tracking`` (frames -> ``TrackerEvent``), ``stills`` (a photo -> a table or a hand),
+``mat``, ``calibration``, ``cli``; ``readings`` holds the read types they share.
 
 The public names are loaded on first use (PEP 562), so that ``import vision``
 and the command line's registration stay cheap: OpenCV and ONNX Runtime load
