@@ -146,7 +146,7 @@ def test_a_frame_reading_hands_on_its_tiles_as_detections_with_their_values() ->
     assert np.allclose(found.confidence, [0.9, 0.4, 0.6])
     assert np.allclose(found.corners[1], box + 30)
     assert found.ranges.tolist() == [[[3, 3], [5, 5]], [[12, 12], [0, 0]], [[3, 5], [4, 4]]]
-    assert np.allclose(found.half_certainty, [[1, 1], [1, 1], [0.5, 0.9]])
+    assert np.allclose(found.half_certainty, [[1.0, 1.0], [1.0, 1.0], [0.5, 0.9]])
     assert found.uncertain.tolist() == [False, True, True]
     assert found.track_id.tolist() == [-1, -1, -1]  # read from one image: not tracked
     sure = found[~found.uncertain]
