@@ -19,24 +19,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["TITLES", "AlertWords", "describe", "say"]
+from engine import AlertCode
 
-#: A short title per alert code (the headline of a banner or a log line).
-TITLES: dict[str, str] = {
-    "mismatch": "Tile does not match",
-    "closed-train": "Closed train",
-    "unsatisfied-double": "Open double first",
-    "double-order": "Doubles out of order",
-    "extra-tile": "Too many tiles",
-    "first-turn": "First-turn rule",
-    "duplicate-tile": "Same tile twice",
-    "not-in-set": "Not in the set",
-    "tile-removed": "Tile taken away",
-    "marker-missing": "Marker missing",
-    "marker-stale": "Marker should come off",
-    "open-double": "Open double",
-}
-
+__all__ = ["TITLES", "WORDING", "AlertWords", "Wording", "describe", "say"]
 
 @dataclass(frozen=True)
 class AlertWords:
@@ -120,55 +105,71 @@ def _mismatch(f: _Facts) -> tuple[str, str]:
             "laid on.", f"Take {f.tile} back and lay a tile that matches.")
 
 
-_SENTENCES: dict[str, Callable[[_Facts], tuple[str, str]]] = {
-    "mismatch": _mismatch,
-    "closed-train": lambda f: (
+#: What a sentence says: the facts in words -> (the sentence, what to do).
+Sentence = Callable[[_Facts], tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class Wording:
+    """How the page says one alert code: a short title and its sentence."""
+
+    title: str
+    sentence: Sentence
+
+
+#: Every alert code in words (a test checks every :class:`AlertCode` has its wording).
+WORDING: dict[AlertCode, Wording] = {
+    AlertCode.MISMATCH: Wording("Tile does not match", _mismatch),
+    AlertCode.CLOSED_TRAIN: Wording("Closed train", lambda f: (
         f"{f.who} played {f.tile} on {f.train}, which is not open.",
-        f"Take {f.tile} back: only a train with its marker on takes other players' tiles."),
-    "unsatisfied-double": lambda f: (
+        f"Take {f.tile} back: only a train with its marker on takes other players' tiles.")),
+    AlertCode.UNSATISFIED_DOUBLE: Wording("Open double first", lambda f: (
         f"{f.who} played {f.tile} on {f.train} while {f.double} was waiting.",
-        f"Take {f.tile} back; the open double must be satisfied first (or draw, then pass)."),
-    "double-order": lambda f: (
+        f"Take {f.tile} back; the open double must be satisfied first (or draw, then pass).")),
+    AlertCode.DOUBLE_ORDER: Wording("Doubles out of order", lambda f: (
         f"{f.who} satisfied doubles out of order: {f.tile} on {f.train} came too early.",
-        "The double laid first must be satisfied first."),
-    "extra-tile": lambda f: (
+        "The double laid first must be satisfied first.")),
+    AlertCode.EXTRA_TILE: Wording("Too many tiles", lambda f: (
         f"{f.who} laid {f.tile} on {f.train} after their turn was over.",
-        f"Take {f.tile} back: one tile a turn, and one more only after a double."),
-    "first-turn": lambda f: (
+        f"Take {f.tile} back: one tile a turn, and one more only after a double.")),
+    AlertCode.FIRST_TURN: Wording("First-turn rule", lambda f: (
         f"{f.who} played {f.tile} on {f.train}, which the first-turn rule does not allow.",
-        f"Take {f.tile} back; on the first turn {f.who} starts their own train."),
-    "duplicate-tile": lambda f: (
+        f"Take {f.tile} back; on the first turn {f.who} starts their own train.")),
+    AlertCode.DUPLICATE_TILE: Wording("Same tile twice", lambda f: (
         f"{f.tile} on {f.named} is on the table twice.",
-        "One of them is from another set or misread: check both."),
-    "not-in-set": lambda f: (
+        "One of them is from another set or misread: check both.")),
+    AlertCode.NOT_IN_SET: Wording("Not in the set", lambda f: (
         f"{f.tile} on {f.named} is not a tile of this set.",
-        f"Take {f.tile} away; it belongs to another set."),
-    "tile-removed": lambda f: (
+        f"Take {f.tile} away; it belongs to another set.")),
+    AlertCode.TILE_REMOVED: Wording("Tile taken away", lambda f: (
         f"{f.tile} was taken off {f.named}." if f.tile != "a tile"
         else f"A tile was taken off {f.named}.",
-        "Put it back where it lay: tiles on the table stay."),
-    "marker-missing": lambda f: (
+        "Put it back where it lay: tiles on the table stay.")),
+    AlertCode.MARKER_MISSING: Wording("Marker missing", lambda f: (
         f"{f.who} passed, but their train has no marker.",
-        f"Put a marker on {f.whose} train: it is open to everyone now."),
-    "marker-stale": lambda f: (
+        f"Put a marker on {f.whose} train: it is open to everyone now.")),
+    AlertCode.MARKER_STALE: Wording("Marker should come off", lambda f: (
         f"{f.who} played on their own train, but its marker is still on.",
         f"Take the marker off {f.owner}'s train." if f.owner not in ("its owner", "the table")
-        else "Take the marker off."),
-    "open-double": lambda f: (
+        else "Take the marker off.")),
+    AlertCode.OPEN_DOUBLE: Wording("Open double", lambda f: (
         f"{f.who} laid the double {f.tile} on {f.train}; it must be satisfied next.",
-        "The next player plays on it, or draws, then passes."),
+        "The next player plays on it, or draws, then passes.")),
 }
+
+#: The short title of each code (the headline of a banner or a log line).
+TITLES: dict[AlertCode, str] = {code: w.title for code, w in WORDING.items()}
 
 
 def say(alert: Mapping[str, Any], players: Sequence[str]) -> AlertWords:
     """``alert`` (``check``'s JSON shape, ``details`` as the referee gives them) in words."""
-    code = str(alert.get("code", ""))
-    title = TITLES.get(code, code)
-    sentence = _SENTENCES.get(code)
-    if sentence is None:
-        return AlertWords(title, str(alert.get("message", "")), "")
-    text, advice = sentence(_facts(alert, players))
-    return AlertWords(title, text, advice)
+    text = str(alert.get("code", ""))
+    code = next((c for c in AlertCode if c.value == text), None)
+    if code is None:
+        return AlertWords(text, str(alert.get("message", "")), "")
+    wording = WORDING[code]
+    sentence, advice = wording.sentence(_facts(alert, players))
+    return AlertWords(wording.title, sentence, advice)
 
 
 def describe(alert: Mapping[str, Any], players: Sequence[str]) -> dict[str, Any]:

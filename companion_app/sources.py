@@ -167,8 +167,7 @@ class DemoLogSource:
     def events(self, ctx: GameContext) -> Iterator[SourceEvent]:
         import time
 
-        from engine import RuleSet, TableState
-        from vision.referee import Referee
+        from engine import Referee, RuleSet, TableState
 
         data = self.load()
         rules = RuleSet.from_json(data.get("rules", {"name": "standard"}))

@@ -57,13 +57,10 @@ _EXPORTS = {
     "SourceEvent": "vision.events",
     "TableSettled": "vision.events",
     "AlertRaised": "vision.events",
-    "AlertDetails": "vision.events",
     "CameraStatus": "vision.events",
     "CameraReason": "vision.events",
     "Uncertain": "vision.events",
     "RoundOver": "vision.events",
-    "Referee": "vision.referee",
-    "Ruling": "vision.referee",
     "assign": "vision.assignment",
     "half_colour": "vision.pip_colour",
     "SetProfile": "vision.set_profile",
@@ -99,7 +96,6 @@ if TYPE_CHECKING:
     )
     from vision.detections import Detections, polygon_iou  # noqa: F401
     from vision.events import (  # noqa: F401
-        AlertDetails,
         AlertRaised,
         CameraReason,
         CameraStatus,
@@ -119,7 +115,6 @@ if TYPE_CHECKING:
     from vision.precision import chosen_precision  # noqa: F401
     from vision.reader import FrameReading, TileReader, TileReading  # noqa: F401
     from vision.reader_interface import FrameReader, TileSource  # noqa: F401
-    from vision.referee import Referee, Ruling  # noqa: F401
     from vision.scoring import HandReading, read_hand, score_photos  # noqa: F401
     from vision.set_profile import (  # noqa: F401
         SetProfile,

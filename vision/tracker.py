@@ -19,7 +19,7 @@ of images (``vision.frame_source``) and yields :data:`vision.events.TrackerEvent
   (each new reading of an old tile would be a tile taken away and another laid);
 - a table is *settled* when the same reading wins a vote over the still
   frames of a short while (``vision.settling``); each settled table that
-  differs from the last is passed to the round's :class:`vision.referee.Referee`,
+  differs from the last is passed to the round's :class:`engine.Referee`,
   whose alerts become events;
 - a camera that cannot be opened, stops delivering frames or disappears gives
   a :class:`~vision.events.CameraStatus` (its reason) and a retry, never an exception.
@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from engine import RuleSet, TableState
+from engine.referee import Referee, Reread
 from vision.detections import Detections
 from vision.events import (
     AlertRaised,
@@ -46,7 +47,6 @@ from vision.events import (
 )
 from vision.frame_source import Capture, FrameSource
 from vision.reader_interface import FrameReader, ReadTile, TileSource
-from vision.referee import Referee, Reread
 from vision.settling import Ballot, fills_a_known_place, rereadings, same_but_doubted, takes_away
 from vision.table import TableReading, reconstruct
 from vision.tile_memory import ReadCounts, TileMemory, grey_of

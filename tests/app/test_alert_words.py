@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from companion_app.alert_words import TITLES, describe, say
-from engine import ALERT_CODES
+from companion_app.alert_words import TITLES, WORDING, describe, say
+from engine import AlertCode
 
 PLAYERS = ["Ann", "Bo", "Cyril"]
 
@@ -58,8 +58,11 @@ CASES: dict[str, tuple[dict[str, Any], str, str]] = {
 }
 
 
-def test_every_code_has_a_case() -> None:
-    assert set(CASES) == set(ALERT_CODES) == set(TITLES)
+def test_every_code_has_a_wording_and_a_case() -> None:
+    for code in AlertCode:
+        assert code in WORDING and WORDING[code].title, code
+        assert code.value in CASES, code
+    assert set(CASES) == {c.value for c in AlertCode} and set(TITLES) == set(AlertCode)
 
 
 @pytest.mark.parametrize("code", sorted(CASES))

@@ -24,7 +24,7 @@ from companion_app.events import (
 )
 from companion_app.sim import GameContext
 from companion_app.worker import TableWorker
-from engine import Alert, TableState
+from engine import Alert, AlertCode, TableState
 
 from .tablet import Table
 
@@ -34,7 +34,7 @@ TABLE = {"engine": 12, "trains": [
     {"owner": "mexican", "tiles": [[12, 3]], "marker": False},
 ]}
 STATE = TableState.from_json(TABLE)
-ALERT = Alert(3, "closed-train", 1, 0, "a tile on train 0, which is not open")
+ALERT = Alert(3, AlertCode.CLOSED_TRAIN, 1, 0, "a tile on train 0, which is not open")
 
 
 class ListSource:

@@ -12,8 +12,7 @@ from companion_app import attach_worker, replay
 from companion_app.db import connect
 from companion_app.events import AlertRaised, RoundOver, TableSettled
 from companion_app.worker import TableWorker
-from engine import RuleSet, TableState
-from vision.referee import Referee
+from engine import Referee, RuleSet, TableState
 
 from .tablet import Table, make_app
 

@@ -11,8 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import (
-    ALERT_CODES,
-    NOTICE_CODES,
+    AlertCode,
     GreedyBot,
     LongestTrainBot,
     Observer,
@@ -22,12 +21,13 @@ from engine import (
     TableState,
     record_round,
 )
-from engine.breaches import ObservedTable, inject
+from faults import ObservedTable, inject
 
 # marker-missing needs an announced pass; marker-stale is the next player's legal play on an
 # open train until later tables tell (TestHandMade.test_marker_stale_is_reported_late, or the
 # marker coming off late: test_a_marker_taken_off_later_tells_it_stayed).
-CAMERA_CODES = sorted(set(ALERT_CODES) - NOTICE_CODES - {"marker-missing", "marker-stale"})
+CAMERA_CODES = sorted(c for c in AlertCode if c.is_error
+                      and c not in (AlertCode.MARKER_MISSING, AlertCode.MARKER_STALE))
 
 
 def camera(log: list[Observation]) -> list[Observation]:

@@ -7,16 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from engine import Observer, RuleSet, TableState
+from engine import AlertDetails, Observer, RuleSet, TableState
+from engine.referee import Referee, Reread, apply_rereadings, judge
 from vision.events import (
-    AlertDetails,
     AlertRaised,
     CameraReason,
     CameraStatus,
     TableSettled,
     Uncertain,
 )
-from vision.referee import Referee, Reread, apply_rereadings, judge
 
 RULES = RuleSet.preset("standard")
 DEMO = Path(__file__).resolve().parents[2] / "datasets" / "demo" / "demo.json"
