@@ -1,12 +1,14 @@
 """Alerts said in words: who did what, with which tile, on whose train, and what to do.
 
 An alert of the rules engine names seats and trains by number and its
-message is the engine's (``tile [7, 4] laid on 1``). The page says it with the
-game's player names, tiles as ``4-7`` and trains by their owner's name or as
-"the Mexican train":
+message is the engine's (``tile [7, 4] laid on 1``). Every page (the live
+banner and list, the replay, the end-of-round hands page, the CSV download)
+says it here, with the game's player names, tiles as ``4-7`` and trains by
+their owner's name or as "the Mexican train", never a train's number:
 
->>> words = say({"code": "mismatch", "seat": 1, "train": 1,
-...              "details": {"tile": [7, 4], "end": 1}}, ["Ann", "Bo", "Cyril"])
+>>> from engine import Alert, AlertCode, AlertDetails
+>>> words = say(Alert(4, AlertCode.MISMATCH, 1, 1, "tile [7, 4] laid on 1"),
+...             AlertDetails(tile=(7, 4), end=1), ["Ann", "Bo", "Cyril"])
 >>> words.text
 'Bo laid 4-7 on their own train, but it does not match the 1 at its end.'
 >>> words.advice
@@ -15,13 +17,12 @@ game's player names, tiles as ``4-7`` and trains by their owner's name or as
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from engine import AlertCode
+from engine import MEXICAN, Alert, AlertCode, AlertDetails, Owner
 
-__all__ = ["TITLES", "WORDING", "AlertWords", "Wording", "describe", "say"]
+__all__ = ["TITLES", "WORDING", "AlertWords", "Wording", "say", "train_name"]
 
 @dataclass(frozen=True)
 class AlertWords:
@@ -49,14 +50,14 @@ class _Facts:
     owner: str  # the train's owner by name ("Ann"), or "its owner"
 
 
-def _name(seat: Any, players: Sequence[str]) -> str | None:
+def _name(seat: Owner | None, players: Sequence[str]) -> str | None:
     if isinstance(seat, bool) or not isinstance(seat, int) or seat < 0:
         return None
     return players[seat] if seat < len(players) and players[seat] else f"Seat {seat + 1}"
 
 
-def _train(owner: Any, seat: Any, players: Sequence[str]) -> str:
-    if owner == "mexican":
+def _train(owner: Owner | None, seat: int | None, players: Sequence[str]) -> str:
+    if owner == MEXICAN:
         return "the Mexican train"
     name = _name(owner, players)
     if name is None:
@@ -66,32 +67,30 @@ def _train(owner: Any, seat: Any, players: Sequence[str]) -> str:
     return f"{name}'s train"
 
 
-def _tile(pair: Any) -> str | None:
-    if not isinstance(pair, list | tuple) or len(pair) != 2:
-        return None
-    a, b = (int(v) for v in pair)
-    return f"{min(a, b)}-{max(a, b)}"
+def train_name(owner: Owner | None, players: Sequence[str], *, train: bool = False) -> str:
+    """A seat by its player's name, or (``train``) a train by its owner's: "Ann's train",
+    "the Mexican train"; "" for none."""
+    if not train:
+        return _name(owner, players) or ""
+    return "" if owner is None else _train(owner, None, players)
 
 
-def _facts(alert: Mapping[str, Any], players: Sequence[str]) -> _Facts:
-    details = alert.get("details") or {}
-    seat, owner = alert.get("seat"), alert.get("train")
+def _facts(alert: Alert, details: AlertDetails, players: Sequence[str]) -> _Facts:
+    seat, owner = alert.seat, alert.train
     who = _name(seat, players)
-    end = details.get("end")
-    double = details.get("double")
     double_text = "an open double"
-    if isinstance(double, Mapping) and isinstance(double.get("value"), int):
-        value = double["value"]
-        where = _train(double.get("train"), None, players)
-        double_text = f"the double {value}-{value} on {where}"
-    owner_name = "the table" if owner == "mexican" else (_name(owner, players) or "its owner")
+    if details.double is not None:
+        where, value = details.double
+        double_text = f"the double {value}-{value} on {_train(where, None, players)}"
+    owner_name = "the table" if owner == MEXICAN else (_name(owner, players) or "its owner")
+    tile = details.tile
     return _Facts(
         who=who or "Someone",
         whose=f"{who}'s" if who else "a player's",
         train=_train(owner, seat, players),
         named=_train(owner, None, players),
-        tile=_tile(details.get("tile")) or "a tile",
-        end="" if not isinstance(end, int) else str(end),
+        tile="a tile" if tile is None else f"{min(tile)}-{max(tile)}",
+        end="" if details.end is None else str(details.end),
         double=double_text,
         owner=owner_name,
     )
@@ -161,17 +160,8 @@ WORDING: dict[AlertCode, Wording] = {
 TITLES: dict[AlertCode, str] = {code: w.title for code, w in WORDING.items()}
 
 
-def say(alert: Mapping[str, Any], players: Sequence[str]) -> AlertWords:
-    """``alert`` (``check``'s JSON shape, ``details`` as the referee gives them) in words."""
-    text = str(alert.get("code", ""))
-    code = next((c for c in AlertCode if c.value == text), None)
-    if code is None:
-        return AlertWords(text, str(alert.get("message", "")), "")
-    wording = WORDING[code]
-    sentence, advice = wording.sentence(_facts(alert, players))
+def say(alert: Alert, details: AlertDetails, players: Sequence[str]) -> AlertWords:
+    """``alert`` in words, ``details`` (the referee's) naming its tile, end and double."""
+    wording = WORDING[alert.code]
+    sentence, advice = wording.sentence(_facts(alert, details, players))
     return AlertWords(wording.title, sentence, advice)
-
-
-def describe(alert: Mapping[str, Any], players: Sequence[str]) -> dict[str, Any]:
-    """``alert`` with its words added (``title``, ``text``, ``advice``)."""
-    return dict(alert) | say(alert, players).to_json()

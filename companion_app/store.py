@@ -1,10 +1,11 @@
-"""Reading and writing the companion's records: games, seats, rounds, scores, hands, alerts.
+"""Reading and writing the companion's records: games, seats, rounds, scores, hands.
 
 Every function takes the connection first so the request handlers (through
 :func:`companion_app.db.get_db`) and the worker thread (its own connection)
-share one set of queries. A score keeps where it came from (``"hand"``: counted
-from a hand, ``"pad"``: typed); the writers a tap on the pad makes take a
-:class:`~companion_app.changes.ChangeLog` that notes what they replace, for undo.
+share one set of queries (the alerts': :mod:`companion_app.alert_log`). A score
+keeps where it came from (``"hand"``: counted from a hand, ``"pad"``: typed); the
+writers a tap on the pad makes take a :class:`~companion_app.changes.ChangeLog`
+that notes what they replace, for undo.
 """
 
 from __future__ import annotations
@@ -351,60 +352,3 @@ def hand_photo(
     if row is None or row["photo"] is None:
         return None
     return bytes(row["photo"]), str(row["photo_type"])
-
-
-# -- alerts ---------------------------------------------------------------
-
-
-def add_alert(
-    db: sqlite3.Connection, game_id: int | None, number: int | None, alert: Mapping[str, Any]
-) -> dict[str, Any]:
-    """Store one observer alert (CONTRACTS.md ``check`` shape) and return it with its id."""
-    train = alert.get("train")
-    with transaction(db):
-        cur = db.execute(
-            "INSERT INTO alerts (game_id, round, at_index, code, seat, train, message) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (game_id, number, alert.get("at"), str(alert.get("code", "alert")),
-             alert.get("seat"), None if train is None else str(train),
-             str(alert.get("message", ""))),
-        )
-    row = db.execute("SELECT * FROM alerts WHERE id = ?", (cur.lastrowid,)).fetchone()
-    return alert_json(row)
-
-
-def alert_json(row: sqlite3.Row) -> dict[str, Any]:
-    train = row["train"]
-    if isinstance(train, str) and train.isdigit():
-        train = int(train)
-    return {
-        "id": int(row["id"]),
-        "game_id": row["game_id"],
-        "round": row["round"],
-        "at": row["at_index"],
-        "code": row["code"],
-        "seat": row["seat"],
-        "train": train,
-        "message": row["message"],
-        "created": row["created"],
-        "acked": row["acked"],
-    }
-
-
-def alerts(
-    db: sqlite3.Connection, game_id: int | None, number: int | None, *, unacked_only: bool = False
-) -> list[dict[str, Any]]:
-    """The alerts of one round (``game_id`` None: those with no game), oldest first."""
-    sql = "SELECT * FROM alerts WHERE game_id IS ? AND round IS ?"
-    if unacked_only:
-        sql += " AND acked IS NULL"
-    return [alert_json(r) for r in db.execute(sql + " ORDER BY id", (game_id, number))]
-
-
-def ack_alert(db: sqlite3.Connection, alert_id: int) -> dict[str, Any] | None:
-    with transaction(db):
-        db.execute(
-            "UPDATE alerts SET acked = datetime('now') WHERE id = ? AND acked IS NULL", (alert_id,)
-        )
-    row = db.execute("SELECT * FROM alerts WHERE id = ?", (alert_id,)).fetchone()
-    return None if row is None else alert_json(row)

@@ -249,7 +249,7 @@ def test_the_round_can_be_replayed_to_settle_a_dispute(server: tuple[str, Any],
     worker.stop()
     frames = replay_frames(url)
     assert len(frames) >= 14
-    with_alerts = [i for i, f in enumerate(frames) if any(a["code"] != "open-double"
+    with_alerts = [i for i, f in enumerate(frames) if any(not a["notice"]
                                                           for a in f["alerts"])]
     assert with_alerts
 
