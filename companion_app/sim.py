@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from companion_app.events import AlertDetails, AlertRaised, RoundOver, SourceEvent, TableSettled
 
 if TYPE_CHECKING:
-    from engine import TableState
+    from engine import RuleSet, TableState
 
 Pair = tuple[int, int]
 
@@ -30,17 +30,17 @@ class GameContext:
 
     players: int
     engine: int
-    rules: dict[str, Any]
+    rules: RuleSet
 
 
 class SimRound:
     """One round of engine bots; :meth:`turns` yields what the camera would see per turn."""
 
     def __init__(self, ctx: GameContext, rng: random.Random, breach_rate: float) -> None:
-        from engine import PASS, GreedyBot, Round, RuleSet
+        from engine import PASS, GreedyBot, Round
 
         self.pass_kind = PASS
-        self.rules = RuleSet.from_json(ctx.rules)
+        self.rules = ctx.rules
         self.players = ctx.players
         self.engine = ctx.engine
         self.rng = rng
@@ -105,10 +105,10 @@ def sim_events(
 
     Plays ``rounds`` rounds (forever when None), pausing ``turn_seconds`` between turns.
     """
-    from engine import AlertCode, Referee, RuleSet, TableState
+    from engine import AlertCode, Referee, TableState
 
     rng = random.Random(seed)
-    rules = RuleSet.from_json(ctx.rules)
+    rules = ctx.rules
     played = 0
     while rounds is None or played < rounds:
         sim = SimRound(ctx, rng, breach_rate)

@@ -19,26 +19,38 @@ from typing import Any
 
 from companion_app.changes import ChangeLog
 from companion_app.db import transaction
+from engine import Game as EngineGame
+from engine import RuleSet
 
 
 @dataclass(frozen=True)
 class Game:
+    """A game the table keeps: its name and players, the engine's game it plays (the rule
+    set, the seats, the engine's countdown), how many rounds and the one being played."""
+
     id: int
     name: str
     created: str
-    rules: dict[str, Any]
-    set_size: int
+    play: EngineGame
     rounds: int
     current_round: int
     players: tuple[str, ...]
+
+    @property
+    def rules(self) -> RuleSet:
+        return self.play.rules
+
+    @property
+    def set_size(self) -> int:
+        return self.play.rules.set
 
     @property
     def seats(self) -> int:
         return len(self.players)
 
     def engine_of(self, number: int) -> int:
-        """Round ``number``'s engine: the countdown from the set's top double."""
-        return max(self.set_size - (number - 1), 0)
+        """Round ``number``'s engine (:meth:`engine.Game.engine_of`)."""
+        return self.play.engine_of(number)
 
 
 # -- settings -------------------------------------------------------------
@@ -81,14 +93,15 @@ def create_game(
     *,
     name: str,
     players: Sequence[str],
-    rules: Mapping[str, Any],
-    set_size: int,
+    rules: RuleSet,
     rounds: int,
 ) -> int:
+    """Start a game of ``rounds`` rounds (at most the set's top double + 1) under ``rules``."""
+    set_size = rules.set
     with transaction(db):
         cur = db.execute(
             "INSERT INTO games (name, rules, set_size, rounds) VALUES (?, ?, ?, ?)",
-            (name, json.dumps(dict(rules), sort_keys=True), set_size, rounds),
+            (name, json.dumps(rules.to_json(), sort_keys=True), set_size, rounds),
         )
         game_id = int(cur.lastrowid or 0)
         db.executemany(
@@ -117,12 +130,12 @@ def get_game(db: sqlite3.Connection, game_id: int) -> Game | None:
             "SELECT name FROM players WHERE game_id = ? ORDER BY seat", (game_id,)
         )
     )
+    rules = RuleSet.from_json(json.loads(row["rules"]), f"game {game_id}'s rules")
     return Game(
         id=int(row["id"]),
         name=str(row["name"]),
         created=str(row["created"]),
-        rules=json.loads(row["rules"]),
-        set_size=int(row["set_size"]),
+        play=EngineGame(rules, len(players)),
         rounds=int(row["rounds"]),
         current_round=int(row["current_round"]),
         players=players,

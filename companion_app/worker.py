@@ -35,6 +35,7 @@ from companion_app.events import (
 )
 from companion_app.sim import GameContext
 from companion_app.sources import Source
+from engine.errors import BadInputError
 
 DEFAULT_PLAYERS = 4
 
@@ -110,10 +111,11 @@ class TableWorker:
     def context(self) -> Context:
         game = store.current_game(self._conn())
         if game is None:
-            from companion_app.rules import STANDARD
+            from engine import RuleSet
 
             seats = tuple(f"Seat {i + 1}" for i in range(DEFAULT_PLAYERS))
-            return Context(None, None, GameContext(DEFAULT_PLAYERS, 12, dict(STANDARD)), seats)
+            rules = RuleSet.preset("standard")
+            return Context(None, None, GameContext(DEFAULT_PLAYERS, rules.set, rules), seats)
         number = game.current_round
         return Context(game.id, number, GameContext(game.seats, game.engine_of(number), game.rules),
                        tuple(game.players))
@@ -122,7 +124,12 @@ class TableWorker:
         try:
             while not self._stop.is_set():
                 self._changed.clear()
-                ctx = self.context()
+                try:
+                    ctx = self.context()
+                except BadInputError as exc:  # a game whose stored rules cannot be read
+                    self._set_status(CameraReason.FAILED, f"{exc}; retrying")
+                    self._changed.wait(self.retry_seconds)
+                    continue
                 self._new_deal = not self.source.live
                 events = self.source.events(ctx.sim)
                 try:

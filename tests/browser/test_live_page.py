@@ -50,7 +50,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]
     from companion_app.rules import build_rules
 
     store.create_game(conn, name="Family night", players=list(PLAYERS),
-                      rules=build_rules("standard", {}), set_size=12, rounds=13)
+                      rules=build_rules("standard", {}), rounds=13)
     conn.close()
     labels = demo_labels()
     source: Any = (DemoLogSource(labels, turn_seconds=0.5) if labels is not None
