@@ -32,7 +32,7 @@ def codes(rules: RuleSet, players: int, engine: int, first: int, texts: list[str
     out = []
     for k, text in enumerate(texts):
         event = events[k] if events else None
-        out += [a.code for a in observer.observe(TableState.parse(text), event)]
+        out += [a.code.value for a in observer.observe(TableState.parse(text), event)]
     return out
 
 
@@ -215,15 +215,15 @@ INJECTABLE = {
     code: ["standard", "double-9", "chain", "engine-holder", "private-marker", "positive"]
     for code in ERROR_CODES
 }
-INJECTABLE["first-turn"] = ["engine-holder", "positive"]
-INJECTABLE["double-order"] = ["standard", "double-9", "chain"]  # no open-double cap
+INJECTABLE[AlertCode.FIRST_TURN] = ["engine-holder", "positive"]
+INJECTABLE[AlertCode.DOUBLE_ORDER] = ["standard", "double-9", "chain"]  # no open-double cap
 
 
 @pytest.mark.parametrize("code", ERROR_CODES)
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6), pick=st.randoms(use_true_random=False))
 def test_one_injected_breach_raises_exactly_that_code(
-    code: str, seed: int, pick: random.Random
+    code: AlertCode, seed: int, pick: random.Random
 ) -> None:
     preset = pick.choice(INJECTABLE[code])
     rules, rnd, first, log = bot_game(preset, seed)
