@@ -205,17 +205,17 @@ Laid = tuple[int, "tuple[int, int] | None", bool, bool, bool]
 
 
 def lay(rules: RuleSet, near: int, far: int, end: int, chicken: tuple[int, int] | None,
-        foot: bool, own: bool, first_turn: bool, blocked: Callable[[], bool]) -> Laid:
+        foot: bool, own: bool, first_turn: bool, blocked: bool) -> Laid:
     """What the tile ``[near, far]`` laid on a train ending in ``end`` does (:data:`Laid`).
 
     ``chicken``: the train's chicken foot before it (None without one);
     ``foot``: it is a side tile of that foot; ``own``: the train is the mover's
     own; ``first_turn``: the mover has not finished a turn yet this round;
-    ``blocked()``: an open double from an earlier turn constrains the mover
-    (asked only where a first-turn chain could go on). Whatever the tile
-    breaks, this is what it does once down.
+    ``blocked``: an open double from an earlier turn constrains the mover (read
+    only where a first-turn chain could go on, so a caller may work it out only
+    then). Whatever the tile breaks, this is what it does once down.
 
-    >>> lay(RuleSet(), 5, 7, 5, None, False, True, False, lambda: False)
+    >>> lay(RuleSet(), 5, 7, 5, None, False, True, False, False)
     (7, None, True, False, False)
     """
     if chicken is None:
@@ -227,5 +227,5 @@ def lay(rules: RuleSet, near: int, far: int, end: int, chicken: tuple[int, int] 
         if rules.chicken_foot:
             after = (near, CHICKEN_FOOT_ANSWERS)
         return far, after, satisfied, True, False
-    chains = own and first_turn and rules.first_turn == "chain" and not blocked()
+    chains = own and first_turn and rules.first_turn == "chain" and not blocked
     return end if foot else far, after, satisfied, False, chains

@@ -539,6 +539,13 @@ class Observer:
         )
         return breach(where, mover, owner, str(Tile(near, far)), double=near == far)
 
+    def _blocked(self, turn: _Turn, owner: Owner, mover: int) -> bool:
+        """An open double from an earlier turn constrains the mover (worked out only where a
+        first-turn chain could go on)."""
+        if self.rules.first_turn != "chain" or owner != mover or mover in self.started:
+            return False
+        return any(o not in turn.fresh and self._live(o, turn) for o in turn.open)
+
     def _lay(self, owner: Owner, foot: bool, pair: Pair, turn: _Turn, mover: int) -> None:
         """Put the tile down in the search state (whatever the breach): :func:`lay`."""
         near, far = pair
@@ -553,8 +560,7 @@ class Observer:
         end, chicken, satisfied, double, chains = lay(
             self.rules, near, far, turn.ends.get(owner, self.engine),
             None if cf is None else (cf[0], cf[1]), foot, owner == mover,
-            mover not in self.started,
-            lambda: any(o not in turn.fresh and self._live(o, turn) for o in turn.open))
+            mover not in self.started, self._blocked(turn, owner, mover))
         if not foot or owner in turn.ends:
             turn.ends[owner] = end
         if chicken is not None:

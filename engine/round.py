@@ -204,9 +204,11 @@ class Round(MoveGeneration):
         cf = self._cf.get(i) if self._chicken else None
         near = cf[0] if cf else prev_end
         foot = cf is not None and cf[1] != CHICKEN_FOOT_ANSWERS  # the line tile is down
+        first = not self.started[p]
+        blocked = self._chain and first and i == p and self._older_double_blocks()
         end, chicken, satisfied, double, chains = lay(
-            self.rules, near, hi if lo == near else lo, prev_end, cf, foot, i == p,
-            not self.started[p], self._older_double_blocks)
+            self.rules, near, hi if lo == near else lo, prev_end, cf, foot, i == p, first,
+            blocked)
         if foot:
             self.feet[i].append((t, near))
         else:
