@@ -54,7 +54,7 @@ bench: venv-test
 lint: venv-test
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports --no-cache
-	$(VENV)/bin/mypy mtrain engine vision companion_app datasets training benchmarks tests
+	$(VENV)/bin/mypy mtrain engine faults vision companion_app datasets training benchmarks tests
 
 # The photoreal generator's renderer (the optional extra `render`) in a venv of its
 # own: Blender's Python module is ~1.6 GB and wants Python 3.11 exactly. Nothing

@@ -116,17 +116,17 @@ def observer_camera_only(rounds: int = 200, seed: int = 4) -> dict[str, Any]:
     4 players, double-12, standard rules, a mix of bots. False alerts: error
     alerts on these legal rounds (moves: turns played, passes included). Injected:
     one breach a camera can see per round (codes in turn), through the engine
-    breach injection of ``engine.breaches``, at a random spot where the observer is sure who
+    breach injection of ``faults``, at a random spot where the observer is sure who
     moves and that player's own train is closed; found when exactly that code is
     raised.
     """
-    from engine import ALERT_CODES, NOTICE_CODES, LongestTrainBot
-    from engine.breaches import ObservedTable, inject
+    from engine import AlertCode, LongestTrainBot
+    from faults import ObservedTable, inject
 
     # marker-missing needs an announced pass, marker-stale later tables (see the observer's
     # docstring), first-turn a rule set other than standard.
-    codes = sorted(set(ALERT_CODES) - NOTICE_CODES - {"marker-missing", "marker-stale",
-                                                      "first-turn"})
+    unseen = {AlertCode.MARKER_MISSING, AlertCode.MARKER_STALE, AlertCode.FIRST_TURN}
+    codes = sorted(c for c in AlertCode if c.is_error and c not in unseen)
     rules = RuleSet.preset("standard")
     rng = random.Random(seed)
     moves = tables = false = false_events = found = total = ambiguous = 0

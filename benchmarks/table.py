@@ -37,7 +37,7 @@ Writes ``benchmarks/results/table.json``. Parts:
   between tables, the light drifting and jumping, sensor noise;
   ``vision.tracking.tracker.Tracker`` follows the frames. Alerts found / injected
   (same code on the same train), false alerts per 100 moves (alerts the
-  tracker raised beyond what the round's referee (``vision.referee``) raises
+  tracker raised beyond what the round's referee (``engine.referee``) raises
   on the true tables as a camera sees them), and whether the tracker's tables
   and alerts equal the referee's. Tiles are read by the trained reader when ``models/`` holds it
   (as many rounds, cut to 24 tables), and always by an oracle that returns the painted

@@ -12,6 +12,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine.errors import BadInputError
+
 if TYPE_CHECKING:
     from flask import Flask
 
@@ -117,6 +119,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     @app.errorhandler(AccessError)
     def access_error(exc: AccessError) -> Any:
         return _error(exc.status, exc.message)
+
+    @app.errorhandler(BadInputError)
+    def bad_input(exc: BadInputError) -> Any:
+        return _error(500, f"{exc.source}: {exc.problem}")
 
     @app.errorhandler(413)
     def too_large(exc: Exception) -> Any:

@@ -1,12 +1,14 @@
 """Alerts said in words: who did what, with which tile, on whose train, and what to do.
 
 An alert of the rules engine names seats and trains by number and its
-message is the engine's (``tile [7, 4] laid on 1``). The page says it with the
-game's player names, tiles as ``4-7`` and trains by their owner's name or as
-"the Mexican train":
+message is the engine's (``tile [7, 4] laid on 1``). Every page (the live
+banner and list, the replay, the end-of-round hands page, the CSV download)
+says it here, with the game's player names, tiles as ``4-7`` and trains by
+their owner's name or as "the Mexican train", never a train's number:
 
->>> words = say({"code": "mismatch", "seat": 1, "train": 1,
-...              "details": {"tile": [7, 4], "end": 1}}, ["Ann", "Bo", "Cyril"])
+>>> from engine import Alert, AlertCode, AlertDetails
+>>> words = say(Alert(4, AlertCode.MISMATCH, 1, 1, "tile [7, 4] laid on 1"),
+...             AlertDetails(tile=(7, 4), end=1), ["Ann", "Bo", "Cyril"])
 >>> words.text
 'Bo laid 4-7 on their own train, but it does not match the 1 at its end.'
 >>> words.advice
@@ -15,28 +17,12 @@ game's player names, tiles as ``4-7`` and trains by their owner's name or as
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-__all__ = ["TITLES", "AlertWords", "describe", "say"]
+from engine import MEXICAN, Alert, AlertCode, AlertDetails, Owner
 
-#: A short title per alert code (the headline of a banner or a log line).
-TITLES: dict[str, str] = {
-    "mismatch": "Tile does not match",
-    "closed-train": "Closed train",
-    "unsatisfied-double": "Open double first",
-    "double-order": "Doubles out of order",
-    "extra-tile": "Too many tiles",
-    "first-turn": "First-turn rule",
-    "duplicate-tile": "Same tile twice",
-    "not-in-set": "Not in the set",
-    "tile-removed": "Tile taken away",
-    "marker-missing": "Marker missing",
-    "marker-stale": "Marker should come off",
-    "open-double": "Open double",
-}
-
+__all__ = ["TITLES", "WORDING", "AlertWords", "Wording", "say", "train_name"]
 
 @dataclass(frozen=True)
 class AlertWords:
@@ -64,14 +50,14 @@ class _Facts:
     owner: str  # the train's owner by name ("Ann"), or "its owner"
 
 
-def _name(seat: Any, players: Sequence[str]) -> str | None:
+def _name(seat: Owner | None, players: Sequence[str]) -> str | None:
     if isinstance(seat, bool) or not isinstance(seat, int) or seat < 0:
         return None
     return players[seat] if seat < len(players) and players[seat] else f"Seat {seat + 1}"
 
 
-def _train(owner: Any, seat: Any, players: Sequence[str]) -> str:
-    if owner == "mexican":
+def _train(owner: Owner | None, seat: int | None, players: Sequence[str]) -> str:
+    if owner == MEXICAN:
         return "the Mexican train"
     name = _name(owner, players)
     if name is None:
@@ -81,32 +67,30 @@ def _train(owner: Any, seat: Any, players: Sequence[str]) -> str:
     return f"{name}'s train"
 
 
-def _tile(pair: Any) -> str | None:
-    if not isinstance(pair, list | tuple) or len(pair) != 2:
-        return None
-    a, b = (int(v) for v in pair)
-    return f"{min(a, b)}-{max(a, b)}"
+def train_name(owner: Owner | None, players: Sequence[str], *, train: bool = False) -> str:
+    """A seat by its player's name, or (``train``) a train by its owner's: "Ann's train",
+    "the Mexican train"; "" for none."""
+    if not train:
+        return _name(owner, players) or ""
+    return "" if owner is None else _train(owner, None, players)
 
 
-def _facts(alert: Mapping[str, Any], players: Sequence[str]) -> _Facts:
-    details = alert.get("details") or {}
-    seat, owner = alert.get("seat"), alert.get("train")
+def _facts(alert: Alert, details: AlertDetails, players: Sequence[str]) -> _Facts:
+    seat, owner = alert.seat, alert.train
     who = _name(seat, players)
-    end = details.get("end")
-    double = details.get("double")
     double_text = "an open double"
-    if isinstance(double, Mapping) and isinstance(double.get("value"), int):
-        value = double["value"]
-        where = _train(double.get("train"), None, players)
-        double_text = f"the double {value}-{value} on {where}"
-    owner_name = "the table" if owner == "mexican" else (_name(owner, players) or "its owner")
+    if details.double is not None:
+        where, value = details.double
+        double_text = f"the double {value}-{value} on {_train(where, None, players)}"
+    owner_name = "the table" if owner == MEXICAN else (_name(owner, players) or "its owner")
+    tile = details.tile
     return _Facts(
         who=who or "Someone",
         whose=f"{who}'s" if who else "a player's",
         train=_train(owner, seat, players),
         named=_train(owner, None, players),
-        tile=_tile(details.get("tile")) or "a tile",
-        end="" if not isinstance(end, int) else str(end),
+        tile="a tile" if tile is None else f"{min(tile)}-{max(tile)}",
+        end="" if details.end is None else str(details.end),
         double=double_text,
         owner=owner_name,
     )
@@ -120,57 +104,64 @@ def _mismatch(f: _Facts) -> tuple[str, str]:
             "laid on.", f"Take {f.tile} back and lay a tile that matches.")
 
 
-_SENTENCES: dict[str, Callable[[_Facts], tuple[str, str]]] = {
-    "mismatch": _mismatch,
-    "closed-train": lambda f: (
+#: What a sentence says: the facts in words -> (the sentence, what to do).
+Sentence = Callable[[_Facts], tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class Wording:
+    """How the page says one alert code: a short title and its sentence."""
+
+    title: str
+    sentence: Sentence
+
+
+#: Every alert code in words (a test checks every :class:`AlertCode` has its wording).
+WORDING: dict[AlertCode, Wording] = {
+    AlertCode.MISMATCH: Wording("Tile does not match", _mismatch),
+    AlertCode.CLOSED_TRAIN: Wording("Closed train", lambda f: (
         f"{f.who} played {f.tile} on {f.train}, which is not open.",
-        f"Take {f.tile} back: only a train with its marker on takes other players' tiles."),
-    "unsatisfied-double": lambda f: (
+        f"Take {f.tile} back: only a train with its marker on takes other players' tiles.")),
+    AlertCode.UNSATISFIED_DOUBLE: Wording("Open double first", lambda f: (
         f"{f.who} played {f.tile} on {f.train} while {f.double} was waiting.",
-        f"Take {f.tile} back; the open double must be satisfied first (or draw, then pass)."),
-    "double-order": lambda f: (
+        f"Take {f.tile} back; the open double must be satisfied first (or draw, then pass).")),
+    AlertCode.DOUBLE_ORDER: Wording("Doubles out of order", lambda f: (
         f"{f.who} satisfied doubles out of order: {f.tile} on {f.train} came too early.",
-        "The double laid first must be satisfied first."),
-    "extra-tile": lambda f: (
+        "The double laid first must be satisfied first.")),
+    AlertCode.EXTRA_TILE: Wording("Too many tiles", lambda f: (
         f"{f.who} laid {f.tile} on {f.train} after their turn was over.",
-        f"Take {f.tile} back: one tile a turn, and one more only after a double."),
-    "first-turn": lambda f: (
+        f"Take {f.tile} back: one tile a turn, and one more only after a double.")),
+    AlertCode.FIRST_TURN: Wording("First-turn rule", lambda f: (
         f"{f.who} played {f.tile} on {f.train}, which the first-turn rule does not allow.",
-        f"Take {f.tile} back; on the first turn {f.who} starts their own train."),
-    "duplicate-tile": lambda f: (
+        f"Take {f.tile} back; on the first turn {f.who} starts their own train.")),
+    AlertCode.DUPLICATE_TILE: Wording("Same tile twice", lambda f: (
         f"{f.tile} on {f.named} is on the table twice.",
-        "One of them is from another set or misread: check both."),
-    "not-in-set": lambda f: (
+        "One of them is from another set or misread: check both.")),
+    AlertCode.NOT_IN_SET: Wording("Not in the set", lambda f: (
         f"{f.tile} on {f.named} is not a tile of this set.",
-        f"Take {f.tile} away; it belongs to another set."),
-    "tile-removed": lambda f: (
+        f"Take {f.tile} away; it belongs to another set.")),
+    AlertCode.TILE_REMOVED: Wording("Tile taken away", lambda f: (
         f"{f.tile} was taken off {f.named}." if f.tile != "a tile"
         else f"A tile was taken off {f.named}.",
-        "Put it back where it lay: tiles on the table stay."),
-    "marker-missing": lambda f: (
+        "Put it back where it lay: tiles on the table stay.")),
+    AlertCode.MARKER_MISSING: Wording("Marker missing", lambda f: (
         f"{f.who} passed, but their train has no marker.",
-        f"Put a marker on {f.whose} train: it is open to everyone now."),
-    "marker-stale": lambda f: (
+        f"Put a marker on {f.whose} train: it is open to everyone now.")),
+    AlertCode.MARKER_STALE: Wording("Marker should come off", lambda f: (
         f"{f.who} played on their own train, but its marker is still on.",
         f"Take the marker off {f.owner}'s train." if f.owner not in ("its owner", "the table")
-        else "Take the marker off."),
-    "open-double": lambda f: (
+        else "Take the marker off.")),
+    AlertCode.OPEN_DOUBLE: Wording("Open double", lambda f: (
         f"{f.who} laid the double {f.tile} on {f.train}; it must be satisfied next.",
-        "The next player plays on it, or draws, then passes."),
+        "The next player plays on it, or draws, then passes.")),
 }
 
-
-def say(alert: Mapping[str, Any], players: Sequence[str]) -> AlertWords:
-    """``alert`` (``check``'s JSON shape, ``details`` as the referee gives them) in words."""
-    code = str(alert.get("code", ""))
-    title = TITLES.get(code, code)
-    sentence = _SENTENCES.get(code)
-    if sentence is None:
-        return AlertWords(title, str(alert.get("message", "")), "")
-    text, advice = sentence(_facts(alert, players))
-    return AlertWords(title, text, advice)
+#: The short title of each code (the headline of a banner or a log line).
+TITLES: dict[AlertCode, str] = {code: w.title for code, w in WORDING.items()}
 
 
-def describe(alert: Mapping[str, Any], players: Sequence[str]) -> dict[str, Any]:
-    """``alert`` with its words added (``title``, ``text``, ``advice``)."""
-    return dict(alert) | say(alert, players).to_json()
+def say(alert: Alert, details: AlertDetails, players: Sequence[str]) -> AlertWords:
+    """``alert`` in words, ``details`` (the referee's) naming its tile, end and double."""
+    wording = WORDING[alert.code]
+    sentence, advice = wording.sentence(_facts(alert, details, players))
+    return AlertWords(wording.title, sentence, advice)

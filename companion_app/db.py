@@ -3,8 +3,9 @@
 Everything the companion keeps lives here (standard library ``sqlite3``, WAL
 journal): games, players and seats, rule sets (JSON), rounds with their last
 settled table, scores (and where each came from) with the history of their
-edits, the log of changes the pad can undo, hand photos, alerts with their
-acknowledgement, and the table's settings (PIN, session secret, current game).
+edits, the log of changes the pad can undo, hand photos, alerts with what
+each is about and their acknowledgement, and the table's settings (PIN,
+session secret, current game).
 
 Opening is careful because a family's score pads live in this file:
 
@@ -127,6 +128,11 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX changes_by_game ON changes (game_id, id);
     ALTER TABLE score_edits ADD COLUMN change_id INTEGER REFERENCES changes (id);
+    """,
+    # 3: what each alert is about (its tile, end and waiting double, as JSON), kept with
+    # the alert: an older row has none and reads as an alert about "a tile"
+    """
+    ALTER TABLE alerts ADD COLUMN details TEXT;
     """,
 )
 

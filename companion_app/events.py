@@ -13,8 +13,8 @@ import queue
 import threading
 from typing import Any
 
+from engine import AlertDetails
 from vision.events import (
-    AlertDetails,
     AlertRaised,
     CameraReason,
     CameraStatus,

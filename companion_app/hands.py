@@ -20,6 +20,8 @@ from engine.errors import BadInputError
 if TYPE_CHECKING:
     import numpy as np
 
+    from engine import RuleSet
+
 ACCEPTED_FORMATS = {"JPEG": "image/jpeg", "PNG": "image/png", "WEBP": "image/webp",
                     "MPO": "image/jpeg", "BMP": "image/bmp"}
 MAX_PIXELS = 50_000_000
@@ -113,17 +115,17 @@ _readers: dict[str, Any] = {}
 
 
 def read_tiles(photo: Photo, models_dir: str | os.PathLike[str],
-               rules_json: dict[str, Any]) -> list[dict[str, Any]]:
+               rules: RuleSet) -> list[dict[str, Any]]:
     """The tiles of a hand photo through the vision scoring (left to right as they lie):
     ``values``, ``corners`` (image pixels), ``confidence``, ``uncertain``, ``covered``
     (a hand covers part of it: some pips may be out of view).
 
     Raises :class:`HandError` with the reader's message when the photo cannot be read.
     """
-    return read_hand_photo(photo, models_dir, rules_json)[0]
+    return read_hand_photo(photo, models_dir, rules)[0]
 
 
-def read_hand_photo(photo: Photo, models_dir: str | os.PathLike[str], rules_json: dict[str, Any],
+def read_hand_photo(photo: Photo, models_dir: str | os.PathLike[str], rules: RuleSet,
                     profile_path: str | os.PathLike[str] | None = None,
                     ) -> tuple[list[dict[str, Any]], list[list[list[float]]]]:
     """``read_tiles``'s tiles, and the boxes (corners, image pixels) of the tiles lying
@@ -133,15 +135,10 @@ def read_hand_photo(photo: Photo, models_dir: str | os.PathLike[str], rules_json
 
     Raises :class:`HandError` with the reader's message when the photo cannot be read.
     """
-    from engine import RuleSet
     from vision.reading.reader import TileReader
     from vision.reading.set_profile import kept_profile
     from vision.stills.hand_photos import hand_from_reading, read_hand
 
-    try:
-        rules = RuleSet.from_json(rules_json)
-    except BadInputError as exc:
-        raise HandError(f"The game's rules could not be read: {exc.problem}") from None
     key = str(Path(models_dir).resolve())
     reader = _readers.get(key)
     if reader is None:
@@ -200,8 +197,8 @@ def parse_tiles(texts: list[str], set_size: int) -> list[list[int]]:
     return tiles
 
 
-def points(tiles: list[list[int]], rules_json: dict[str, Any]) -> int:
+def points(tiles: list[list[int]], rules: RuleSet) -> int:
     """The hand's penalty under the game's rule set (``engine.hand_points``)."""
-    from engine import RuleSet, Tile, hand_points
+    from engine import Tile, hand_points
 
-    return int(hand_points([Tile(a, b) for a, b in tiles], RuleSet.from_json(rules_json)))
+    return int(hand_points([Tile(a, b) for a, b in tiles], rules))

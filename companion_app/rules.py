@@ -2,14 +2,19 @@
 
 The form shows every key of CONTRACTS.md's rule table; the rule set itself is
 built and validated by :class:`engine.RuleSet` (``preset`` then ``override``
-per key), and stored as its JSON (``to_json``).
+per key) and travels through the app as that value (the database keeps its
+JSON, read back once with the game).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+
+from engine import RuleSet
+
+#: A rule's value as the form shows it.
+RuleValue = str | int | bool
 
 
 @dataclass(frozen=True)
@@ -41,20 +46,6 @@ RULE_KEYS: tuple[RuleKey, ...] = (
 
 RULE_KEY_NAMES = tuple(key.name for key in RULE_KEYS)
 
-#: The table's defaults when the engine cannot be asked (CONTRACTS.md, ``standard``).
-STANDARD: dict[str, Any] = {
-    "set": 12,
-    "double_blank": 50,
-    "blank_half": 0,
-    "first_turn": "one-tile",
-    "must_satisfy_own_double": False,
-    "doubles_per_turn": 0,
-    "satisfy_order": "played",
-    "go_out_on_double": True,
-    "marker_means": "open",
-    "chicken_foot": False,
-}
-
 
 class RuleError(ValueError):
     """A rule value the engine refused; the message is shown on the form."""
@@ -67,22 +58,27 @@ def presets() -> dict[str, str]:
     return dict(PRESETS)
 
 
-def preset_values(name: str) -> dict[str, Any]:
+def values(rules: RuleSet) -> dict[str, RuleValue]:
+    """The value of every rule key of the form in ``rules``."""
+    out: dict[str, RuleValue] = {}
+    for key in RULE_KEY_NAMES:
+        value = getattr(rules, key)
+        assert isinstance(value, str | int)  # every key of the form is text, a count or a bool
+        out[key] = value
+    return out
+
+
+def preset_values(name: str) -> dict[str, RuleValue]:
     """The values of every rule key in a preset (for the form's hints)."""
-    from engine import RuleSet
-
-    rules = RuleSet.preset(name)
-    return {key: getattr(rules, key) for key in RULE_KEY_NAMES}
+    return values(RuleSet.preset(name))
 
 
-def build_rules(preset: str, overrides: Mapping[str, str]) -> dict[str, Any]:
-    """The rule set's JSON for a preset with some keys overridden.
+def build_rules(preset: str, overrides: Mapping[str, str]) -> RuleSet:
+    """A preset with some keys overridden.
 
     Raises :class:`RuleError` with a message naming the key for any value the
     engine refuses.
     """
-    from engine import RuleSet
-
     if preset not in presets():
         raise RuleError(f"unknown preset {preset!r}; choose one of {', '.join(presets())}")
     rules = RuleSet.preset(preset)
@@ -93,26 +89,19 @@ def build_rules(preset: str, overrides: Mapping[str, str]) -> dict[str, Any]:
             rules = rules.override(key, text)
         except ValueError as exc:  # BadInputError is a ValueError
             raise RuleError(f"rule {key}: {_problem(exc)}") from exc
-    data: dict[str, Any] = dict(rules.to_json())
-    return data
+    return rules
 
 
 def _problem(exc: ValueError) -> str:
     return str(getattr(exc, "problem", exc))
 
 
-def rule_set(data: Mapping[str, Any]) -> Any:
-    """The :class:`engine.RuleSet` stored as JSON in a game row."""
-    from engine import RuleSet
-
-    return RuleSet.from_json(dict(data))
-
-
-def describe(data: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """(label, value) pairs of a stored rule set, for the pages."""
+def describe(rules: RuleSet) -> list[tuple[str, str]]:
+    """(label, value) pairs of a game's rule set, for the pages."""
+    shown = values(rules)
     out = []
     for key in RULE_KEYS:
-        value = data.get(key.name, STANDARD[key.name])
+        value = shown[key.name]
         text = ("yes" if value else "no") if isinstance(value, bool) else str(value)
         out.append((key.label, text))
     return out

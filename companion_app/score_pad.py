@@ -54,7 +54,7 @@ class Pad:
 
     @property
     def positive(self) -> bool:
-        return bool(self.game.rules.get("positive_scoring"))
+        return self.game.rules.positive_scoring
 
     @property
     def complete_rounds(self) -> int:
@@ -93,7 +93,7 @@ def round_result(game: store.Game, cells: Cells, number: int) -> RoundResult | N
     if any(p is None for p in points):
         return None
     values = [int(p or 0) for p in points]
-    positive = bool(game.rules.get("positive_scoring"))
+    positive = game.rules.positive_scoring
     best_points = max(values) if positive else min(values)
     best = tuple(s for s, v in enumerate(values) if v == best_points)
     went_out = None
@@ -125,7 +125,7 @@ def make_pad(game: store.Game, cells: Cells, sources: dict[tuple[int, int], str]
             acc += cells.get((n, seat), 0)
             row.append(acc if n <= last else None)
         running.append(row)
-    positive = bool(game.rules.get("positive_scoring"))
+    positive = game.rules.positive_scoring
     return Pad(game, cells, sources, totals, running, results, standings(totals, positive))
 
 

@@ -3,7 +3,7 @@
 It stands in for the camera when there is none (and for the demo recording
 when ``datasets/demo/`` is missing): each round is an engine ``Round`` dealt
 by the table's rule set and played by ``GreedyBot`` players, and after every
-turn the table is judged by the round's :class:`vision.referee.Referee`
+turn the table is judged by the round's :class:`engine.Referee`
 exactly as the tracker's tables are. Now and then a breach is injected — a tile laid
 where it does not match, taken back at the next turn — so that alerts show.
 """
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from companion_app.events import AlertDetails, AlertRaised, RoundOver, SourceEvent, TableSettled
 
 if TYPE_CHECKING:
-    from engine import TableState
+    from engine import RuleSet, TableState
 
 Pair = tuple[int, int]
 
@@ -30,17 +30,17 @@ class GameContext:
 
     players: int
     engine: int
-    rules: dict[str, Any]
+    rules: RuleSet
 
 
 class SimRound:
     """One round of engine bots; :meth:`turns` yields what the camera would see per turn."""
 
     def __init__(self, ctx: GameContext, rng: random.Random, breach_rate: float) -> None:
-        from engine import PASS, GreedyBot, Round, RuleSet
+        from engine import PASS, GreedyBot, Round
 
         self.pass_kind = PASS
-        self.rules = RuleSet.from_json(ctx.rules)
+        self.rules = ctx.rules
         self.players = ctx.players
         self.engine = ctx.engine
         self.rng = rng
@@ -62,7 +62,7 @@ class SimRound:
     def breach(self, seat: int) -> tuple[Any, Pair] | None:
         """A tile not on the table that does not fit ``seat``'s own train."""
         from engine import TableState
-        from engine.breaches import mismatched_tile
+        from faults import mismatched_tile
 
         table = TableState(self.engine, self.round.table().trains)
         tile = mismatched_tile(table, seat, self.rules.set, self.rng)
@@ -105,11 +105,10 @@ def sim_events(
 
     Plays ``rounds`` rounds (forever when None), pausing ``turn_seconds`` between turns.
     """
-    from engine import RuleSet, TableState
-    from vision.referee import Referee
+    from engine import AlertCode, Referee, TableState
 
     rng = random.Random(seed)
-    rules = RuleSet.from_json(ctx.rules)
+    rules = ctx.rules
     played = 0
     while rounds is None or played < rounds:
         sim = SimRound(ctx, rng, breach_rate)
@@ -121,7 +120,8 @@ def sim_events(
             for alert, details in ruling:
                 yield AlertRaised(alert, details, frame=index)
             injected = _injected(state, index)
-            if injected is not None and not any(a.code == "mismatch" for a in ruling.alerts):
+            if injected is not None and not any(a.code is AlertCode.MISMATCH
+                                                for a in ruling.alerts):
                 # The referee did not name the breach the sim laid: report it itself.
                 yield injected
             if turn_seconds:
@@ -134,14 +134,14 @@ def sim_events(
 
 def _injected(table: TableState, at: int) -> AlertRaised | None:
     """The breach in an observed table: a tile whose near end does not match."""
-    from engine import Alert
-    from engine.breaches import first_mismatch
+    from engine import Alert, AlertCode
+    from faults import first_mismatch
 
     found = first_mismatch(table)
     if found is None:
         return None
     owner, (near, far), end = found
     seat = owner if isinstance(owner, int) else None
-    alert = Alert(at, "mismatch", seat, owner,
+    alert = Alert(at, AlertCode.MISMATCH, seat, owner,
                   f"{near}-{far} does not match the {end} it was laid on")
     return AlertRaised(alert, AlertDetails((near, far), end), frame=at)

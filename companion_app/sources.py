@@ -26,6 +26,7 @@ from companion_app.events import (
 from companion_app.sim import GameContext, sim_events
 
 if TYPE_CHECKING:
+    from engine import RuleSet, TableState
     from vision.tracking.tracker import FrameSource
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -95,20 +96,18 @@ class TrackerSource:
         self._frames: FrameSource | None = None
 
     def events(self, ctx: GameContext) -> Iterator[SourceEvent]:
-        from engine import RuleSet
         from vision.reading.set_profile import kept_profile
         from vision.tracking.tracker import TRACKER_CLASSIFIES_HALVES, Tracker
 
-        players, rules, first = ctx.players, ctx.rules, 0
+        players, ruleset, first = ctx.players, ctx.rules, 0
         engine: int | None = ctx.engine
         if self.labels is not None:
-            meta = DemoLogSource(self.labels).load()
-            players = int(meta.get("players", players))
-            rules = meta.get("rules", rules)
-            first = int(meta.get("first", 0))
+            recording = DemoLogSource(self.labels).load()
+            players = recording.players or players
+            ruleset = recording.rules or ruleset
+            first = recording.first
             engine = None  # the recording's own engine, from its first table
         # a recording plays at its own pace, as the camera would have shown it
-        ruleset = RuleSet.from_json(rules)
         profile = kept_profile(self.profile, ruleset.set)
         reader = None  # without a profile, the tracker makes its own
         if profile is not None:
@@ -133,6 +132,17 @@ class TrackerSource:
         return None if frame is None else _jpeg(frame)
 
 
+@dataclass(frozen=True)
+class Recording:
+    """A recording's ``check`` log (CONTRACTS.md): its seats and rules where it names
+    them, the seat that starts, and each table with what was announced."""
+
+    players: int | None
+    rules: RuleSet | None
+    first: int
+    observations: tuple[tuple[TableState, str | None], ...]
+
+
 @dataclass
 class DemoLogSource:
     """The demo recording's own labels (``datasets/demo/demo.json``) played table by table.
@@ -153,32 +163,43 @@ class DemoLogSource:
             self.label = (f"demo recording {self.path.name} "
                           "(its recorded tables, not the camera pipeline)")
 
-    def load(self) -> dict[str, Any]:
+    def load(self) -> Recording:
+        """The recording's ``check`` log, read and checked (:class:`BadInputError` if not)."""
+        from engine import RuleSet, TableState
         from engine.errors import BadInputError
 
+        where = str(self.path)
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise BadInputError(str(self.path), f"cannot be read as JSON ({exc})") from None
+            raise BadInputError(where, f"cannot be read as JSON ({exc})") from None
         if not isinstance(data, dict) or not isinstance(data.get("observations"), list):
-            raise BadInputError(str(self.path), "has no observations list")
-        return data
+            raise BadInputError(where, "has no observations list")
+        players, first = data.get("players"), data.get("first", 0)
+        if players is not None and (not isinstance(players, int) or players < 1):
+            raise BadInputError(where, f"players {players!r} is not a number of seats")
+        if not isinstance(first, int):
+            raise BadInputError(where, f"first {first!r} is not a seat")
+        observations = []
+        for obs in data["observations"]:
+            event = obs.get("event") if isinstance(obs, dict) else None
+            if event not in (None, "pass", "out"):
+                raise BadInputError(where, f"unknown event {event!r}")
+            observations.append((TableState.from_json(obs, where), event))
+        rules = data.get("rules")
+        return Recording(players, None if rules is None else RuleSet.from_json(rules, where),
+                         first, tuple(observations))
 
     def events(self, ctx: GameContext) -> Iterator[SourceEvent]:
         import time
 
-        from engine import RuleSet, TableState
-        from vision.referee import Referee
+        from engine import Referee, RuleSet
 
-        data = self.load()
-        rules = RuleSet.from_json(data.get("rules", {"name": "standard"}))
-        players = int(data.get("players", ctx.players))
-        observations = data["observations"]
-        referee = Referee(rules, players, int(data.get("first", 0)))
+        recording = self.load()
+        rules = recording.rules or RuleSet.preset("standard")
+        referee = Referee(rules, recording.players or ctx.players, recording.first)
         yield CameraStatus(CameraReason.OPENED, f"{self.label}: playing")
-        for index, obs in enumerate(observations):
-            table = TableState.from_json(obs, str(self.path))
-            event = obs.get("event")
+        for index, (table, event) in enumerate(recording.observations):
             ruling = referee.settle(table, event)
             yield TableSettled(table, ruling.to_move, event, frame=index)
             for alert, details in ruling:

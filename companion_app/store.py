@@ -1,10 +1,11 @@
-"""Reading and writing the companion's records: games, seats, rounds, scores, hands, alerts.
+"""Reading and writing the companion's records: games, seats, rounds, scores, hands.
 
 Every function takes the connection first so the request handlers (through
 :func:`companion_app.db.get_db`) and the worker thread (its own connection)
-share one set of queries. A score keeps where it came from (``"hand"``: counted
-from a hand, ``"pad"``: typed); the writers a tap on the pad makes take a
-:class:`~companion_app.changes.ChangeLog` that notes what they replace, for undo.
+share one set of queries (the alerts': :mod:`companion_app.alert_log`). A score
+keeps where it came from (``"hand"``: counted from a hand, ``"pad"``: typed); the
+writers a tap on the pad makes take a :class:`~companion_app.changes.ChangeLog`
+that notes what they replace, for undo.
 """
 
 from __future__ import annotations
@@ -18,26 +19,38 @@ from typing import Any
 
 from companion_app.changes import ChangeLog
 from companion_app.db import transaction
+from engine import Game as EngineGame
+from engine import RuleSet
 
 
 @dataclass(frozen=True)
 class Game:
+    """A game the table keeps: its name and players, the engine's game it plays (the rule
+    set, the seats, the engine's countdown), how many rounds and the one being played."""
+
     id: int
     name: str
     created: str
-    rules: dict[str, Any]
-    set_size: int
+    play: EngineGame
     rounds: int
     current_round: int
     players: tuple[str, ...]
+
+    @property
+    def rules(self) -> RuleSet:
+        return self.play.rules
+
+    @property
+    def set_size(self) -> int:
+        return self.play.rules.set
 
     @property
     def seats(self) -> int:
         return len(self.players)
 
     def engine_of(self, number: int) -> int:
-        """Round ``number``'s engine: the countdown from the set's top double."""
-        return max(self.set_size - (number - 1), 0)
+        """Round ``number``'s engine (:meth:`engine.Game.engine_of`)."""
+        return self.play.engine_of(number)
 
 
 # -- settings -------------------------------------------------------------
@@ -80,14 +93,15 @@ def create_game(
     *,
     name: str,
     players: Sequence[str],
-    rules: Mapping[str, Any],
-    set_size: int,
+    rules: RuleSet,
     rounds: int,
 ) -> int:
+    """Start a game of ``rounds`` rounds (at most the set's top double + 1) under ``rules``."""
+    set_size = rules.set
     with transaction(db):
         cur = db.execute(
             "INSERT INTO games (name, rules, set_size, rounds) VALUES (?, ?, ?, ?)",
-            (name, json.dumps(dict(rules), sort_keys=True), set_size, rounds),
+            (name, json.dumps(rules.to_json(), sort_keys=True), set_size, rounds),
         )
         game_id = int(cur.lastrowid or 0)
         db.executemany(
@@ -116,12 +130,12 @@ def get_game(db: sqlite3.Connection, game_id: int) -> Game | None:
             "SELECT name FROM players WHERE game_id = ? ORDER BY seat", (game_id,)
         )
     )
+    rules = RuleSet.from_json(json.loads(row["rules"]), f"game {game_id}'s rules")
     return Game(
         id=int(row["id"]),
         name=str(row["name"]),
         created=str(row["created"]),
-        rules=json.loads(row["rules"]),
-        set_size=int(row["set_size"]),
+        play=EngineGame(rules, len(players)),
         rounds=int(row["rounds"]),
         current_round=int(row["current_round"]),
         players=players,
@@ -351,60 +365,3 @@ def hand_photo(
     if row is None or row["photo"] is None:
         return None
     return bytes(row["photo"]), str(row["photo_type"])
-
-
-# -- alerts ---------------------------------------------------------------
-
-
-def add_alert(
-    db: sqlite3.Connection, game_id: int | None, number: int | None, alert: Mapping[str, Any]
-) -> dict[str, Any]:
-    """Store one observer alert (CONTRACTS.md ``check`` shape) and return it with its id."""
-    train = alert.get("train")
-    with transaction(db):
-        cur = db.execute(
-            "INSERT INTO alerts (game_id, round, at_index, code, seat, train, message) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (game_id, number, alert.get("at"), str(alert.get("code", "alert")),
-             alert.get("seat"), None if train is None else str(train),
-             str(alert.get("message", ""))),
-        )
-    row = db.execute("SELECT * FROM alerts WHERE id = ?", (cur.lastrowid,)).fetchone()
-    return alert_json(row)
-
-
-def alert_json(row: sqlite3.Row) -> dict[str, Any]:
-    train = row["train"]
-    if isinstance(train, str) and train.isdigit():
-        train = int(train)
-    return {
-        "id": int(row["id"]),
-        "game_id": row["game_id"],
-        "round": row["round"],
-        "at": row["at_index"],
-        "code": row["code"],
-        "seat": row["seat"],
-        "train": train,
-        "message": row["message"],
-        "created": row["created"],
-        "acked": row["acked"],
-    }
-
-
-def alerts(
-    db: sqlite3.Connection, game_id: int | None, number: int | None, *, unacked_only: bool = False
-) -> list[dict[str, Any]]:
-    """The alerts of one round (``game_id`` None: those with no game), oldest first."""
-    sql = "SELECT * FROM alerts WHERE game_id IS ? AND round IS ?"
-    if unacked_only:
-        sql += " AND acked IS NULL"
-    return [alert_json(r) for r in db.execute(sql + " ORDER BY id", (game_id, number))]
-
-
-def ack_alert(db: sqlite3.Connection, alert_id: int) -> dict[str, Any] | None:
-    with transaction(db):
-        db.execute(
-            "UPDATE alerts SET acked = datetime('now') WHERE id = ? AND acked IS NULL", (alert_id,)
-        )
-    row = db.execute("SELECT * FROM alerts WHERE id = ?", (alert_id,)).fetchone()
-    return None if row is None else alert_json(row)

@@ -3,9 +3,9 @@
 One :class:`TableWorker` lives in ``app.extensions["mtrain_worker"]``. Its
 thread reads the current game from the database, runs the source for that
 game's round (players, rules, engine), saves each settled table (the round's
-replay, :mod:`companion_app.replay`) and every alert (said in words,
-:mod:`companion_app.alert_words`), and publishes them on the app's
-:class:`~companion_app.events.Broadcaster`.
+replay, :mod:`companion_app.replay`) and every alert with what it is about
+(:mod:`companion_app.alert_log`; said in words, :mod:`companion_app.alert_words`),
+and publishes them on the app's :class:`~companion_app.events.Broadcaster`.
 A camera that stops delivering is reported lost and retried; a recording or
 the sim starts again from the top. :meth:`handle` is the same step without the
 thread, for tests.
@@ -21,8 +21,8 @@ from typing import Any
 
 from flask import Flask
 
-from companion_app import replay, store
-from companion_app.alert_words import describe
+from companion_app import alert_log, replay, store
+from companion_app.alert_log import LoggedAlert
 from companion_app.db import open_for
 from companion_app.events import (
     AlertRaised,
@@ -35,6 +35,7 @@ from companion_app.events import (
 )
 from companion_app.sim import GameContext
 from companion_app.sources import Source
+from engine.errors import BadInputError
 
 DEFAULT_PLAYERS = 4
 
@@ -110,10 +111,11 @@ class TableWorker:
     def context(self) -> Context:
         game = store.current_game(self._conn())
         if game is None:
-            from companion_app.rules import STANDARD
+            from engine import RuleSet
 
             seats = tuple(f"Seat {i + 1}" for i in range(DEFAULT_PLAYERS))
-            return Context(None, None, GameContext(DEFAULT_PLAYERS, 12, dict(STANDARD)), seats)
+            rules = RuleSet.preset("standard")
+            return Context(None, None, GameContext(DEFAULT_PLAYERS, rules.set, rules), seats)
         number = game.current_round
         return Context(game.id, number, GameContext(game.seats, game.engine_of(number), game.rules),
                        tuple(game.players))
@@ -122,7 +124,12 @@ class TableWorker:
         try:
             while not self._stop.is_set():
                 self._changed.clear()
-                ctx = self.context()
+                try:
+                    ctx = self.context()
+                except BadInputError as exc:  # a game whose stored rules cannot be read
+                    self._set_status(CameraReason.FAILED, f"{exc}; retrying")
+                    self._changed.wait(self.retry_seconds)
+                    continue
                 self._new_deal = not self.source.live
                 events = self.source.events(ctx.sim)
                 try:
@@ -201,18 +208,17 @@ class TableWorker:
 
     def _alert(self, event: AlertRaised, ctx: Context) -> dict[str, Any]:
         db = self._conn()
-        raised = event.alert.to_json() | {"details": event.details.to_json()}
         where = self._writable_round(ctx)
         if where is None and self.app.config.get("READ_ONLY"):
-            alert = raised | {"id": None, "acked": None, "game_id": ctx.game_id,
-                              "round": ctx.round}
+            logged = LoggedAlert(event.alert, event.details, None, ctx.game_id, ctx.round)
         else:  # kept with its game, or with none (no game, or one deleted meanwhile)
             game_id = None if where is None else where[0].id
-            alert = store.add_alert(db, game_id, None if where is None else where[1], raised)
-            alert["details"] = raised["details"]
+            logged = alert_log.add_alert(db, game_id, None if where is None else where[1],
+                                         event.alert, event.details)
             if where is not None:
-                replay.add_alert(db, where[0].id, where[1], alert)
-        return {"type": "alert", "alert": describe(alert, ctx.players)}
+                replay.add_alert(db, where[0].id, where[1], logged.alert.to_json() | {
+                    "id": logged.id, "details": logged.details.to_json()})
+        return {"type": "alert", "alert": logged.to_json(ctx.players)}
 
 
 def status_message(status: CameraStatus) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """A round played by the engine's bots, as a camera over the table would film it.
 
 - :func:`play_round` lets bots play a round and records the table after each turn;
-- :func:`inject_breaches` (``engine.breaches``) breaks some rules in that record (a
+- :func:`inject_breaches` (``faults``) breaks some rules in that record (a
   mismatched tile, two tiles in one turn, a tile taken back, a marker left on, a duplicate);
 - :func:`camera_view` keeps what a camera can tell apart (no announced passes,
   no repeated tables);
@@ -31,9 +31,9 @@ import cv2
 import numpy as np
 
 from datasets.table_layout import TableLayout, layout_sequence
-from engine import RuleSet, TableState
-from engine.breaches import BREACHES as BREACHES  # the kinds this module's rounds break
-from engine.breaches import Observation, inject_breaches
+from engine import AlertCode, RuleSet, TableState
+from faults import BREACHES as BREACHES  # the kinds this module's rounds break
+from faults import Observation, inject_breaches
 from vision.mat.geometry import apply_homography
 
 FRAME_SIZE = (1280, 720)
@@ -69,7 +69,7 @@ def camera_view(observations: Sequence[Observation]) -> list[TableState]:
 def observer_alerts(tables: Sequence[TableState], rules: RuleSet, players: int,
                     first: int = 0) -> list[Any]:
     """The referee's alerts on ``tables`` (the reference the tracker must match)."""
-    from vision.referee import judge
+    from engine import judge
 
     return judge(tables, rules, players, first)
 
@@ -562,7 +562,7 @@ def write_demo(out_dir: str | Path, seed: int = 4242, players: int = 3,
     rules = RuleSet.preset("standard")
     record = play_round(seed, players, rules)
     obs, breaches = inject_breaches(record[:max_tables + 1], random.Random(seed),
-                                    ("mismatch", "extra-tile"))
+                                    (AlertCode.MISMATCH, AlertCode.EXTRA_TILE))
     truth = camera_view(obs)
     layouts = layout_sequence(truth, players, np.random.default_rng(seed))
     shown = render_tables(layouts)

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 #: Public name -> module that defines it.
 _EXPORTS = {
-    "ALERT_CODES": "engine.alerts",
+    "About": "engine.alerts",
     "Alert": "engine.alerts",
-    "NOTICE_CODES": "engine.alerts",
+    "AlertCode": "engine.alerts",
     "BOTS": "engine.bots",
     "Bot": "engine.bots",
     "GreedyBot": "engine.bots",
@@ -34,6 +34,11 @@ _EXPORTS = {
     "STOP": "engine.moves",
     "Observer": "engine.observer",
     "replay": "engine.observer",
+    "AlertDetails": "engine.referee",
+    "Referee": "engine.referee",
+    "Reread": "engine.referee",
+    "Ruling": "engine.referee",
+    "judge": "engine.referee",
     "log_json": "engine.record",
     "record_round": "engine.record",
     "Round": "engine.round",
@@ -54,7 +59,7 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:
-    from engine.alerts import ALERT_CODES, NOTICE_CODES, Alert  # noqa: F401
+    from engine.alerts import About, Alert, AlertCode  # noqa: F401
     from engine.bots import BOTS, Bot, GreedyBot, LongestTrainBot, RandomBot, hint, make_bot  # noqa: F401
     from engine.errors import BadInputError  # noqa: F401
     from engine.game import Game, RoundResult  # noqa: F401
@@ -62,6 +67,7 @@ if TYPE_CHECKING:
     from engine.moves import DRAW, PASS, PLAY, STOP, Move  # noqa: F401
     from engine.observer import Observer, replay  # noqa: F401
     from engine.record import log_json, record_round  # noqa: F401
+    from engine.referee import AlertDetails, Referee, Reread, Ruling, judge  # noqa: F401
     from engine.round import Round  # noqa: F401
     from engine.rules import DEAL_TABLES, PRESETS, RuleSet  # noqa: F401
     from engine.scoring import hand_points, tile_points  # noqa: F401

@@ -32,7 +32,12 @@ class Game:
     @property
     def engines(self) -> list[int]:
         """The engine of each round: n, n-1, … 0."""
-        return list(range(self.rules.set, -1, -1))
+        return [self.engine_of(number) for number in range(1, self.rules.set + 2)]
+
+    def engine_of(self, number: int) -> int:
+        """Round ``number``'s engine (from 1): the countdown from the set's top double
+        (0 for any round past the last)."""
+        return max(self.rules.set - (number - 1), 0)
 
     @property
     def totals(self) -> list[int]:

@@ -3,9 +3,12 @@
 The round (which generates legal moves from hands) and the observer (which
 judges the tiles a camera saw) both ask :func:`allowed` where the player to
 move may lay a tile now, and :func:`breach` names the rule a tile laid on one
-train breaks, as an alert code of ``engine.alerts.ALERT_CODES``. :func:`fit`
+train breaks, as an :class:`engine.alerts.AlertCode`. :func:`fit`
 is the other half of a tile's judgement: whether it matches the end it lies
-on (and, with chicken feet, whether a side tile answers a double).
+on (and, with chicken feet, whether a side tile answers a double). Once a
+tile is down, :func:`lay` says what it did: the train's new end, the double it
+satisfied or opened, whether the mover's turn goes on; the round's moves and
+the observer's search both apply it.
 
 Trains are keys of any hashable kind: the round uses train indexes, the
 observer the trains' owners.
@@ -16,7 +19,7 @@ observer the trains' owners.
 >>> where.singles, where.doubles
 (['mexican'], [])
 >>> breach(where, 0, 0, "5-7", double=False).code
-'unsatisfied-double'
+<AlertCode.UNSATISFIED_DOUBLE: 'unsatisfied-double'>
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Generic, NamedTuple, TypeVar
 
+from engine.alerts import AlertCode
 from engine.rules import CHICKEN_FOOT_ANSWERS, RuleSet
 
 K = TypeVar("K", bound=Hashable)
@@ -32,7 +36,7 @@ K = TypeVar("K", bound=Hashable)
 class Breach(NamedTuple):
     """The rule a tile breaks: an alert ``code`` and a sentence for the players."""
 
-    code: str
+    code: AlertCode
     message: str
 
 
@@ -53,7 +57,7 @@ class Allowed(NamedTuple, Generic[K]):
     bars_doubles: bool
     #: trains open to the mover (own, Mexican, marked open; only their own on a first turn)
     normal: Sequence[K]
-    #: why only the mover's own train takes a tile: "", "chain" or "first-turn"
+    #: why only the mover's own train takes a tile: "", "chain" or "first turn"
     only_own: str
     #: why no double may be laid ("" when one may)
     double_limit: str
@@ -116,7 +120,7 @@ def allowed(
         normal, only_own = [mover], "chain"
     elif first_turn and rules.first_turn == "own-train-only":
         # [002][004]: the first tile must start (or extend) one's own train.
-        normal, only_own = [mover], "first-turn"
+        normal, only_own = [mover], "first turn"
     else:
         normal, only_own = trains_open(mover), ""
     doubles, limit = normal, ""
@@ -148,19 +152,21 @@ def breach(where: Allowed[K], mover: K, train: K, tile: str, *, double: bool) ->
             return None
         first = where.required[0]
         if not double and train in where.bound:
-            return Breach("double-order", f"double on train {first} must be satisfied first")
+            message = f"double on train {first} must be satisfied first"
+            return Breach(AlertCode.DOUBLE_ORDER, message)
         the = "" if where.earlier else "the "
         message = f"tile {tile} while {the}double on train {first} is open"
-        return Breach("unsatisfied-double", message)
+        return Breach(AlertCode.UNSATISFIED_DOUBLE, message)
     if double and where.double_limit:
-        return Breach("extra-tile", where.double_limit)
+        return Breach(AlertCode.EXTRA_TILE, where.double_limit)
     if where.only_own and train != mover:
         if where.only_own == "chain":
-            return Breach("extra-tile", f"tile {tile} after a first-turn chain")
-        return Breach("first-turn", f"seat {mover} must start their own train on their first turn")
+            return Breach(AlertCode.EXTRA_TILE, f"tile {tile} after a first-turn chain")
+        message = f"seat {mover} must start their own train on their first turn"
+        return Breach(AlertCode.FIRST_TURN, message)
     # Another player's train takes a tile only when it is open.
     if train != mover and train not in where.normal:
-        return Breach("closed-train", f"train {train} is not open")
+        return Breach(AlertCode.CLOSED_TRAIN, f"train {train} is not open")
     return None
 
 
@@ -175,12 +181,51 @@ def fit(near: int, far: int, end: int, chicken: Sequence[int] | None, *, foot: b
     if foot:
         # A chicken foot's side tile answers the double once its line tile is down.
         if not chicken or chicken[1] == CHICKEN_FOOT_ANSWERS or near != chicken[0]:
-            return Breach("mismatch", f"side tile [{near}, {far}] does not answer a double")
+            message = f"side tile [{near}, {far}] does not answer a double"
+            return Breach(AlertCode.MISMATCH, message)
         return None
     # A tile's near end must match the end it is laid on.
     if near != end:
-        return Breach("mismatch", f"tile [{near}, {far}] laid on {end}")
+        return Breach(AlertCode.MISMATCH, f"tile [{near}, {far}] laid on {end}")
     if chicken and chicken[1] < CHICKEN_FOOT_ANSWERS:
         tile = f"{min(near, far)}-{max(near, far)}"
-        return Breach("unsatisfied-double", f"tile {tile} before the chicken foot is answered")
+        message = f"tile {tile} before the chicken foot is answered"
+        return Breach(AlertCode.UNSATISFIED_DOUBLE, message)
     return None
+
+
+#: What one tile laid on a train did (:func:`lay`), in this order:
+#: ``end``: the train's open end now (unchanged by a side tile);
+#: ``chicken``: the train's chicken foot now, ``(the double's value, answers still owed)``,
+#: None without one; ``satisfied``: the double waiting on the train no longer waits (it
+#: leaves the open doubles); ``double``: the tile is a double, which waits on the train
+#: while the mover owes a follow-up; ``chains``: a non-double that lets a first-turn chain
+#: [001] go on (the turn is not over). A plain tuple: self-play lays every tile through it.
+Laid = tuple[int, "tuple[int, int] | None", bool, bool, bool]
+
+
+def lay(rules: RuleSet, near: int, far: int, end: int, chicken: tuple[int, int] | None,
+        foot: bool, own: bool, first_turn: bool, blocked: bool) -> Laid:
+    """What the tile ``[near, far]`` laid on a train ending in ``end`` does (:data:`Laid`).
+
+    ``chicken``: the train's chicken foot before it (None without one);
+    ``foot``: it is a side tile of that foot; ``own``: the train is the mover's
+    own; ``first_turn``: the mover has not finished a turn yet this round;
+    ``blocked``: an open double from an earlier turn constrains the mover (read
+    only where a first-turn chain could go on, so a caller may work it out only
+    then). Whatever the tile breaks, this is what it does once down.
+
+    >>> lay(RuleSet(), 5, 7, 5, None, False, True, False, False)
+    (7, None, True, False, False)
+    """
+    if chicken is None:
+        after, satisfied = None, not foot
+    else:  # an answer to a chicken foot: the double waits until every answer is down
+        left = chicken[1] - 1
+        after, satisfied = ((chicken[0], left), False) if left > 0 else (None, True)
+    if near == far and not foot:
+        if rules.chicken_foot:
+            after = (near, CHICKEN_FOOT_ANSWERS)
+        return far, after, satisfied, True, False
+    chains = own and first_turn and rules.first_turn == "chain" and not blocked
+    return end if foot else far, after, satisfied, False, chains

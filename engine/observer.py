@@ -50,9 +50,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.alerts import Alert
+from engine.alerts import Alert, AlertCode
 from engine.interleavings import laying_orders
-from engine.legality import Breach, allowed, breach, fit
+from engine.legality import Breach, allowed, breach, fit, lay
 from engine.rules import CHICKEN_FOOT_ANSWERS, RuleSet
 from engine.table import MEXICAN, Owner, Pair, TableState
 from engine.tiles import Tile
@@ -105,7 +105,7 @@ class Observer:
     >>> obs = Observer(RuleSet(), players=2, engine=12, first=0)
     >>> obs.observe(TableState.parse("12 | 0: | 1: | mexican:"))
     []
-    >>> [a.code for a in obs.observe(TableState.parse("12 | 0: 12-5 | 1: 3-4 | mexican:"))]
+    >>> [str(a.code) for a in obs.observe(TableState.parse("12 | 0: 12-5 | 1: 3-4 | mexican:"))]
     ['extra-tile']
     """
 
@@ -165,7 +165,8 @@ class Observer:
 
     # ------------------------------------------------------------------ helpers
 
-    def _alert(self, code: str, train: Owner | None, message: str, seat: int | None = -1) -> Alert:
+    def _alert(self, code: AlertCode, train: Owner | None, message: str,
+               seat: int | None = -1) -> Alert:
         return Alert(self.index, code, self.to_move if seat == -1 else seat, train, message)
 
     def _valid(self, pair: Pair) -> bool:
@@ -215,11 +216,11 @@ class Observer:
             if not self._valid(pair):
                 top = self.size - 1
                 message = f"tile {list(pair)} has a value outside the double-{top} set"
-                alerts.append(self._alert("not-in-set", owner, message))
+                alerts.append(self._alert(AlertCode.NOT_IN_SET, owner, message))
             times = seen[Tile(*pair)]
             if times > 1:
                 message = f"tile {Tile(*pair)} is on the table {times} times"
-                alerts.append(self._alert("duplicate-tile", owner, message))
+                alerts.append(self._alert(AlertCode.DUPLICATE_TILE, owner, message))
         return alerts
 
     # ------------------------------------------------------------------ the first table
@@ -234,7 +235,7 @@ class Observer:
             for k, (near, far) in enumerate(pairs):
                 if near != end:
                     alerts.append(
-                        Alert(self.index, "mismatch", None, owner,
+                        Alert(self.index, AlertCode.MISMATCH, None, owner,
                               f"tile {k} [{near}, {far}] does not match {end}")
                     )
                 end = far
@@ -256,7 +257,8 @@ class Observer:
             k += 1
         for j in range(k, len(old)):
             alerts.append(
-                self._alert("tile-removed", owner, f"tile {Tile(*old[j])} is gone from the train")
+                self._alert(AlertCode.TILE_REMOVED, owner,
+                            f"tile {Tile(*old[j])} is gone from the train")
             )
         return k
 
@@ -364,7 +366,7 @@ class Observer:
             elif owner not in grown:
                 message = (f"the marker on train {owner} came off with no tile laid on it: "
                            f"it stayed after seat {owner}'s own play, or came off without one")
-                alerts.append(self._alert("marker-stale", owner, message, owner))
+                alerts.append(self._alert(AlertCode.MARKER_STALE, owner, message, owner))
         return alerts
 
     def _waiting(self, turn: _Turn, seat: int) -> list[Alert]:
@@ -374,7 +376,7 @@ class Observer:
             if owner in turn.open and self._live(owner, turn):
                 value = self._value(owner, turn)
                 message = f"the double {value}-{value} on train {owner} waits"
-                notices.append(self._alert("open-double", owner, message, seat))
+                notices.append(self._alert(AlertCode.OPEN_DOUBLE, owner, message, seat))
         return notices
 
     def _snapshot(self) -> _State:
@@ -426,7 +428,7 @@ class Observer:
             for owner, _, seq in sequences:
                 for pair in seq:
                     message = f"tile {Tile(*pair)} after the round ended"
-                    alerts.append(self._alert("extra-tile", owner, message))
+                    alerts.append(self._alert(AlertCode.EXTRA_TILE, owner, message))
             self._trains, self._feet, self._markers = trains, feet, markers
             return alerts
 
@@ -456,11 +458,11 @@ class Observer:
         passed = event == "pass" or newly_open
         if event == "pass" and not own_open_now:
             message = f"seat {mover} passed and their train is not marked"
-            alerts.append(self._alert("marker-missing", mover, message))
+            alerts.append(self._alert(AlertCode.MARKER_MISSING, mover, message))
         ends_turn = passed or turn.over or turn.chaining or event == "out"
         if ends_turn and not passed and turn.played_own and own_open_now and event != "out":
             message = f"seat {mover} played on their own train and the marker stayed"
-            alerts.append(self._alert("marker-stale", mover, message))
+            alerts.append(self._alert(AlertCode.MARKER_STALE, mover, message))
             self._stale.add(mover)
         told = {mover} if event == "pass" else set()  # marker-missing covers a pass's marker
         alerts += self._closed_late(trains, markers, {o for o, _, _ in sequences} | told)
@@ -521,7 +523,8 @@ class Observer:
         near, far = pair
         # One non-double tile per turn (a first-turn chain [001] goes on).
         if turn.over:
-            return Breach("extra-tile", f"tile {Tile(near, far)} after the turn's last tile")
+            message = f"tile {Tile(near, far)} after the turn's last tile"
+            return Breach(AlertCode.EXTRA_TILE, message)
         end = turn.ends.get(owner, self.engine)
         misfit = fit(near, far, end, turn.cf.get(owner), foot=foot)
         if misfit is not None:
@@ -536,8 +539,15 @@ class Observer:
         )
         return breach(where, mover, owner, str(Tile(near, far)), double=near == far)
 
+    def _blocked(self, turn: _Turn, owner: Owner, mover: int) -> bool:
+        """An open double from an earlier turn constrains the mover (worked out only where a
+        first-turn chain could go on)."""
+        if self.rules.first_turn != "chain" or owner != mover or mover in self.started:
+            return False
+        return any(o not in turn.fresh and self._live(o, turn) for o in turn.open)
+
     def _lay(self, owner: Owner, foot: bool, pair: Pair, turn: _Turn, mover: int) -> None:
-        """Put the tile down in the search state (whatever the breach)."""
+        """Put the tile down in the search state (whatever the breach): :func:`lay`."""
         near, far = pair
         if self._valid(pair):
             tile = Tile(near, far)
@@ -547,36 +557,26 @@ class Observer:
         if owner == mover:
             turn.played_own = True
         cf = turn.cf.get(owner)
-        if cf:
-            cf[1] -= 1
-            if cf[1] <= 0:
-                del turn.cf[owner]
-                if owner in turn.open:
-                    turn.open.remove(owner)
-            if not foot:
-                turn.ends[owner] = far
-        elif not foot:
-            turn.ends[owner] = far
-            if owner in turn.open:
-                turn.open.remove(owner)
-        if near == far and not foot:
+        end, chicken, satisfied, double, chains = lay(
+            self.rules, near, far, turn.ends.get(owner, self.engine),
+            None if cf is None else (cf[0], cf[1]), foot, owner == mover,
+            mover not in self.started, self._blocked(turn, owner, mover))
+        if not foot or owner in turn.ends:
+            turn.ends[owner] = end
+        if chicken is not None:
+            turn.cf[owner] = list(chicken)
+        elif cf is not None:
+            del turn.cf[owner]
+        if satisfied and owner in turn.open:
+            turn.open.remove(owner)
+        if double:
             turn.open.append(owner)
             turn.rank[owner] = self.index
             turn.fresh.append(owner)
             turn.after_double = True
-            if self.rules.chicken_foot:
-                turn.cf[owner] = [near, CHICKEN_FOOT_ANSWERS]
+        elif turn.over:
             return
-        if turn.over:
-            return
-        blocking = any(o not in turn.fresh and self._live(o, turn) for o in turn.open)
-        if (
-            self.rules.first_turn == "chain"
-            and owner == mover
-            and mover not in self.started
-            and not blocking
-            and not foot
-        ):
+        elif chains:
             turn.chaining = True
             turn.after_double = False
         else:

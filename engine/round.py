@@ -20,6 +20,7 @@ from typing import Any
 
 from engine.deal import deal_ids
 from engine.legal_moves import MoveGeneration
+from engine.legality import lay
 from engine.moves import DRAW, PASS, PLAY, STOP, Move
 from engine.rules import CHICKEN_FOOT_ANSWERS, RuleSet
 from engine.scoring import hand_points
@@ -200,21 +201,30 @@ class Round(MoveGeneration):
         if hi != lo:
             count[hi] += 1
         prev_end = self.ends[i]
-        foot = False
-        if self._chicken and i in self._cf:
-            foot = self._answer(t, i, lo, hi)
+        cf = self._cf.get(i) if self._chicken else None
+        near = cf[0] if cf else prev_end
+        foot = cf is not None and cf[1] != CHICKEN_FOOT_ANSWERS  # the line tile is down
+        first = not self.started[p]
+        blocked = self._chain and first and i == p and self._older_double_blocks()
+        end, chicken, satisfied, double, chains = lay(
+            self.rules, near, hi if lo == near else lo, prev_end, cf, foot, i == p, first,
+            blocked)
+        if foot:
+            self.feet[i].append((t, near))
         else:
             self.lines[i].append(t)
-            self.ends[i] = hi if lo == prev_end else lo
-            if self.open and i in self.open:
-                self.open = tuple(j for j in self.open if j != i)
+            self.ends[i] = end
+        if chicken is not None:
+            self._cf[i] = chicken
+        elif cf is not None:
+            del self._cf[i]
+        if satisfied and self.open and i in self.open:
+            self.open = tuple(j for j in self.open if j != i)
         if i == p:
             # One's own marker comes off (open convention) or goes back (private) on a play.
             self.markers[p] = not self._opens
-        if lo == hi:
+        if double:
             self.open = self.open + (i,)
-            if self._chicken:
-                self._cf[i] = (lo, CHICKEN_FOOT_ANSWERS)
             self.fresh = self.fresh + (i,)
             self.after_double = True
             self.drawn = False
@@ -223,7 +233,7 @@ class Round(MoveGeneration):
                 self._finish(p)  # going out on a double ends the round at once
         elif not hand:
             self._finish(p)
-        elif self._chain and i == p and not self.started[p] and not self._older_double_blocks():
+        elif chains:
             self.chaining = True  # [001]: the first-turn chain may go on
             self.after_double = False
             self.drawn = False
@@ -243,22 +253,6 @@ class Round(MoveGeneration):
             if self.chaining:
                 self.chaining = False
         return (PLAY, t, i, p, prev_end, foot)
-
-    def _answer(self, t: int, i: int, lo: int, hi: int) -> bool:
-        """Lay tile ``t`` answering the chicken foot on train ``i``; True for a side tile."""
-        value, left = self._cf[i]
-        foot = left != CHICKEN_FOOT_ANSWERS
-        if foot:
-            self.feet[i].append((t, value))
-        else:
-            self.lines[i].append(t)
-            self.ends[i] = hi if lo == value else lo
-        if left > 1:
-            self._cf[i] = (value, left - 1)
-        else:
-            del self._cf[i]
-            self.open = tuple(j for j in self.open if j != i)
-        return foot
 
     def _older_double_blocks(self) -> bool:
         """True when an open double from an earlier turn constrains the player to move."""

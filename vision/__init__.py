@@ -62,13 +62,10 @@ _EXPORTS = {
     "SourceEvent": "vision.events",
     "TableSettled": "vision.events",
     "AlertRaised": "vision.events",
-    "AlertDetails": "vision.events",
     "CameraStatus": "vision.events",
     "CameraReason": "vision.events",
     "Uncertain": "vision.events",
     "RoundOver": "vision.events",
-    "Referee": "vision.referee",
-    "Ruling": "vision.referee",
     "assign": "vision.calibration.assignment",
     "half_colour": "vision.reading.pip_colour",
     "SetProfile": "vision.reading.set_profile",
@@ -92,7 +89,6 @@ if TYPE_CHECKING:
     from vision.calibration.assignment import assign  # noqa: F401
     from vision.calibration.calibrate import Calibration, calibrate  # noqa: F401
     from vision.events import (  # noqa: F401
-        AlertDetails,
         AlertRaised,
         CameraReason,
         CameraStatus,
@@ -129,7 +125,6 @@ if TYPE_CHECKING:
         save_profile,
     )
     from vision.readings import FrameReading, ReadTile, TileReading, TileReadings  # noqa: F401
-    from vision.referee import Referee, Ruling  # noqa: F401
     from vision.stills.annotate import PolygonAnnotator, ReadingAnnotator  # noqa: F401
     from vision.stills.hand_photos import HandReading, read_hand, score_photos  # noqa: F401
     from vision.stills.slanted_photo import read_from_above  # noqa: F401

@@ -8,7 +8,7 @@ and a one-line ``str()`` for the console.
 
 - :class:`TableSettled`: a newly settled table, with the seat to move next;
 - :class:`AlertRaised`: one alert of the rules engine about that table, with
-  the tile and ends it concerns (:class:`AlertDetails`);
+  the tile and ends it concerns (:class:`engine.AlertDetails`);
 - :class:`CameraStatus`: camera news, its :class:`CameraReason`;
 - :class:`Uncertain`: the settled table left something unresolved;
 - :class:`RoundOver`: the source saw the round end (or a recording loops).
@@ -20,14 +20,12 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from engine import Alert, TableState
-from engine.table import Owner, Pair
+from engine import Alert, AlertDetails, TableState
 
 if TYPE_CHECKING:
     from vision.table import TableReading
 
 __all__ = [
-    "AlertDetails",
     "AlertRaised",
     "CameraReason",
     "CameraStatus",
@@ -102,29 +100,6 @@ class TableSettled:
 
     def __str__(self) -> str:
         return f"{_stamp(self.frame, self.time_s)} table  {self.table.text()}"
-
-
-@dataclass(frozen=True)
-class AlertDetails:
-    """What an alert is about, found from the tables around it (:mod:`vision.referee`).
-
-    ``tile`` is the tile concerned as it lies (near end first; for
-    ``tile-removed`` the tile gone), ``end`` the count of the train's end it
-    was laid on, ``double`` the open double that was waiting (its train and
-    count). Each is None where the tables do not tell.
-    """
-
-    tile: Pair | None = None
-    end: int | None = None
-    double: tuple[Owner, int] | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "tile": None if self.tile is None else list(self.tile),
-            "end": self.end,
-            "double": None if self.double is None else {"train": self.double[0],
-                                                        "value": self.double[1]},
-        }
 
 
 @dataclass(frozen=True)

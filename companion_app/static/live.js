@@ -31,7 +31,7 @@
   // Alerts up to this id were there when the page opened: listed, never alarmed.
   let seen = Math.max(0, ...state.alerts.map((a) => a.id || 0));
 
-  const isNotice = (alert) => alert.code === "open-double";
+  const isNotice = (alert) => Boolean(alert.notice);
   const titleOf = (alert) => alert.title || titles[alert.code] || alert.code;
 
   function beep() {

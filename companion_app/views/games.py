@@ -3,6 +3,7 @@ the same players), renaming, deleting, resuming one, moving the table to another
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
@@ -14,6 +15,7 @@ from companion_app.names import NameProblem, clean_name, is_blank, same_name
 from companion_app.score_pad import load_pad
 from companion_app.security import pin_required
 from companion_app.views.common import FormError, game_or_404, notify_worker, parse_int
+from engine import RuleSet
 
 bp = Blueprint("games", __name__, url_prefix="/games")
 
@@ -61,14 +63,25 @@ def create() -> Any:
         spec = parse_new_game(form)
     except FormError as exc:
         return render_template("new_game.html", error=str(exc), **_form_context(form)), 400
-    store.create_game(get_db(), **spec)
+    store.create_game(get_db(), name=spec.name, players=spec.players, rules=spec.rules,
+                      rounds=spec.rounds)
     notify_worker()
-    flash(f"New game {spec['name']!r} started: round 1, engine {spec['set_size']}-"
-          f"{spec['set_size']}.")
+    top = spec.rules.set
+    flash(f"New game {spec.name!r} started: round 1, engine {top}-{top}.")
     return redirect(url_for("live.index"))
 
 
-def parse_new_game(form: MultiDict[str, str]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class NewGame:
+    """What the new-game form asks for, checked."""
+
+    name: str
+    players: tuple[str, ...]
+    rules: RuleSet
+    rounds: int
+
+
+def parse_new_game(form: MultiDict[str, str]) -> NewGame:
     """Validate the new-game form; :class:`FormError` names the first problem."""
     text = form.get("name", "")
     name = "Mexican Train" if is_blank(text) else game_name(text)
@@ -86,15 +99,13 @@ def parse_new_game(form: MultiDict[str, str]) -> dict[str, Any]:
                 raise FormError(f"{key.label}: choose yes or no.")
             overrides[key.name] = text
     try:
-        rule_json = rules.build_rules(preset, overrides)
+        rule_set = rules.build_rules(preset, overrides)
     except rules.RuleError as exc:
         raise FormError(f"Rules: {exc}") from None
-    set_size = int(rule_json["set"])
-    full = set_size + 1
+    full = rule_set.set + 1
     text = form.get("rounds", "").strip()
     rounds = full if not text else parse_int(text, "Number of rounds", low=1, high=full)
-    return {"name": name, "players": players, "rules": rule_json, "set_size": set_size,
-            "rounds": rounds}
+    return NewGame(name, tuple(players), rule_set, rounds)
 
 
 def game_name(text: str) -> str:
@@ -195,7 +206,7 @@ def again(game_id: int) -> Any:
     """A new game with the same players, seats, rules and number of rounds."""
     game = game_or_404(game_id)
     store.create_game(get_db(), name=game.name, players=game.players, rules=game.rules,
-                      set_size=game.set_size, rounds=game.rounds)
+                      rounds=game.rounds)
     notify_worker()
     flash(f"New game {game.name!r} with {', '.join(game.players)}: round 1, engine "
           f"{game.set_size}-{game.set_size}.")

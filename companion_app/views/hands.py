@@ -20,7 +20,7 @@ from flask import (
     url_for,
 )
 
-from companion_app import changes, store
+from companion_app import alert_log, changes, store
 from companion_app import hands as hand_reading
 from companion_app.camera_hand import split_hand
 from companion_app.db import get_db
@@ -53,7 +53,8 @@ def _page(game: store.Game, number: int, error: str | None = None,
     return render_template(
         "hands.html", game=game, number=number, hands=stored, previews=previews,
         cells=store.scores(db, game.id), sources=store.score_sources(db, game.id),
-        twice=tiles_in_two_hands(game, stored), alerts=store.alerts(db, game.id, number),
+        twice=tiles_in_two_hands(game, stored),
+        alerts=[a.to_json(game.players) for a in alert_log.alerts(db, game.id, number)],
         overlays={seat: overlay(hand) for seat, hand in stored.items()},
         models_problem=hand_reading.models_status(current_app.config["MODELS_DIR"]),
         camera=camera, error=error, error_seat=error_seat,

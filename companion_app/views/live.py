@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 import json
 import queue
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from flask import (
@@ -22,9 +22,10 @@ from flask import (
     url_for,
 )
 
-from companion_app import replay, store
-from companion_app.alert_words import TITLES, describe
+from companion_app import alert_log, replay, store
+from companion_app.alert_words import TITLES, train_name
 from companion_app.db import get_db
+from companion_app.export import Cell, attachment, csv_text
 from companion_app.security import AccessError, pin_required, safe_next, set_pin, try_pin
 from companion_app.views.common import game_or_404, round_or_404, worker
 
@@ -43,20 +44,16 @@ def snapshot() -> dict[str, Any]:
     last = current_app.extensions.get("mtrain_last_table")
     table: dict[str, Any] | None = None
     turn = None
-    details: dict[int, Any] = {}
     if game is not None:
         table, turn = store.last_table(db, game, game.current_round)
         if (table is None and last and last.get("game_id") == game.id
                 and last.get("round") == game.current_round):
             table, turn = last["table"], last["turn"]
-        alerts = store.alerts(db, game.id, game.current_round)
-        details = {a["id"]: a.get("details") for f in replay.frames(db, game.id,
-                                                                     game.current_round)
-                   for a in f["alerts"] if isinstance(a.get("id"), int)}
+        alerts = alert_log.alerts(db, game.id, game.current_round)
     else:
         if last and last.get("game_id") is None:
             table, turn = last["table"], last["turn"]
-        alerts = store.alerts(db, None, None)
+        alerts = alert_log.alerts(db, None, None)
     players = list(game.players) if game else default_seats(table)
     w = worker()
     status = None if w is None else {"ok": w.status.ok, "reason": w.status.reason.value,
@@ -69,12 +66,16 @@ def snapshot() -> dict[str, Any]:
         "players": players,
         "table": table,
         "turn": turn,
-        "alerts": [describe(a | {"details": details.get(a["id"])}, players)
-                   for a in alerts[-SHOWN_ALERTS:]],
+        "alerts": [a.to_json(players) for a in alerts[-SHOWN_ALERTS:]],
         "titles": TITLES,
         "status": status,
         "source": current_app.config.get("SOURCE_LABEL", ""),
     }
+
+
+def _players(game_id: int | None) -> list[str]:
+    game = None if game_id is None else store.get_game(get_db(), game_id)
+    return list(game.players) if game is not None else default_seats(None)
 
 
 def default_seats(table: dict[str, Any] | None, players: int = 4) -> list[str]:
@@ -115,12 +116,37 @@ def replay_round(game_id: int, number: int) -> Any:
 
 
 def replay_json(game: store.Game, number: int) -> dict[str, Any]:
+    """The round's tables with their alerts said as everywhere else (as kept in the round's
+    alert log, or as the replay kept them where the log has them no more)."""
     players = list(game.players)
-    frames = replay.frames(get_db(), game.id, number)
+    db = get_db()
+    frames = replay.frames(db, game.id, number)
+    kept = alert_log.by_id(db, game.id, number)
     for frame in frames:
-        frame["alerts"] = [describe(a, players) for a in frame["alerts"]]
+        said = []
+        for raw in frame["alerts"]:
+            logged = kept.get(raw.get("id")) or alert_log.from_json(raw)
+            if logged is not None:
+                said.append(logged.to_json(players))
+        frame["alerts"] = said
     return {"game_id": game.id, "round": number, "players": players,
             "engine": game.engine_of(number), "frames": frames}
+
+
+@bp.get("/games/<int:game_id>/rounds/<int:number>/alerts.csv")
+def alerts_csv(game_id: int, number: int) -> Response:
+    """The round's alerts as a spreadsheet, said as on the pages."""
+    game = game_or_404(game_id)
+    number = round_or_404(game, number)
+    rows: list[Sequence[Cell]] = [["time", "player", "train", "alert", "what happened",
+                                   "what to do", "acknowledged", "code"]]
+    for logged in alert_log.alerts(get_db(), game.id, number):
+        alert, words = logged.alert, logged.words(game.players)
+        rows.append([logged.created or "", train_name(alert.seat, game.players),
+                     train_name(alert.train, game.players, train=True), words.title,
+                     words.text, words.advice, logged.acked or "", alert.code.value])
+    return Response(csv_text(rows), mimetype="text/csv", headers=attachment(
+        game.name, f"-{game.id}-round-{number}-alerts.csv", fallback="game"))
 
 
 @bp.get("/stream")
@@ -154,9 +180,10 @@ def stream() -> Response:
 @bp.post("/alerts/<int:alert_id>/ack")
 @pin_required
 def ack(alert_id: int) -> Any:
-    alert = store.ack_alert(get_db(), alert_id)
-    if alert is None:
+    logged = alert_log.ack_alert(get_db(), alert_id)
+    if logged is None:
         raise AccessError(404, f"There is no alert {alert_id}.")
+    alert = logged.to_json(_players(logged.game_id))
     current_app.extensions["mtrain_broadcaster"].publish({"type": "ack", "alert": alert})
     if request.accept_mimetypes.best == "application/json":
         return {"alert": alert}

@@ -151,7 +151,8 @@ def test_a_version_1_database_is_migrated_and_keeps_its_scores(db_path: Path) ->
     table = Table(make_app(db_path).test_client())
     table.unlock()
     conn = sqlite3.connect(db_path)
-    assert conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] == 2
+    version = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
+    assert version == db.SCHEMA_VERSION
     assert dict(conn.execute("SELECT seat, source FROM scores").fetchall()) == {0: "hand",
                                                                                1: "pad"}
     pad = table.client.get("/games/1/pad").get_data(as_text=True)
@@ -161,3 +162,26 @@ def test_a_version_1_database_is_migrated_and_keeps_its_scores(db_path: Path) ->
     assert response.status_code == 409  # the hand's 123 is not replaced unasked
     table.post("/games/1/rounds/2/scores", {"points_0": "0", "points_1": "7"})
     assert "Undo round 2 points" in table.client.get("/games/1/pad").get_data(as_text=True)
+
+
+def test_a_version_2_database_keeps_its_alerts_readable(db_path: Path) -> None:
+    """Alerts kept before they carried what they are about still read, in words."""
+    conn = sqlite3.connect(db_path)
+    conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    conn.executescript(db.MIGRATIONS[0])
+    conn.executescript(db.MIGRATIONS[1])
+    conn.executescript("""
+        INSERT INTO schema_version VALUES (1), (2);
+        INSERT INTO games (id, name, rules, set_size, rounds, current_round)
+            VALUES (1, 'Old', '{"name": "standard", "set": 12}', 12, 13, 1);
+        INSERT INTO players VALUES (1, 0, 'Ann'), (1, 1, 'Ben');
+        INSERT INTO rounds (game_id, number, engine) VALUES (1, 1, 12);
+        INSERT INTO alerts (game_id, round, at_index, code, seat, train, message)
+            VALUES (1, 1, 3, 'open-double', 0, '1', 'the double 1-1 on train 1 waits');
+    """)
+    conn.commit()
+    conn.close()
+    table = Table(make_app(db_path).test_client())
+    page = table.client.get("/games/1/rounds/1/hands").get_data(as_text=True)
+    assert "Ann laid the double a tile on Ben&#39;s train" in page
+    assert "open-double" not in page and "train 1" not in page

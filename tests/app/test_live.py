@@ -24,7 +24,7 @@ from companion_app.events import (
 )
 from companion_app.sim import GameContext
 from companion_app.worker import TableWorker
-from engine import Alert, TableState
+from engine import Alert, AlertCode, TableState
 
 from .tablet import Table
 
@@ -34,7 +34,7 @@ TABLE = {"engine": 12, "trains": [
     {"owner": "mexican", "tiles": [[12, 3]], "marker": False},
 ]}
 STATE = TableState.from_json(TABLE)
-ALERT = Alert(3, "closed-train", 1, 0, "a tile on train 0, which is not open")
+ALERT = Alert(3, AlertCode.CLOSED_TRAIN, 1, 0, "a tile on train 0, which is not open")
 
 
 class ListSource:
@@ -90,7 +90,7 @@ def test_an_alert_is_kept_in_the_round_log_and_acked_with_one_tap(
     assert response.status_code == 200
     assert response.get_json()["alert"]["acked"] is not None
     log = unlocked.client.get("/games/1/rounds/1/hands").get_data(as_text=True)
-    assert "closed-train" in log and "acknowledged" in log and "Ben" in log
+    assert "Closed train" in log and "acknowledged" in log and "Ben" in log
 
 
 def test_events_for_a_game_deleted_meanwhile_are_shown_and_nothing_fails(

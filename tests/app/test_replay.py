@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 
@@ -12,8 +14,7 @@ from companion_app import attach_worker, replay
 from companion_app.db import connect
 from companion_app.events import AlertRaised, RoundOver, TableSettled
 from companion_app.worker import TableWorker
-from engine import RuleSet, TableState
-from vision.referee import Referee
+from engine import Referee, RuleSet, TableState
 
 from .tablet import Table, make_app
 
@@ -170,3 +171,40 @@ def test_a_replay_frame_is_small_json(worker: TableWorker, db_path: Path) -> Non
     conn.close()
     assert all(len(r["table_json"]) < 600 for r in rows)
     assert json.loads(rows[3]["alerts"])[0]["details"]["tile"] == [7, 4]
+
+
+def test_an_alert_listed_after_the_replay_is_cleared_still_names_its_tile(
+        worker: TableWorker, unlocked: Table, db_path: Path) -> None:
+    play(worker, ROUND)
+    conn = connect(db_path)
+    replay.clear(conn, 1, 1)  # a recording loops: the round's tables start again
+    conn.close()
+    assert unlocked.client.get("/api/replay").get_json()["frames"] == []
+    state = unlocked.client.get("/api/state").get_json()
+    mismatch = next(a for a in state["alerts"] if a["code"] == "mismatch")
+    assert mismatch["details"]["tile"] == [7, 4]
+    assert mismatch["text"] == ("Cyril laid 4-7 on their own train, but it does not match "
+                                "the 12 at its end.")
+
+
+def test_the_hands_page_and_the_csv_say_the_alerts_in_words(worker: TableWorker,
+                                                           unlocked: Table) -> None:
+    play(worker, ["12 | 0: | 1: | 2: | mexican:",
+                  "12 | 0: 12-5 5-5 | 1: | 2: | mexican:",
+                  "12 | 0: 12-5 5-5 | 1: 12-3 | 2: | mexican:",
+                  "12 | 0: 12-5 5-5 | 1: 12-3 | 2: 7-4 | mexican:"])
+    page = unlocked.client.get("/games/1/rounds/1/hands").get_data(as_text=True)
+    log = page.split("This round's alerts", 1)[1]
+    assert "Open double first" in log and "Tile does not match" in log
+    assert "Bo played 3-12 on their own train while the double 5-5 on Ann&#39;s train" in log
+    for raw in ("open-double", "unsatisfied-double", "mismatch", "train 0", "train 2"):
+        assert raw not in log, raw
+    with unlocked.client.get("/games/1/rounds/1/alerts.csv") as response:
+        assert response.status_code == 200 and "alerts.csv" in response.headers[
+            "Content-Disposition"]
+        rows = list(csv.reader(io.StringIO(response.get_data(as_text=True))))
+    assert rows[0][:4] == ["time", "player", "train", "alert"]
+    said = {row[3]: row for row in rows[1:]}
+    assert said["Open double first"][1:3] == ["Bo", "Bo's train"]
+    assert said["Tile does not match"][4].startswith("Cyril laid 4-7 on their own train")
+    assert unlocked.client.get("/games/1/rounds/99/alerts.csv").status_code == 404

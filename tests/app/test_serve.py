@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from companion_app import serve, sources
+from engine import RuleSet
 from engine.errors import BadInputError
 
 
@@ -168,7 +169,7 @@ def test_the_demo_labels_replay_through_the_observer(tmp_path: Path) -> None:
     path = tmp_path / "demo.json"
     path.write_text(json.dumps(log))
     source = sources.DemoLogSource(path, turn_seconds=0)
-    ctx = sources.GameContext(4, 12, RuleSet.preset("standard").to_json())
+    ctx = sources.GameContext(4, 12, RuleSet.preset("standard"))
     events = list(source.events(ctx))
     tables = [e for e in events if isinstance(e, sources.TableSettled)]
     alerts = [e.alert for e in events if isinstance(e, sources.AlertRaised)]
@@ -237,7 +238,7 @@ def test_a_looped_recording_is_watched_at_its_pace_and_ends_its_round(
     monkeypatch.setattr(vision.tracking.tracker, "Tracker", FakeTracker)
     video = tmp_path / "demo.mp4"
     video.write_bytes(b"")
-    ctx = GameContext(4, 12, {"name": "standard"})
+    ctx = GameContext(4, 12, RuleSet.preset("standard"))
     looped = list(sources.TrackerSource(str(video), loop=True).events(ctx))
     assert isinstance(looped[-1], sources.RoundOver) and "starts again" in looped[-1].message
     once = list(sources.TrackerSource(str(video)).events(ctx))
@@ -295,7 +296,7 @@ def test_the_real_server_streams_events_to_20_tablets_and_still_serves_pages(
     app = make_app(tmp_path / "live.sqlite3", SSE_KEEPALIVE_SECONDS=0.2)
     conn = connect(tmp_path / "live.sqlite3")
     store.create_game(conn, name="Семейный вечер", players=["Аня", "Ben"],
-                      rules={"name": "standard"}, set_size=12, rounds=13)
+                      rules=RuleSet.preset("standard"), rounds=13)
     conn.close()
     live = LiveServer(app)
     streams = []

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from companion_app import hands
+from engine import RuleSet
 
 PEAK_RSS_MB = 600
 
@@ -105,7 +106,7 @@ def test_a_photo_read_reduced_gives_corners_in_its_own_pixels(
     monkeypatch.setitem(hands._readers, str(tmp_path.resolve()), Reader())
     monkeypatch.setattr(vision.stills.hand_photos, "read_hand", read_hand)
     photo = hands.check_photo(photo_file.read_bytes(), "hand.png")
-    tiles, backs = hands.read_hand_photo(photo, tmp_path, {"name": "standard"})
+    tiles, backs = hands.read_hand_photo(photo, tmp_path, RuleSet.preset("standard"))
     assert seen == [(15, 20, 3)]  # read at a quarter of its size
     assert tiles[0]["corners"] == [[4.0, 4.0], [20.0, 4.0], [20.0, 12.0], [4.0, 12.0]]
     assert backs == [[[44.0, 4.0], [60.0, 4.0], [60.0, 12.0], [44.0, 12.0]]]

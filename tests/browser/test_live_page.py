@@ -50,7 +50,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]
     from companion_app.rules import build_rules
 
     store.create_game(conn, name="Family night", players=list(PLAYERS),
-                      rules=build_rules("standard", {}), set_size=12, rounds=13)
+                      rules=build_rules("standard", {}), rounds=13)
     conn.close()
     labels = demo_labels()
     source: Any = (DemoLogSource(labels, turn_seconds=0.5) if labels is not None
@@ -249,7 +249,7 @@ def test_the_round_can_be_replayed_to_settle_a_dispute(server: tuple[str, Any],
     worker.stop()
     frames = replay_frames(url)
     assert len(frames) >= 14
-    with_alerts = [i for i, f in enumerate(frames) if any(a["code"] != "open-double"
+    with_alerts = [i for i, f in enumerate(frames) if any(not a["notice"]
                                                           for a in f["alerts"])]
     assert with_alerts
 

@@ -71,7 +71,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     conn = connect(path)
     conn.isolation_level = None
     store.create_game(conn, name="Family night", players=list(PLAYERS),
-                      rules=build_rules("standard", {}), set_size=12, rounds=13)
+                      rules=build_rules("standard", {}), rounds=13)
     conn.close()
     http = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=http.serve_forever, daemon=True)

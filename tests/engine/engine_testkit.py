@@ -14,7 +14,7 @@ from engine import (
     TableState,
     record_round,
 )
-from engine.breaches import ObservedTable
+from faults import ObservedTable
 
 Observation = tuple[TableState, "str | None"]
 

@@ -11,8 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import (
-    ALERT_CODES,
-    NOTICE_CODES,
+    AlertCode,
     GreedyBot,
     LongestTrainBot,
     Observer,
@@ -22,9 +21,9 @@ from engine import (
     TableState,
     record_round,
 )
-from engine.breaches import ObservedTable, inject
+from faults import ObservedTable, inject
 
-ERROR_CODES = sorted(set(ALERT_CODES) - NOTICE_CODES)
+ERROR_CODES = sorted(c for c in AlertCode if c.is_error)
 
 
 def codes(rules: RuleSet, players: int, engine: int, first: int, texts: list[str],
@@ -33,7 +32,7 @@ def codes(rules: RuleSet, players: int, engine: int, first: int, texts: list[str
     out = []
     for k, text in enumerate(texts):
         event = events[k] if events else None
-        out += [a.code for a in observer.observe(TableState.parse(text), event)]
+        out += [a.code.value for a in observer.observe(TableState.parse(text), event)]
     return out
 
 
@@ -171,7 +170,7 @@ class TestHandMade:
         observer = Observer(self.rules, 2, 12, 0)
         observer.observe(TableState.parse("12 | 0: 3-4 4-4 | 0: 1-1 | 7: 99-1 | mexican:"))
         alerts = observer.observe(TableState.parse("12 | 5: | mexican: 1-2 2-3"))
-        assert all(a.code in ALERT_CODES for a in observer.alerts + alerts)
+        assert all(isinstance(a.code, AlertCode) for a in observer.alerts + alerts)
 
 
 # ---------------------------------------------------------------------- property tests
@@ -216,15 +215,15 @@ INJECTABLE = {
     code: ["standard", "double-9", "chain", "engine-holder", "private-marker", "positive"]
     for code in ERROR_CODES
 }
-INJECTABLE["first-turn"] = ["engine-holder", "positive"]
-INJECTABLE["double-order"] = ["standard", "double-9", "chain"]  # no open-double cap
+INJECTABLE[AlertCode.FIRST_TURN] = ["engine-holder", "positive"]
+INJECTABLE[AlertCode.DOUBLE_ORDER] = ["standard", "double-9", "chain"]  # no open-double cap
 
 
 @pytest.mark.parametrize("code", ERROR_CODES)
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6), pick=st.randoms(use_true_random=False))
 def test_one_injected_breach_raises_exactly_that_code(
-    code: str, seed: int, pick: random.Random
+    code: AlertCode, seed: int, pick: random.Random
 ) -> None:
     preset = pick.choice(INJECTABLE[code])
     rules, rnd, first, log = bot_game(preset, seed)
@@ -274,5 +273,5 @@ def test_whatever_the_camera_sees_is_judged_never_raised(
     for trains, event in tables:
         for alert in observer.observe(TableState.from_json({"engine": 12, "trains": trains}),
                                       event):
-            assert alert.code in ALERT_CODES
+            assert isinstance(alert.code, AlertCode)
             assert alert.seat is None or 0 <= alert.seat < 4

@@ -11,8 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import (
-    ALERT_CODES,
-    NOTICE_CODES,
+    AlertCode,
     GreedyBot,
     LongestTrainBot,
     Observer,
@@ -22,12 +21,13 @@ from engine import (
     TableState,
     record_round,
 )
-from engine.breaches import ObservedTable, inject
+from faults import ObservedTable, inject
 
 # marker-missing needs an announced pass; marker-stale is the next player's legal play on an
 # open train until later tables tell (TestHandMade.test_marker_stale_is_reported_late, or the
 # marker coming off late: test_a_marker_taken_off_later_tells_it_stayed).
-CAMERA_CODES = sorted(set(ALERT_CODES) - NOTICE_CODES - {"marker-missing", "marker-stale"})
+CAMERA_CODES = sorted(c for c in AlertCode if c.is_error
+                      and c not in (AlertCode.MARKER_MISSING, AlertCode.MARKER_STALE))
 
 
 def camera(log: list[Observation]) -> list[Observation]:
@@ -210,14 +210,14 @@ def test_a_legal_game_seen_by_a_camera_alone_raises_no_error(
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6), pick=st.randoms(use_true_random=False))
 def test_one_injected_breach_seen_by_a_camera_alone_raises_exactly_that_code(
-    code: str, seed: int, pick: random.Random
+    code: AlertCode, seed: int, pick: random.Random
 ) -> None:
     # Injected where the observer is sure who moves and the mover's own train is closed: no
     # unseen pass can explain the breach away.
     presets = ["standard", "double-9", "chain", "private-marker"]
-    if code == "first-turn":
+    if code is AlertCode.FIRST_TURN:
         presets = ["engine-holder", "positive"]
-    elif code == "double-order":
+    elif code is AlertCode.DOUBLE_ORDER:
         presets = ["standard", "double-9", "chain"]
     rules, rnd, first, log = bot_game(pick.choice(presets), seed)
     observer = Observer(rules, rnd.players, rnd.engine, first)

@@ -25,7 +25,7 @@ from datasets.table_game import (
     render_tables,
 )
 from datasets.table_layout import layout_sequence
-from engine import RuleSet, TableState
+from engine import AlertCode, RuleSet, TableState
 from vision.events import TableSettled
 from vision.tracking.tracker import Tracker
 
@@ -46,7 +46,8 @@ def test_camera_view_keeps_each_change_once(record: list[Any]) -> None:
 
 
 @pytest.mark.parametrize("kind", BREACHES)
-def test_each_injected_breach_is_what_the_observer_reports(record: list[Any], kind: str) -> None:
+def test_each_injected_breach_is_what_the_observer_reports(record: list[Any],
+                                                           kind: AlertCode) -> None:
     obs, breaches = inject_breaches(record, random.Random(3), (kind,))
     assert [b.code for b in breaches] == [kind]
     clean = {(a.code, a.train) for a in observer_alerts(camera_view(record), RULES, 3)}
@@ -93,7 +94,8 @@ def test_layout_sequence_refuses_tiles_that_change(record: list[Any]) -> None:
 
 
 def test_the_tracker_on_a_filmed_round_alerts_like_the_observer(record: list[Any]) -> None:
-    obs, breaches = inject_breaches(record[:10], random.Random(5), ("mismatch", "extra-tile"))
+    obs, breaches = inject_breaches(record[:10], random.Random(5),
+                                    (AlertCode.MISMATCH, AlertCode.EXTRA_TILE))
     truth = camera_view(obs)
     shown = render_tables(layout_sequence(truth, 3, np.random.default_rng(1)))
     result = follow(shown, 3, RULES, seed=2, hold_s=1.0, hand_s=0.6)

@@ -7,7 +7,7 @@ from collections import Counter, deque
 from typing import Any
 
 from engine import TableState
-from vision.referee import Reread
+from engine.referee import Reread
 from vision.table import TableReading
 
 

@@ -19,7 +19,7 @@ of images (``vision.tracking.frame_source``) and yields :data:`vision.events.Tra
   (each new reading of an old tile would be a tile taken away and another laid);
 - a table is *settled* when the same reading wins a vote over the still
   frames of a short while (``vision.tracking.table_vote``); each settled table that
-  differs from the last is passed to the round's :class:`vision.referee.Referee`,
+  differs from the last is passed to the round's :class:`engine.Referee`,
   whose alerts become events;
 - a camera that cannot be opened, stops delivering frames or disappears gives
   a :class:`~vision.events.CameraStatus` (its reason) and a retry, never an exception.
@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from engine import RuleSet, TableState
+from engine.referee import Referee, Reread
 from vision.events import (
     AlertRaised,
     CameraReason,
@@ -45,7 +46,6 @@ from vision.events import (
 )
 from vision.models.detections import Detections
 from vision.reading.reader_interface import FrameReader, ReadTile, TileSource
-from vision.referee import Referee, Reread
 from vision.table import TableReading, reconstruct
 from vision.tracking.frame_source import Capture, FrameSource, frame_source
 from vision.tracking.table_vote import (

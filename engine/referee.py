@@ -4,8 +4,10 @@ Every source of a live table (the camera tracker, a recording's labels, the
 bot simulator, the filmed benchmark games) hands each table it settles to one
 :class:`Referee`, which keeps the round's history, judges it with
 :class:`engine.Observer` and says what each alert is about
-(:class:`~vision.events.AlertDetails`: the tile, the end it was laid on, the
-double that was waiting), found from the tables on either side of it.
+(:class:`AlertDetails`: the tile, the end it was laid on, the double that was
+waiting), found from the tables on either side of it as the alert's code says
+(:attr:`engine.alerts.AlertCode.about`). It touches no pixels: it stands beside
+the observer.
 
 A tile the tracker read one way and later another (a blurred count made out
 once the table grew) is a re-reading, not a tile taken away and another
@@ -17,7 +19,7 @@ all along.
 >>> ref.settle(TableState.parse("12 | 0: | 1: | mexican:")).alerts
 ()
 >>> ruling = ref.settle(TableState.parse("12 | 0: 12-5 | 1: 3-4 | mexican:"))
->>> [(a.code, d.tile) for a, d in ruling]
+>>> [(str(a.code), d.tile) for a, d in ruling]
 [('extra-tile', (3, 4))]
 """
 
@@ -25,19 +27,63 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
-from engine import Alert, Observer, RuleSet, TableState
-from engine.table import Owner, Pair
-from vision.events import AlertDetails
+from engine.alerts import About, Alert
+from engine.observer import Observer
+from engine.rules import RuleSet
+from engine.table import MEXICAN, Owner, Pair, TableState
 
-__all__ = ["Referee", "Reread", "Ruling", "apply_rereadings", "judge"]
+__all__ = ["AlertDetails", "Referee", "Reread", "Ruling", "apply_rereadings", "judge"]
 
 #: Tiles read again: (train owner, index along the train) -> (pair read before, pair now).
 Reread = Mapping[tuple[Owner, int], tuple[Pair, Pair]]
 
-#: Alerts about one tile laid (each such alert names the tile it is about).
-_TILE_CODES = frozenset({"mismatch", "closed-train", "unsatisfied-double", "extra-tile",
-                         "first-turn", "duplicate-tile", "not-in-set", "open-double"})
+
+@dataclass(frozen=True)
+class AlertDetails:
+    """What an alert is about, found from the tables around it.
+
+    ``tile`` is the tile concerned as it lies (near end first; for
+    ``tile-removed`` the tile gone), ``end`` the count of the train's end it
+    was laid on, ``double`` the open double that was waiting (its train and
+    count). Each is None where the tables do not tell.
+    """
+
+    tile: Pair | None = None
+    end: int | None = None
+    double: tuple[Owner, int] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tile": None if self.tile is None else list(self.tile),
+            "end": self.end,
+            "double": None if self.double is None else {"train": self.double[0],
+                                                        "value": self.double[1]},
+        }
+
+    @classmethod
+    def from_json(cls, obj: object) -> AlertDetails:
+        """The details :meth:`to_json` wrote (anything else: none known)."""
+        if not isinstance(obj, Mapping):
+            return cls()
+        tile, double = obj.get("tile"), obj.get("double")
+        pair = None
+        if isinstance(tile, list | tuple) and len(tile) == 2:
+            a, b = _count(tile[0]), _count(tile[1])
+            pair = None if a is None or b is None else (a, b)
+        waiting = None
+        if isinstance(double, Mapping):
+            owner, value = double.get("train"), _count(double.get("value"))
+            seat = MEXICAN if owner == MEXICAN else _count(owner)
+            waiting = None if seat is None or value is None else (seat, value)
+        return cls(pair, _count(obj.get("end")), waiting)
+
+
+def _count(value: object) -> int | None:
+    """``value`` when it is a count or a seat (an int from 0), else None."""
+    ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return value if ok and isinstance(value, int) else None
 
 
 @dataclass(frozen=True)
@@ -185,25 +231,25 @@ def _about(alert: Alert, rank: int, same: int, history: Sequence[TableState]) ->
         return AlertDetails()
     before = history[alert.at - 1] if alert.at > 0 else None
     laid, gone = _laid(before, history[alert.at], alert.train)
-    if alert.code == "tile-removed":
+    about = alert.code.about
+    if about is About.TILE_GONE:
         return AlertDetails(tile=gone[0] if gone else None)
-    if alert.code not in _TILE_CODES or not laid:
+    if about is About.TRAIN or not laid:
         return AlertDetails()
     pick: tuple[Pair, int] | None = None
-    if alert.code == "mismatch":
+    if about is About.MISFIT:
         pick = next(((p, e) for p, e in laid if p[0] != e), None)
-    elif alert.code == "open-double":
+    elif about is About.DOUBLE_LAID:
         pick = next(((p, e) for p, e in reversed(laid) if p[0] == p[1]), None)
     elif len(laid) == same:
         pick = laid[rank]
-    elif alert.code == "extra-tile" and len(laid) > same:  # the tiles after the turn's last
+    elif about is About.LATE_TILE and len(laid) > same:  # the tiles after the turn's last
         pick = laid[len(laid) - same + rank]
     elif len(laid) == 1:
         pick = laid[0]
     if pick is None:
         return AlertDetails()
-    double = (_open_double(before, alert.train)
-              if alert.code in ("unsatisfied-double", "double-order") else None)
+    double = _open_double(before, alert.train) if about is About.WAITING_DOUBLE else None
     return AlertDetails(tile=pick[0], end=pick[1], double=double)
 
 

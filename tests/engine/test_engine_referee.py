@@ -1,22 +1,12 @@
-"""The round's referee and the typed events every source of tables speaks."""
+"""The round's referee: the observer's alerts, and what each is about."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-import pytest
-
-from engine import Observer, RuleSet, TableState
-from vision.events import (
-    AlertDetails,
-    AlertRaised,
-    CameraReason,
-    CameraStatus,
-    TableSettled,
-    Uncertain,
-)
-from vision.referee import Referee, Reread, apply_rereadings, judge
+from engine import AlertCode, AlertDetails, Observer, RuleSet, TableState
+from engine.referee import Referee, Reread, apply_rereadings, judge
 
 RULES = RuleSet.preset("standard")
 DEMO = Path(__file__).resolve().parents[2] / "datasets" / "demo" / "demo.json"
@@ -48,7 +38,7 @@ class TestReferee:
         assert ruling.alerts == () and ruling.to_move == 1
         ruling = referee.settle(wrong)
         (alert, details), = list(ruling)
-        assert alert.code == "mismatch" and alert.seat == 1
+        assert alert.code is AlertCode.MISMATCH and alert.seat == 1
         assert details == AlertDetails(tile=(7, 4), end=12)
         assert referee.history == (first, laid, wrong)
 
@@ -57,13 +47,13 @@ class TestReferee:
         referee.settle(TableState.parse("12 | 0: | 1: | mexican:"))
         ruling = referee.settle(TableState.parse("12 | 0: 12-5 5-6 | 1: | mexican:"))
         (alert, details), = list(ruling)
-        assert alert.code == "extra-tile" and details.tile == (5, 6) and details.end == 5
+        assert alert.code is AlertCode.EXTRA_TILE and details.tile == (5, 6) and details.end == 5
         referee = Referee(RULES, players=2, engine=12)
         referee.settle(TableState.parse("12 | 0: | 1: | mexican:"))
         referee.settle(TableState.parse("12 | 0: 12-5 5-5 | 1: | mexican:"))
         ruling = referee.settle(TableState.parse("12 | 0: 12-5 5-5 | 1: 12-3 | mexican:"))
         codes = {a.code: d for a, d in ruling}
-        assert codes["unsatisfied-double"] == AlertDetails((12, 3), 12, (0, 5))
+        assert codes[AlertCode.UNSATISFIED_DOUBLE] == AlertDetails((12, 3), 12, (0, 5))
 
     def test_a_tile_taken_away_is_named(self) -> None:
         referee = Referee(RULES, players=2)
@@ -86,28 +76,19 @@ class TestReferee:
         table = TableState.parse("12 | 0: 12-4 | 1: | mexican:")
         assert apply_rereadings(table, {(0, 0): ((12, 3), (12, 8))}) == table
 
+    def test_details_round_trip_their_json_and_ignore_anything_else(self) -> None:
+        details = AlertDetails((12, 3), 12, ("mexican", 5))
+        assert AlertDetails.from_json(details.to_json()) == details
+        assert AlertDetails.from_json(AlertDetails().to_json()) == AlertDetails()
+        junks: tuple[object, ...] = (
+            None, [], "tile", {"tile": [1], "end": -1, "double": {"value": "x"}},
+            {"tile": [True, 2], "double": {"train": "north", "value": 3}})
+        for junk in junks:
+            assert AlertDetails.from_json(junk) == AlertDetails()
 
-class TestEvents:
-    @pytest.mark.parametrize("reason", list(CameraReason))
-    def test_a_camera_status_says_its_reason(self, reason: CameraReason) -> None:
-        status = CameraStatus(reason, "news", 3, 1.5)
-        assert status.to_json() == {"event": "status", "frame": 3, "time": 1.5,
-                                    "reason": reason.value, "message": "news"}
-        assert status.ok == (reason in (CameraReason.STARTING, CameraReason.OPENED,
-                                        CameraReason.ENDED))
-
-    def test_watch_json_lines(self) -> None:
-        table = TableState.parse("12 | 0: 12-5 | 1: | mexican:")
-        settled = TableSettled(table, 1, frame=5, time_s=0.5)
-        assert settled.to_json() == {"event": "table", "frame": 5, "time": 0.5,
-                                     "table": table.to_json(), "turn": 1}
-        assert str(settled).endswith("table  " + table.text())
-        referee = Referee(RULES, 2)
-        referee.settle(TableState.parse("12 | 0: | 1: | mexican:"))
-        (alert, details), = list(referee.settle(
-            TableState.parse("12 | 0: 12-5 5-6 | 1: | mexican:")))
-        line = AlertRaised(alert, details, 7, 0.7).to_json()
-        assert line["event"] == "alert" and line["alert"] == alert.to_json()
-        assert line["message"] == alert.message
-        assert line["details"] == {"tile": [5, 6], "end": 5, "double": None}
-        assert Uncertain("a gap", 2, 0.2).to_json()["message"] == "a gap"
+    def test_every_code_says_what_it_is_about(self) -> None:
+        referee = Referee(RULES, players=2)
+        referee.settle(TableState.parse("12 | 0: 12-5 | 1: | mexican:"))
+        (alert, details), = list(referee.settle(TableState.parse("12 | 0: | 1: | mexican:")))
+        assert alert.code is AlertCode.TILE_REMOVED and details.tile == (12, 5)
+        assert all(code.meaning and code.about for code in AlertCode)
