@@ -35,7 +35,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     from flask import Flask
 
-    from companion_app import db, replay, store
+    from companion_app import db, replay, store, stream_room
     from companion_app.events import Broadcaster
     from companion_app.pin import ITERATIONS as PIN_ITERATIONS
     from companion_app.pin import hash_pin, load_pin
@@ -50,6 +50,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         PIN_ITERATIONS=PIN_ITERATIONS,
         SESSION_COOKIE_SAMESITE="Lax",
         SSE_KEEPALIVE_SECONDS=15.0,
+        STREAMS_PER_DEVICE=stream_room.PER_DEVICE,
+        STREAMS_TOTAL=stream_room.TOTAL,
         SOURCE_LABEL="",
     )
     if test_config is not None:
