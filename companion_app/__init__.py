@@ -118,7 +118,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     @app.errorhandler(AccessError)
     def access_error(exc: AccessError) -> Any:
-        return _error(exc.status, exc.message)
+        response = _error(exc.status, exc.message, None if exc.pin is None else {"pin": exc.pin})
+        if exc.pin is not None and exc.pin["wait"] > 0:
+            response[0].headers["Retry-After"] = str(exc.pin["wait"])
+        return response
 
     @app.errorhandler(413)
     def too_large(exc: Exception) -> Any:
@@ -140,12 +143,12 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     return app
 
 
-def _error(status: int, message: str) -> Any:
-    from flask import render_template, request
+def _error(status: int, message: str, more: dict[str, Any] | None = None) -> Any:
+    from flask import jsonify, make_response, render_template, request
 
     if request.accept_mimetypes.best == "application/json" or request.is_json:
-        return {"error": message}, status
-    return render_template("error.html", status=status, message=message), status
+        return jsonify({"error": message} | (more or {})), status
+    return make_response(render_template("error.html", status=status, message=message)), status
 
 
 def attach_worker(app: Flask, source: Any, *, start: bool = True) -> Any:

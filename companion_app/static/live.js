@@ -168,12 +168,30 @@
     renderStrip();
   });
 
+  function toast(text) {
+    const box = document.getElementById("round-over");
+    box.textContent = text;
+    box.hidden = false;
+    clearTimeout(toast.timer);
+    toast.timer = setTimeout(() => { box.hidden = true; }, 8000);
+  }
+
   async function ack(id) {
-    const response = await mtrain.post(`/alerts/${id}/ack`);
-    if (response && response.ok) {
+    let response;
+    try {
+      response = await mtrain.post(`/alerts/${id}/ack`);
+    } catch (err) {
+      toast("Not acknowledged: the table could not be reached. Try again.");
+      return;
+    }
+    if (response.ok) {
       const data = await response.json();
       applyAck(data.alert);
+      return;
     }
+    const data = await response.json().catch(() => ({}));
+    toast(data.pin ? "Not acknowledged: the PIN was not given. The alert stays open."
+      : `Not acknowledged: ${data.error || response.statusText}`);
   }
 
   function applyAck(alert) {
@@ -361,12 +379,7 @@
       state.status = { ok: m.ok, reason: m.reason, message: m.message };
       renderHead();
     });
-    source.addEventListener("round-over", (e) => {
-      const toast = document.getElementById("round-over");
-      toast.textContent = JSON.parse(e.data).message;
-      toast.hidden = false;
-      setTimeout(() => { toast.hidden = true; }, 8000);
-    });
+    source.addEventListener("round-over", (e) => toast(JSON.parse(e.data).message));
     source.onerror = () => {
       const camera = document.getElementById("camera");
       camera.textContent = "⚠ Connection to the table lost — reconnecting…";

@@ -25,7 +25,15 @@ from flask import (
 from companion_app import replay, store
 from companion_app.alert_words import TITLES, describe
 from companion_app.db import get_db
-from companion_app.security import AccessError, pin_required, safe_next, set_pin, try_pin
+from companion_app.security import (
+    AccessError,
+    pin_required,
+    pin_state,
+    safe_next,
+    set_pin,
+    try_pin,
+    wrong_pin_message,
+)
 from companion_app.stream_room import StreamRoom
 from companion_app.views.common import game_or_404, round_or_404, worker
 
@@ -218,10 +226,8 @@ def unlock() -> Any:
             return render_template("unlock.html", next=nxt,
                                    error="Please enter the table's PIN."), 400
         if not try_pin(pin):
-            return render_template(
-                "unlock.html", next=nxt,
-                error="Wrong PIN. The table's PIN is shown on the host's console.",
-            ), 403
+            return render_template("unlock.html", next=nxt,
+                                   error=wrong_pin_message(pin_state(wrong=True))), 403
         flash("Unlocked: this device may now change the game.")
         return redirect(nxt)
     return render_template("unlock.html", next=nxt, error=None)
