@@ -40,6 +40,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from companion_app.pin import ITERATIONS as PIN_ITERATIONS
     from companion_app.pin import hash_pin, load_pin
     from companion_app.security import AccessError, check_csrf, csrf_token, is_unlocked
+    from companion_app.times import local_time
 
     app = Flask(__name__, instance_relative_config=True)
     app.config.from_mapping(
@@ -84,15 +85,17 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions["mtrain_broadcaster"] = Broadcaster()
     app.extensions["mtrain_worker"] = None
 
-    from companion_app.views import calibrate, games, hands, live, scores
+    from companion_app.views import calibrate, games, hands, live, round_replay, scores
 
     app.register_blueprint(live.bp)
     app.register_blueprint(games.bp)
     app.register_blueprint(scores.bp)
     app.register_blueprint(hands.bp)
     app.register_blueprint(calibrate.bp)
+    app.register_blueprint(round_replay.bp)
 
     app.before_request(check_csrf)
+    app.jinja_env.filters["localtime"] = local_time
 
     @app.context_processor
     def inject() -> dict[str, Any]:

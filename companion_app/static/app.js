@@ -177,3 +177,19 @@ const mtrain = (() => {
     wrap.scrollLeft = Math.max(0, current.offsetLeft - wrap.clientWidth / 2);
   }
 })();
+
+/* Times come as UTC instants (<time datetime="…Z" data-local>): shown in this device's
+   zone and language. */
+(() => {
+  const styles = {
+    datetime: { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" },
+    date: { year: "numeric", month: "short", day: "numeric" },
+    time: { hour: "2-digit", minute: "2-digit" },
+  };
+  document.querySelectorAll("time[data-local]").forEach((el) => {
+    const when = new Date(el.getAttribute("datetime"));
+    if (Number.isNaN(when.getTime())) return;
+    el.textContent = when.toLocaleString([], styles[el.dataset.local] || styles.datetime);
+    el.title = `${when.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+  });
+})();

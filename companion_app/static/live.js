@@ -354,8 +354,40 @@
 
   /* -- the stream ---------------------------------------------------------------- */
 
+  /* A stream the server refused (too many screens on this device, or at the table):
+     say so, with the numbers, and try again in a while or when asked. */
+  const streamNote = document.getElementById("stream-note");
+  let retryTimer = null;
+
+  async function refused() {
+    let text = "Live updates stopped: the table refused this screen.";
+    try {
+      const room = await (await fetch("/api/streams", { headers: { Accept: "application/json" } })).json();
+      if (room.device >= room.device_limit) {
+        text = `Too many screens: this device already has ${room.device} live pages open ` +
+          `(at most ${room.device_limit}). Close one; this page tries again by itself.`;
+      } else if (room.all >= room.all_limit) {
+        text = `Too many screens: ${room.all} live pages are open at this table (at most ` +
+          `${room.all_limit}). Close one on another device; this page tries again by itself.`;
+      }
+    } catch (err) { /* the table cannot be reached: the general words stay */ }
+    document.getElementById("stream-text").textContent = text;
+    streamNote.hidden = false;
+    clearTimeout(retryTimer);
+    retryTimer = setTimeout(connect, 10000);
+  }
+
+  document.getElementById("stream-retry").addEventListener("click", () => {
+    clearTimeout(retryTimer);
+    connect();
+  });
+
+  let live = null;
+  window.addEventListener("pagehide", () => { if (live) live.close(); });
+
   function connect() {
     const source = new EventSource("/stream");
+    live = source;
     source.addEventListener("snapshot", (e) => applySnapshot(JSON.parse(e.data)));
     source.addEventListener("table", (e) => {
       const m = JSON.parse(e.data);
@@ -381,11 +413,15 @@
     });
     source.addEventListener("round-over", (e) => toast(JSON.parse(e.data).message));
     source.onerror = () => {
+      if (source.readyState === EventSource.CLOSED) { refused(); return; }
       const camera = document.getElementById("camera");
       camera.textContent = "⚠ Connection to the table lost — reconnecting…";
       camera.classList.add("lost");
     };
-    source.onopen = () => document.body.classList.add("connected");
+    source.onopen = () => {
+      streamNote.hidden = true;
+      document.body.classList.add("connected");
+    };
   }
 
   let lastWidth = 0;

@@ -41,11 +41,13 @@ def test_200_streams_from_one_device_leave_another_devices_page_fast(tmp_path: P
     app = make_app(tmp_path / "live.sqlite3", SSE_KEEPALIVE_SECONDS=0.5)
     live = LiveServer(app)
     held: list[Any] = []
+    streams: list[Any] = []
     try:
         answers = []
         for _ in range(HELD):
             conn, response = open_stream(live, 1)
             held.append(conn)
+            streams.append(response)  # a response let go closes its connection
             if response.status == 200:
                 assert sse_event(response)["event"] == "snapshot"
             else:
