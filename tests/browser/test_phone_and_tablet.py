@@ -91,7 +91,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]
 
     folder = tmp_path_factory.mktemp("phone")
     app = create_app({"DATABASE": str(folder / "mtrain.sqlite3"), "PIN": PIN,
-                      "PIN_ITERATIONS": 1000, "MODELS_DIR": str(folder / "no-models")})
+                      "PIN_ITERATIONS": 1000, "MODELS_DIR": str(folder / "no-models"),
+                      "STREAMS_PER_DEVICE": 20})  # every browser here is on 127.0.0.1
     # a short wait after wrong PINs, one free try
     app.extensions["mtrain_pin_backoff"] = Backoff(free_tries=1, first_wait=WAIT_S)
     conn = connect(folder / "mtrain.sqlite3")
