@@ -383,7 +383,9 @@
   });
 
   let live = null;
+  // a page put away gives its stream's place back at once; brought back, it reconnects
   window.addEventListener("pagehide", () => { if (live) live.close(); });
+  window.addEventListener("pageshow", (event) => { if (event.persisted) connect(); });
 
   function connect() {
     const source = new EventSource("/stream");
