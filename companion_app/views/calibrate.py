@@ -140,11 +140,14 @@ def upload() -> Any:
         result = calibrate(_reader(), images, top)
     except BadInputError as exc:
         return _page(f"The photos could not be read: {exc.problem}", 400)
+    try:
+        photos = [without_metadata(p) for p in photos]  # no GPS, serials or dates kept
+    except hand_reading.HandError as exc:
+        return _page(str(exc), 400)
     work = _work()
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     for k, p in enumerate(photos):
-        p = without_metadata(p)  # no GPS, serials or dates kept
         (work / f"photo{k}{'.png' if p.mimetype == 'image/png' else '.jpg'}").write_bytes(p.data)
     state = {"calibration": result.state(), "sizes": [[p.width, p.height] for p in photos]}
     (work / "state.json").write_text(json.dumps(state), encoding="utf-8")

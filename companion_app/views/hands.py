@@ -147,7 +147,10 @@ def _store_photo(game: store.Game, number: int, seat: int, photo: hand_reading.P
                  note: str | None) -> Any:
     """Keep the photo with the hand's readings (``drawn``: more boxes shown over it)."""
     tiles = [r["values"] for r in readings]  # out-of-set values show, and must be corrected
-    photo = without_metadata(photo)  # no GPS, serials or dates kept
+    try:
+        photo = without_metadata(photo)  # no GPS, serials or dates kept
+    except hand_reading.HandError as exc:
+        return _page(game, number, f"{game.players[seat]}: {exc}", seat, 400)
     # the other boxes are drawn on the photo after the tiles (the tiles keep their numbers)
     store.save_hand_photo(get_db(), game.id, number, seat, photo=photo.data,
                           photo_type=photo.mimetype, size=(photo.width, photo.height),

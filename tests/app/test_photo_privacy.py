@@ -112,3 +112,14 @@ def test_a_deleted_games_photos_leave_the_database_file(game: Table, db_path: Pa
     assert piece in on_disk()
     assert game.post("/games/1/delete", {"confirm": "yes"}).status_code == 302
     assert piece not in on_disk()
+
+
+def test_a_photo_whose_pixels_cannot_be_decoded_is_refused_not_kept(game: Table,
+                                                                    db_path: Path) -> None:
+    data = phone_photo(400, 300)
+    response = upload(game, data[: len(data) // 2])  # the header is whole, the pixels not
+    assert response.status_code == 400  # type: ignore[attr-defined]
+    assert "could not be read" in response.get_data(as_text=True)  # type: ignore[attr-defined]
+    conn = connect(db_path)
+    assert store.hand_photo(conn, 1, 1, 0) is None
+    conn.close()
