@@ -26,8 +26,10 @@ from companion_app import stream_room
 DEFAULT_PORT = 8000
 SSE_CLIENTS = stream_room.TOTAL
 THREADS = SSE_CLIENTS + 12
-#: Open connections at once (idle ones cost a socket, not a thread).
+#: Open connections at once (idle ones cost a socket, not a thread), and from one device:
+#: a device cannot take every place (a browser opens a handful).
 CONNECTIONS = 500
+CONNECTIONS_PER_DEVICE = 250
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -89,6 +91,8 @@ class Server:
                                      threads=threads, ident="mtrain", expose_tracebacks=False,
                                      connection_limit=CONNECTIONS,
                                      channel_request_lookahead=1)
+        self._server.channel_class = device_channel(self._server.channel_class,
+                                                    CONNECTIONS_PER_DEVICE)
         self.port = int(self._server.effective_port)
         self._running = threading.Event()
 
@@ -120,6 +124,25 @@ class Server:
         else:
             drop()
         self._server.task_dispatcher.shutdown(timeout=2)
+
+
+def device_channel(base: Any, limit: int) -> Any:
+    """waitress's connection class, closing at once a connection that would give its
+    device (its address) more than ``limit`` open ones."""
+
+    class DeviceChannel(base):
+        def __init__(self, server: Any, sock: Any, addr: Any, adj: Any,
+                     map: dict[int, Any] | None = None) -> None:  # noqa: A002 - waitress's name
+            super().__init__(server, sock, addr, adj, map=map)
+            device = addr[0] if isinstance(addr, tuple) else addr
+            open_ = sum(1 for channel in (map or {}).values()
+                        if isinstance(channel, base) and channel is not self
+                        and (channel.addr[0] if isinstance(channel.addr, tuple)
+                             else channel.addr) == device)
+            if open_ >= limit:
+                self.handle_close()
+
+    return DeviceChannel
 
 
 def print_banner(url: str, pin: str | None, source: str, why: str | None, read_only: bool,

@@ -3,10 +3,13 @@ device are refused at once and never slow another device's pages."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from companion_app.stream_room import StreamRoom
 
@@ -121,3 +124,35 @@ def test_a_refused_stream_is_not_an_error_page(tmp_path: Path) -> None:
     assert response.get_json()["reason"] == "device"
     client = app.test_client()
     assert client.get("/api/streams").get_json()["device_limit"] == 0
+
+
+def test_a_device_cannot_take_every_connection(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    from companion_app import serve
+
+    monkeypatch.setattr(serve, "CONNECTIONS_PER_DEVICE", 30)
+    monkeypatch.setattr(serve, "CONNECTIONS", 40)
+    live = LiveServer(make_app(tmp_path / "live.sqlite3"))
+    idle: list[socket.socket] = []
+    try:
+        for _ in range(60):  # idle connections, nothing sent
+            idle.append(socket.create_connection(("127.0.0.1", live.port), timeout=5,
+                                                 source_address=("127.0.0.1", 0)))
+        time.sleep(0.5)
+        closed = 0
+        for sock in idle:  # those past the device's share were closed at once
+            sock.settimeout(0.2)
+            with contextlib.suppress(TimeoutError, ConnectionResetError):
+                closed += sock.recv(1) == b""
+        assert closed >= 60 - 30
+        other: Any = live.connect(2)
+        other.request("GET", "/")
+        page = other.getresponse()
+        assert page.status == 200 and b"<html" in page.read()
+        other.close()
+    finally:
+        for sock in idle:
+            sock.close()
+        live.close()
