@@ -37,11 +37,12 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     from flask import Flask
 
-    from companion_app import db, replay, store
+    from companion_app import db, replay, store, stream_room
     from companion_app.events import Broadcaster
     from companion_app.pin import ITERATIONS as PIN_ITERATIONS
     from companion_app.pin import hash_pin, load_pin
     from companion_app.security import AccessError, check_csrf, csrf_token, is_unlocked
+    from companion_app.times import local_time
 
     app = Flask(__name__, instance_relative_config=True)
     app.config.from_mapping(
@@ -52,6 +53,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         PIN_ITERATIONS=PIN_ITERATIONS,
         SESSION_COOKIE_SAMESITE="Lax",
         SSE_KEEPALIVE_SECONDS=15.0,
+        STREAMS_PER_DEVICE=stream_room.PER_DEVICE,
+        STREAMS_TOTAL=stream_room.TOTAL,
         SOURCE_LABEL="",
     )
     if test_config is not None:
@@ -84,15 +87,17 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions["mtrain_broadcaster"] = Broadcaster()
     app.extensions["mtrain_worker"] = None
 
-    from companion_app.views import calibrate, games, hands, live, scores
+    from companion_app.views import calibrate, games, hands, live, round_replay, scores
 
     app.register_blueprint(live.bp)
     app.register_blueprint(games.bp)
     app.register_blueprint(scores.bp)
     app.register_blueprint(hands.bp)
     app.register_blueprint(calibrate.bp)
+    app.register_blueprint(round_replay.bp)
 
     app.before_request(check_csrf)
+    app.jinja_env.filters["localtime"] = local_time
 
     @app.context_processor
     def inject() -> dict[str, Any]:
@@ -118,7 +123,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     @app.errorhandler(AccessError)
     def access_error(exc: AccessError) -> Any:
-        return _error(exc.status, exc.message)
+        response = _error(exc.status, exc.message, None if exc.pin is None else {"pin": exc.pin})
+        if exc.pin is not None and exc.pin["wait"] > 0:
+            response[0].headers["Retry-After"] = str(exc.pin["wait"])
+        return response
 
     @app.errorhandler(BadInputError)
     def bad_input(exc: BadInputError) -> Any:
@@ -144,12 +152,12 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     return app
 
 
-def _error(status: int, message: str) -> Any:
-    from flask import render_template, request
+def _error(status: int, message: str, more: dict[str, Any] | None = None) -> Any:
+    from flask import jsonify, make_response, render_template, request
 
     if request.accept_mimetypes.best == "application/json" or request.is_json:
-        return {"error": message}, status
-    return render_template("error.html", status=status, message=message), status
+        return jsonify({"error": message} | (more or {})), status
+    return make_response(render_template("error.html", status=status, message=message)), status
 
 
 def attach_worker(app: Flask, source: Any, *, start: bool = True) -> Any:

@@ -74,6 +74,18 @@ class Backoff:
                 record.until = now + wait
             return 0.0
 
+    def state(self, client: str) -> tuple[int, float]:
+        """``(tries, wait)``: the tries ``client`` has before a wrong one makes it wait
+        (at least 1 once any wait is over), and the seconds it must wait now (0.0: none)."""
+        with self._lock:
+            now = self.clock()
+            record = self._clients.get(client)
+            if record is None or now - max(record.until, record.last) > self.forget_after:
+                return self.free_tries + 1, 0.0
+            if now < record.until:
+                return 0, record.until - now
+            return max(1, self.free_tries + 1 - record.tries), 0.0
+
     def succeeded(self, client: str) -> None:
         """The try was the right PIN: the client starts afresh."""
         with self._lock:

@@ -233,9 +233,11 @@ def _schema_version(conn: sqlite3.Connection) -> int:
 
 
 def connect(path: str | os.PathLike[str], *, read_only: bool = False) -> sqlite3.Connection:
-    """Open a connection (rows as :class:`sqlite3.Row`, foreign keys on, WAL when writable)."""
+    """Open a connection (rows as :class:`sqlite3.Row`, foreign keys on, WAL when writable,
+    deleted content overwritten: a deleted game's photos do not linger in the file)."""
     conn = _connect_uri(Path(path), read_only=read_only)
     conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA secure_delete = ON")
     if not read_only:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")

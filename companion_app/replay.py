@@ -22,7 +22,7 @@ from typing import Any
 
 from companion_app.db import transaction
 
-__all__ = ["MAX_FRAMES", "add_alert", "clear", "ensure_schema", "frames", "record"]
+__all__ = ["MAX_FRAMES", "add_alert", "clear", "ensure_schema", "frames", "record", "rounds"]
 
 #: A round keeps at most this many tables (the oldest go first): a day of a camera
 #: settling a table every few seconds.
@@ -110,3 +110,12 @@ def frames(db: sqlite3.Connection, game_id: int, number: int) -> list[dict[str, 
     return [{"id": row["id"], "at": row["at"], "turn": row["turn"],
              "announced": row["announced"], "table": json.loads(row["table_json"]),
              "alerts": json.loads(row["alerts"])} for row in rows]
+
+
+def rounds(db: sqlite3.Connection, game_id: int) -> dict[int, int]:
+    """Round number → how many tables its replay keeps, for the game's rounds that have one."""
+    if not _present(db):
+        return {}
+    rows = db.execute("SELECT round, COUNT(*) AS n FROM replay_tables WHERE game_id = ? "
+                      "GROUP BY round ORDER BY round", (game_id,)).fetchall()
+    return {int(row["round"]): int(row["n"]) for row in rows}

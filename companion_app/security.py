@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import secrets
 import sqlite3
 import unicodedata
@@ -36,12 +37,14 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class AccessError(Exception):
-    """A refused change; ``status`` and ``message`` go to the error page."""
+    """A refused change; ``status`` and ``message`` go to the error page, ``pin`` (where
+    the PIN is what is missing: :func:`pin_state`) to a page's PIN dialog."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, pin: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.pin = pin
 
 
 def csrf_token() -> str:
@@ -87,17 +90,38 @@ def backoff() -> Backoff:
     return found
 
 
+def pin_state(wrong: bool = False) -> dict[str, Any]:
+    """What a page's PIN dialog shows: ``wrong`` (the PIN sent was wrong), ``tries``
+    (tries before a wrong one makes this device wait), ``wait`` (whole seconds it must
+    wait now before a PIN is even checked)."""
+    tries, wait = backoff().state(request.remote_addr or "unknown")
+    return {"wrong": wrong, "tries": tries, "wait": math.ceil(wait)}
+
+
+def wrong_pin_message(state: dict[str, Any]) -> str:
+    """``Wrong PIN. 3 tries left before a wait.`` (or the wait that has begun)."""
+    if state["wait"] > 0:
+        return (f"Wrong PIN. This device must now wait {_duration(state['wait'])} before the "
+                "next try. The PIN is shown on the host's console.")
+    tries = state["tries"]
+    left = (f"{tries} tries left before a wait" if tries > 1
+            else "1 try left; after another wrong PIN this device must wait")
+    return f"Wrong PIN ({left}). The table's PIN is shown on the host's console."
+
+
 def try_pin(pin: str) -> bool:
     """Check a PIN; on success this browser stays unlocked.
 
-    Raises :class:`AccessError` (429) while this client must wait after wrong PINs.
+    Raises :class:`AccessError` (429) while this client must wait after wrong PINs:
+    the PIN is not checked then, right or wrong.
     """
     client = request.remote_addr or "unknown"
     limiter = backoff()
     wait = limiter.start(client)
     if wait > 0:
-        raise AccessError(429, f"Too many wrong PINs from this device. Wait {_duration(wait)}, "
-                          "then try again.")
+        raise AccessError(
+            429, f"Too many wrong PINs from this device. Wait {_duration(wait)}, then try "
+            "again: until then no PIN is checked, not even the right one.", pin_state())
     ok = verify_pin(pin, str(current_app.config["PIN_HASH"]))
     if ok:
         limiter.succeeded(client)
@@ -156,9 +180,11 @@ def require_pin() -> None:
         return
     pin = request.form.get("pin") or request.headers.get("X-Table-PIN") or ""
     if not pin:
-        raise AccessError(403, "This change needs the table's PIN (shown on the host's console).")
+        raise AccessError(403, "This change needs the table's PIN (shown on the host's "
+                          "console).", pin_state())
     if not try_pin(pin):
-        raise AccessError(403, "Wrong PIN. The table's PIN is shown on the host's console.")
+        state = pin_state(wrong=True)
+        raise AccessError(403, wrong_pin_message(state), state)
 
 
 def pin_required(view: F) -> F:

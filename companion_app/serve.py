@@ -1,10 +1,14 @@
 """``mtrain serve``: the companion web app on the LAN, fed by the camera, a recording or the sim.
 
 Registration is cheap (argparse only); Flask and the sources load in the handler.
-The app runs under waitress, a production WSGI server with a pool of threads:
-each live page holds one thread for its event stream (sent as it is written,
-never buffered), so the pool has room for ``SSE_CLIENTS`` tablets and the
-page requests besides.
+The app runs under waitress, a production WSGI server: one event loop reads and
+writes every connection, and a pool of threads runs the requests. Each live
+page holds one thread for its event stream (sent as it is written, never
+buffered), so streams are counted (:mod:`companion_app.stream_room`): a device
+past its share, or the table past ``SSE_CLIENTS``, is refused at once, and the
+pool keeps ``THREADS - SSE_CLIENTS`` threads for everyone's pages. An idle
+connection costs no thread, only a place among ``CONNECTIONS``. Before any
+thread starts, the allocator's arenas are capped (:mod:`companion_app.memory`).
 """
 
 from __future__ import annotations
@@ -17,9 +21,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+from companion_app import stream_room
+
 DEFAULT_PORT = 8000
-SSE_CLIENTS = 20
+SSE_CLIENTS = stream_room.TOTAL
 THREADS = SSE_CLIENTS + 12
+#: Open connections at once (idle ones cost a socket, not a thread), and from one device:
+#: a device cannot take every place (a browser opens a handful).
+CONNECTIONS = 500
+CONNECTIONS_PER_DEVICE = 250
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -76,8 +86,13 @@ class Server:
         from waitress import create_server
 
         self._connections: dict[int, Any] = {}  # waitress's socket map: listener and clients
+        # lookahead: a stream's thread learns at once that its page has gone
         self._server = create_server(app, map=self._connections, host=host, port=port,
-                                     threads=threads, ident="mtrain", expose_tracebacks=False)
+                                     threads=threads, ident="mtrain", expose_tracebacks=False,
+                                     connection_limit=CONNECTIONS,
+                                     channel_request_lookahead=1)
+        self._server.channel_class = device_channel(self._server.channel_class,
+                                                    CONNECTIONS_PER_DEVICE)
         self.port = int(self._server.effective_port)
         self._running = threading.Event()
 
@@ -111,6 +126,25 @@ class Server:
         self._server.task_dispatcher.shutdown(timeout=2)
 
 
+def device_channel(base: Any, limit: int) -> Any:
+    """waitress's connection class, closing at once a connection that would give its
+    device (its address) more than ``limit`` open ones."""
+
+    class DeviceChannel(base):
+        def __init__(self, server: Any, sock: Any, addr: Any, adj: Any,
+                     map: dict[int, Any] | None = None) -> None:  # noqa: A002 - waitress's name
+            super().__init__(server, sock, addr, adj, map=map)
+            device = addr[0] if isinstance(addr, tuple) else addr
+            open_ = sum(1 for channel in (map or {}).values()
+                        if isinstance(channel, base) and channel is not self
+                        and (channel.addr[0] if isinstance(channel.addr, tuple)
+                             else channel.addr) == device)
+            if open_ >= limit:
+                self.handle_close()
+
+    return DeviceChannel
+
+
 def print_banner(url: str, pin: str | None, source: str, why: str | None, read_only: bool,
                  database: str) -> None:
     import segno
@@ -133,9 +167,11 @@ def print_banner(url: str, pin: str | None, source: str, why: str | None, read_o
 
 def serve(args: argparse.Namespace) -> int:
     from companion_app import attach_worker, create_app
+    from companion_app.memory import cap_arenas
     from companion_app.sources import TrackerSource, default_source, source_from_arg
     from engine.errors import BadInputError
 
+    cap_arenas()  # before the worker's, waitress's and ONNX Runtime's threads
     if not 0 <= args.port < 65536:
         raise BadInputError("--port", f"{args.port} is not a port number")
     db_path = Path(args.db)

@@ -168,12 +168,30 @@
     renderStrip();
   });
 
+  function toast(text) {
+    const box = document.getElementById("round-over");
+    box.textContent = text;
+    box.hidden = false;
+    clearTimeout(toast.timer);
+    toast.timer = setTimeout(() => { box.hidden = true; }, 8000);
+  }
+
   async function ack(id) {
-    const response = await mtrain.post(`/alerts/${id}/ack`);
-    if (response && response.ok) {
+    let response;
+    try {
+      response = await mtrain.post(`/alerts/${id}/ack`);
+    } catch (err) {
+      toast("Not acknowledged: the table could not be reached. Try again.");
+      return;
+    }
+    if (response.ok) {
       const data = await response.json();
       applyAck(data.alert);
+      return;
     }
+    const data = await response.json().catch(() => ({}));
+    toast(data.pin ? "Not acknowledged: the PIN was not given. The alert stays open."
+      : `Not acknowledged: ${data.error || response.statusText}`);
   }
 
   function applyAck(alert) {
@@ -336,8 +354,42 @@
 
   /* -- the stream ---------------------------------------------------------------- */
 
+  /* A stream the server refused (too many screens on this device, or at the table):
+     say so, with the numbers, and try again in a while or when asked. */
+  const streamNote = document.getElementById("stream-note");
+  let retryTimer = null;
+
+  async function refused() {
+    let text = "Live updates stopped: the table refused this screen.";
+    try {
+      const room = await (await fetch("/api/streams", { headers: { Accept: "application/json" } })).json();
+      if (room.device >= room.device_limit) {
+        text = `Too many screens: this device already has ${room.device} live pages open ` +
+          `(at most ${room.device_limit}). Close one; this page tries again by itself.`;
+      } else if (room.all >= room.all_limit) {
+        text = `Too many screens: ${room.all} live pages are open at this table (at most ` +
+          `${room.all_limit}). Close one on another device; this page tries again by itself.`;
+      }
+    } catch (err) { /* the table cannot be reached: the general words stay */ }
+    document.getElementById("stream-text").textContent = text;
+    streamNote.hidden = false;
+    clearTimeout(retryTimer);
+    retryTimer = setTimeout(connect, 10000);
+  }
+
+  document.getElementById("stream-retry").addEventListener("click", () => {
+    clearTimeout(retryTimer);
+    connect();
+  });
+
+  let live = null;
+  // a page put away gives its stream's place back at once; brought back, it reconnects
+  window.addEventListener("pagehide", () => { if (live) live.close(); });
+  window.addEventListener("pageshow", (event) => { if (event.persisted) connect(); });
+
   function connect() {
     const source = new EventSource("/stream");
+    live = source;
     source.addEventListener("snapshot", (e) => applySnapshot(JSON.parse(e.data)));
     source.addEventListener("table", (e) => {
       const m = JSON.parse(e.data);
@@ -361,18 +413,17 @@
       state.status = { ok: m.ok, reason: m.reason, message: m.message };
       renderHead();
     });
-    source.addEventListener("round-over", (e) => {
-      const toast = document.getElementById("round-over");
-      toast.textContent = JSON.parse(e.data).message;
-      toast.hidden = false;
-      setTimeout(() => { toast.hidden = true; }, 8000);
-    });
+    source.addEventListener("round-over", (e) => toast(JSON.parse(e.data).message));
     source.onerror = () => {
+      if (source.readyState === EventSource.CLOSED) { refused(); return; }
       const camera = document.getElementById("camera");
       camera.textContent = "⚠ Connection to the table lost — reconnecting…";
       camera.classList.add("lost");
     };
-    source.onopen = () => document.body.classList.add("connected");
+    source.onopen = () => {
+      streamNote.hidden = true;
+      document.body.classList.add("connected");
+    };
   }
 
   let lastWidth = 0;

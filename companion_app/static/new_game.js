@@ -1,4 +1,4 @@
-/* mtrain: the new-game form shows each rule's value in the chosen preset. */
+/* mtrain: the new-game form shows what the chosen preset is and each rule's value in it. */
 "use strict";
 
 (() => {
@@ -6,6 +6,8 @@
   const select = document.getElementById("preset");
   const show = () => {
     const v = values[select.value] || {};
+    const chosen = select.options[select.selectedIndex];
+    document.getElementById("preset-about").textContent = chosen ? chosen.dataset.about : "";
     document.querySelectorAll(".preset-value").forEach((el) => {
       const x = v[el.dataset.key];
       el.textContent = "preset: " + (x === true ? "yes" : x === false ? "no" : x);

@@ -27,7 +27,8 @@ from flask import (
 )
 
 from companion_app import hands as hand_reading
-from companion_app.security import pin_required
+from companion_app.photo_privacy import without_metadata
+from companion_app.security import AccessError, is_unlocked, pin_required
 from engine.errors import BadInputError
 
 bp = Blueprint("calibrate", __name__, url_prefix="/set")
@@ -87,6 +88,10 @@ def page() -> Any:
 
 @bp.get("/photo/<int:k>")
 def photo(k: int) -> Response:
+    """A set photo waiting to be checked: only for a device unlocked with the PIN."""
+    if not is_unlocked():
+        raise AccessError(403, "The set's photos are shown only on a device unlocked with the "
+                          "table's PIN.")
     state = _pending()
     if state is None or not 0 <= k < len(state.get("sizes", [])):
         abort(404)
@@ -95,7 +100,7 @@ def photo(k: int) -> Response:
         abort(404)
     mimetype = "image/png" if found[0].suffix == ".png" else "image/jpeg"
     return Response(found[0].read_bytes(), mimetype=mimetype,
-                    headers={"Cache-Control": "no-cache"})
+                    headers={"Cache-Control": "private, no-store"})
 
 
 @bp.post("/photos")
@@ -135,6 +140,10 @@ def upload() -> Any:
         result = calibrate(_reader(), images, top)
     except BadInputError as exc:
         return _page(f"The photos could not be read: {exc.problem}", 400)
+    try:
+        photos = [without_metadata(p) for p in photos]  # no GPS, serials or dates kept
+    except hand_reading.HandError as exc:
+        return _page(str(exc), 400)
     work = _work()
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)

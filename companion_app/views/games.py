@@ -194,7 +194,10 @@ def delete(game_id: int) -> Any:
     game = game_or_404(game_id)
     if request.form.get("confirm") != "yes":
         return redirect(url_for("games.confirm_delete", game_id=game.id))
-    store.delete_game(get_db(), game.id)
+    db = get_db()
+    store.delete_game(db, game.id)
+    # the log's copies of its pages (photos among them) go too
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     notify_worker()
     flash(f"Game {game.name!r} deleted.")
     return redirect(url_for("games.index"))

@@ -24,8 +24,9 @@ from companion_app import alert_log, changes, store
 from companion_app import hands as hand_reading
 from companion_app.camera_hand import split_hand
 from companion_app.db import get_db
+from companion_app.photo_privacy import without_metadata
 from companion_app.score_pad import close_round
-from companion_app.security import pin_required
+from companion_app.security import AccessError, is_unlocked, pin_required
 from companion_app.views.calibrate import profile_path
 from companion_app.views.common import game_or_404, notify_worker, round_or_404, worker
 
@@ -105,12 +106,17 @@ def page(game_id: int, number: int) -> Any:
 
 @bp.get("/<int:game_id>/rounds/<int:number>/hands/<int:seat>/photo")
 def photo(game_id: int, number: int, seat: int) -> Response:
+    """A hand's photo: only for a device that holds the table's PIN."""
+    if not is_unlocked():
+        raise AccessError(403, "Hand photos are shown only on a device unlocked with the "
+                          "table's PIN.")
     game = game_or_404(game_id)
     found = store.hand_photo(get_db(), game.id, round_or_404(game, number), _seat(game, seat))
     if found is None:
         abort(404)
     data, mimetype = found
-    return Response(data, mimetype=mimetype, headers={"Cache-Control": "no-cache"})
+    return Response(data, mimetype=mimetype,
+                    headers={"Cache-Control": "private, no-store"})
 
 
 def _read(game: store.Game, photo: hand_reading.Photo
@@ -142,6 +148,10 @@ def _store_photo(game: store.Game, number: int, seat: int, photo: hand_reading.P
                  note: str | None) -> Any:
     """Keep the photo with the hand's readings (``drawn``: more boxes shown over it)."""
     tiles = [r["values"] for r in readings]  # out-of-set values show, and must be corrected
+    try:
+        photo = without_metadata(photo)  # no GPS, serials or dates kept
+    except hand_reading.HandError as exc:
+        return _page(game, number, f"{game.players[seat]}: {exc}", seat, 400)
     # the other boxes are drawn on the photo after the tiles (the tiles keep their numbers)
     store.save_hand_photo(get_db(), game.id, number, seat, photo=photo.data,
                           photo_type=photo.mimetype, size=(photo.width, photo.height),

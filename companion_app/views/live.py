@@ -26,7 +26,16 @@ from companion_app import alert_log, replay, store
 from companion_app.alert_words import TITLES, train_name
 from companion_app.db import get_db
 from companion_app.export import Cell, attachment, csv_text
-from companion_app.security import AccessError, pin_required, safe_next, set_pin, try_pin
+from companion_app.security import (
+    AccessError,
+    pin_required,
+    pin_state,
+    safe_next,
+    set_pin,
+    try_pin,
+    wrong_pin_message,
+)
+from companion_app.stream_room import StreamRoom
 from companion_app.views.common import game_or_404, round_or_404, worker
 
 bp = Blueprint("live", __name__)
@@ -34,6 +43,8 @@ bp = Blueprint("live", __name__)
 
 #: The live page lists at most this many of the round's alerts.
 SHOWN_ALERTS = 50
+#: How often a quiet stream checks that its page is still there.
+GONE_CHECK_SECONDS = 1.0
 
 
 def snapshot() -> dict[str, Any]:
@@ -151,30 +162,72 @@ def alerts_csv(game_id: int, number: int) -> Response:
 
 @bp.get("/stream")
 def stream() -> Response:
-    """Server-sent events: ``table``, ``alert``, ``ack``, ``status``, ``round-over``."""
+    """Server-sent events: ``table``, ``alert``, ``ack``, ``status``, ``round-over``.
+
+    A device past its share of streams, or a table past its total, is refused at once
+    (429 or 503, :mod:`companion_app.stream_room`); the page says so and tries later.
+    """
+    room = stream_room()
+    device = request.remote_addr or "unknown"
+    refused = room.enter(device)
+    if refused is not None:
+        return Response(json.dumps(refused.to_json()), status=refused.status,
+                        mimetype="application/json", headers={"Retry-After": "10"})
     broadcaster = current_app.extensions["mtrain_broadcaster"]
     keepalive = float(current_app.config["SSE_KEEPALIVE_SECONDS"])
+    # waitress tells a stream its page has gone (the place is given back within a second)
+    gone = request.environ.get("waitress.client_disconnected") or (lambda: False)
 
     def events() -> Iterator[str]:
         # Subscribe before taking the snapshot so that nothing falls between the two.
         q = broadcaster.subscribe()
         try:
             yield f"retry: 3000\nevent: snapshot\ndata: {json.dumps(snapshot())}\n\n"
-            while True:
+            quiet = 0.0
+            while not gone():
                 try:
-                    message = q.get(timeout=keepalive)
+                    message = q.get(timeout=min(keepalive, GONE_CHECK_SECONDS))
                 except queue.Empty:
-                    yield ": keepalive\n\n"
+                    quiet += min(keepalive, GONE_CHECK_SECONDS)
+                    if quiet >= keepalive:
+                        quiet = 0.0
+                        yield ": keepalive\n\n"
                 else:
+                    quiet = 0.0
                     yield f"event: {message['type']}\ndata: {json.dumps(message)}\n\n"
         finally:
             broadcaster.unsubscribe(q)
 
-    return Response(
+    response = Response(
         stream_with_context(events()),
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
+    left: list[bool] = []
+
+    def leave() -> None:  # once, whether or not the stream ever started
+        if not left:
+            left.append(True)
+            room.leave(device)
+
+    response.call_on_close(leave)
+    return response
+
+
+@bp.get("/api/streams")
+def streams() -> Any:
+    """Live pages open from this device and in all, with their limits (the page asks
+    when its stream is refused)."""
+    return stream_room().counts(request.remote_addr or "unknown")
+
+
+def stream_room() -> StreamRoom:
+    room = current_app.extensions.get("mtrain_streams")
+    if not isinstance(room, StreamRoom):
+        room = current_app.extensions["mtrain_streams"] = StreamRoom(
+            per_device=int(current_app.config["STREAMS_PER_DEVICE"]),
+            total=int(current_app.config["STREAMS_TOTAL"]))
+    return room
 
 
 @bp.post("/alerts/<int:alert_id>/ack")
@@ -200,10 +253,8 @@ def unlock() -> Any:
             return render_template("unlock.html", next=nxt,
                                    error="Please enter the table's PIN."), 400
         if not try_pin(pin):
-            return render_template(
-                "unlock.html", next=nxt,
-                error="Wrong PIN. The table's PIN is shown on the host's console.",
-            ), 403
+            return render_template("unlock.html", next=nxt,
+                                   error=wrong_pin_message(pin_state(wrong=True))), 403
         flash("Unlocked: this device may now change the game.")
         return redirect(nxt)
     return render_template("unlock.html", next=nxt, error=None)

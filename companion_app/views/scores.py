@@ -10,7 +10,7 @@ from typing import Any
 
 from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
 
-from companion_app import changes, store
+from companion_app import changes, replay, store
 from companion_app.db import get_db
 from companion_app.export import Cell, attachment, csv_text
 from companion_app.rules import describe
@@ -83,7 +83,8 @@ def pad(game_id: int) -> str:
                            history=store.score_history(db, game.id),
                            undone=changes.undone_ids(db, game.id),
                            last_change=changes.last_change(db, game.id),
-                           rules=describe(game.rules), colours=COLOURS, error=None)
+                           rules=describe(game.rules), colours=COLOURS, error=None,
+                           replays=replay.rounds(db, game.id))
 
 
 def _round_page(game: store.Game, number: int, form: Any = None, error: str | None = None,

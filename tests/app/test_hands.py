@@ -21,6 +21,11 @@ def png(width: int = 64, height: int = 48) -> bytes:
     return out.getvalue()
 
 
+def same_pixels(a: bytes, b: bytes) -> bool:
+    with Image.open(io.BytesIO(a)) as one, Image.open(io.BytesIO(b)) as two:
+        return one.convert("RGB").tobytes() == two.convert("RGB").tobytes()
+
+
 @pytest.fixture
 def game(unlocked: Table) -> Table:
     unlocked.new_game(("Ann", "Ben"))
@@ -48,7 +53,8 @@ def test_a_photo_is_kept_and_the_tiles_are_entered_by_hand(game: Table) -> None:
     page = game.client.get("/games/1/rounds/1/hands").get_data(as_text=True)
     assert 'viewBox="0 0 80 60"' in page
     photo = game.client.get("/games/1/rounds/1/hands/0/photo")
-    assert photo.mimetype == "image/png" and photo.data == png(80, 60)
+    assert photo.mimetype == "image/png"
+    assert same_pixels(photo.data, png(80, 60))  # kept without its metadata
 
     response = game.post("/games/1/rounds/1/hands/0/tiles", {"more": "0-0, 3-4 12/5"})
     assert response.status_code == 302
@@ -219,7 +225,8 @@ def test_a_hand_is_read_from_the_table_camera(game: Table, app: Flask) -> None:
     assert "Read from the table camera" in page
     assert game.post("/games/1/rounds/1/hands/1/camera").status_code == 302
     photo = game.client.get("/games/1/rounds/1/hands/1/photo")
-    assert photo.mimetype == "image/jpeg" and photo.data == jpeg.getvalue()
+    assert photo.mimetype == "image/jpeg"
+    assert Image.open(io.BytesIO(photo.data)).size == Image.open(jpeg).size
 
 
 def test_a_hand_photo_is_read_for_the_game_s_set(monkeypatch: pytest.MonkeyPatch,

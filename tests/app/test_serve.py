@@ -259,10 +259,12 @@ class LiveServer:
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()
 
-    def connect(self) -> object:
+    def connect(self, device: int = 1) -> object:
+        """A connection from ``127.0.0.<device>``: each such address is a device of its own."""
         import http.client
 
-        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=10,
+                                          source_address=(f"127.0.0.{device}", 0))
 
     def close(self) -> None:
         self.server.close()
@@ -301,8 +303,8 @@ def test_the_real_server_streams_events_to_20_tablets_and_still_serves_pages(
     live = LiveServer(app)
     streams = []
     try:
-        for _ in range(serve.SSE_CLIENTS):
-            tablet = live.connect()
+        for i in range(serve.SSE_CLIENTS):
+            tablet = live.connect(10 + i)
             tablet.request("GET", "/stream")  # type: ignore[attr-defined]
             response = tablet.getresponse()  # type: ignore[attr-defined]
             assert response.status == 200

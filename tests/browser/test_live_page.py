@@ -43,8 +43,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]
     from werkzeug.serving import make_server
 
     folder = tmp_path_factory.mktemp("browser")
+    # every browser here is a device on 127.0.0.1: room for all their live pages
     app = create_app({"DATABASE": str(folder / "mtrain.sqlite3"), "PIN": PIN,
-                      "MODELS_DIR": str(folder / "no-models")})
+                      "MODELS_DIR": str(folder / "no-models"), "STREAMS_PER_DEVICE": 20})
     conn = connect(folder / "mtrain.sqlite3")
     conn.isolation_level = None
     from companion_app.rules import build_rules

@@ -67,7 +67,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
 
     folder = tmp_path_factory.mktemp("round-flow")
     path = folder / "mtrain.sqlite3"
-    app = create_app({"DATABASE": str(path), "PIN": PIN, "MODELS_DIR": str(folder / "none")})
+    # every browser here is a device on 127.0.0.1: room for all their live pages
+    app = create_app({"DATABASE": str(path), "PIN": PIN, "MODELS_DIR": str(folder / "none"),
+                      "STREAMS_PER_DEVICE": 20})
     conn = connect(path)
     conn.isolation_level = None
     store.create_game(conn, name="Family night", players=list(PLAYERS),
