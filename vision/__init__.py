@@ -31,6 +31,9 @@ _EXPORTS = {
     "PolygonAnnotator": "vision.annotate",
     "ReadingAnnotator": "vision.annotate",
     "HandReading": "vision.scoring",
+    "Doubt": "vision.scoring",
+    "LEFT_OUT": "vision.scoring",
+    "hand_from_reading": "vision.scoring",
     "score_photos": "vision.scoring",
     "read_hand": "vision.scoring",
     "read_from_above": "vision.straight_above",
@@ -120,7 +123,14 @@ if TYPE_CHECKING:
     from vision.reader import FrameReading, TileReader, TileReading  # noqa: F401
     from vision.reader_interface import FrameReader, TileSource  # noqa: F401
     from vision.referee import Referee, Ruling  # noqa: F401
-    from vision.scoring import HandReading, read_hand, score_photos  # noqa: F401
+    from vision.scoring import (  # noqa: F401
+        LEFT_OUT,
+        Doubt,
+        HandReading,
+        hand_from_reading,
+        read_hand,
+        score_photos,
+    )
     from vision.set_profile import (  # noqa: F401
         SetProfile,
         default_profile_path,
