@@ -84,8 +84,8 @@ def overlay(hand: dict[str, Any]) -> list[dict[str, Any]]:
         corners = [(float(x), float(y)) for x, y in r["corners"]]
         kind = ("face-down" if r.get("face_down") else "on-table" if r.get("on_table")
                 else "not-tile" if r.get("not_tile")
-                else "uncertain" if i in waiting
                 else "left-out" if not hand_check.counts(r)
+                else "uncertain" if i in waiting
                 else "checked" if hand_check.doubts(r) else "")
         label = ""
         if hand_check.counts(r):
