@@ -26,7 +26,7 @@
     function open() {
       if (!img.getAttribute("src")) img.src = img.dataset.src;
       if (!dialog.open) dialog.showModal();
-      setZoom(Math.max(fit(), Math.min(1, 2 * fit())));  // fills the screen, at least
+      setZoom(fit());  // the whole photo, as large as the screen allows
     }
     dialog.open_viewer = open;
 
