@@ -28,10 +28,10 @@ import cv2
 import numpy as np
 
 from benchmarks.matching import box_corners, match, rate
+from engine import RuleSet, Tile, hand_points
 from vision.crops import HALF_PX, half_polygons
 from vision.detections import Detections, polygon_iou
 from vision.images import load_image
-from engine import RuleSet, Tile, hand_points
 from vision.reader import TileReader
 from vision.scoring import hand_from_reading, read_hand
 
