@@ -138,7 +138,7 @@ class _Check:
     def covered(self, image: np.ndarray, tiles: list[TileReading],
                 crops: list[np.ndarray] | None = None) -> np.ndarray:
         self.calls += 1
-        assert len(tiles) == len(self.probs) and crops is not None
+        assert len(tiles) == len(self.probs)  # its own crops: the faces inside the boxes
         return self.probs
 
     def recount(self, crops: list[np.ndarray], top: int) -> list[tuple[int, float]]:
