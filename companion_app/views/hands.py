@@ -254,8 +254,8 @@ def _fields(texts: list[str], refs: list[str], set_size: int
 @pin_required
 def save_tiles(game_id: int, number: int, seat: int) -> Any:
     """The hand as corrected on the page; its points go onto the score pad. A tile field
-    changed from its reading corrects that box; ``confirmed`` says the doubted boxes were
-    checked. Until every doubted box is answered the pad marks the score."""
+    changed from its reading corrects that box (a field cleared: not a tile). Until every
+    doubted box is answered (here or on the photo) the pad marks the score."""
     game = game_or_404(game_id)
     number, seat = round_or_404(game, number), _seat(game, seat)
     texts = request.form.getlist("tile")
@@ -274,8 +274,6 @@ def save_tiles(game_id: int, number: int, seat: int) -> Any:
         tiles = hand_check.hand_tiles(readings, typed)
     else:  # fields not tied to the photo's boxes: the hand is the tiles as typed
         tiles = typed
-    if request.form.get("confirmed"):
-        readings = hand_check.confirm_all(readings)
     value = hand_reading.points(tiles, game.rules)
     with changes.change(db, game.id, f"{game.players[seat]}'s hand (round {number})") as log:
         store.save_hand_tiles(db, game.id, number, seat, tiles, log)

@@ -91,8 +91,7 @@ def test_a_planted_misread_marks_the_hand_on_the_pad(game: Table, plant: Callabl
     assert "4-6 (a half could be another count)" in page
     assert "2 tile(s) read, 1 uncertain — check them." in page
     # saved without a look: the points go on the pad, marked, never silently trusted
-    fields = page.split('id="seat-0"')[1].split('id="seat-1"')[0]
-    assert 'name="confirmed"' in fields
+    assert 'id="confirm-0"' in page
     game.post("/games/1/rounds/1/hands/0/tiles", {"tile": ["3-4", "4-6"], "reading": ["0", "1"],
                                                   "more": ""})
     cell = pad_cell(game)
@@ -139,7 +138,9 @@ def test_a_field_typed_otherwise_corrects_its_reading(game: Table,
     assert "to-check" in pad_cell(game)  # 2-8 kept as read: still doubtful
     assert 'data-seat="0">21<' in game.client.get("/games/1/pad").get_data(as_text=True)
     game.post("/games/1/rounds/1/hands/0/tiles",
-              {"tile": ["4-5", "2-8", "1-1"], "reading": ["0", "1", ""], "confirmed": "1"})
+              {"tile": ["4-5", "2-8", "1-1"], "reading": ["0", "1", ""]})
+    assert "to-check" in pad_cell(game)  # saved again as it was: still not checked
+    game.post("/games/1/rounds/1/hands/0/confirm")
     assert "to-check" not in pad_cell(game)
     assert 'data-seat="0">21<' in game.client.get("/games/1/pad").get_data(as_text=True)
 
