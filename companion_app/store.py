@@ -324,9 +324,16 @@ def save_hand_tiles(
 
 def save_hand_readings(
     db: sqlite3.Connection, game_id: int, number: int, seat: int, readings: list[dict[str, Any]],
+    log: ChangeLog | None = None,
 ) -> None:
-    """Keep a hand's photo readings as a person answered them (``hand_check``)."""
+    """Keep a hand's photo readings as a person answered them (``hand_check``); ``log``
+    notes the readings they replace, for undoing."""
     with transaction(db):
+        if log is not None:
+            row = db.execute("SELECT readings FROM hands WHERE game_id = ? AND round = ? "
+                             "AND seat = ?", (game_id, number, seat)).fetchone()
+            if row is not None and json.loads(row["readings"]) != readings:
+                log.readings_replaced((number, seat, str(row["readings"])))
         db.execute("UPDATE hands SET readings = ?, updated = datetime('now') "
                    "WHERE game_id = ? AND round = ? AND seat = ?",
                    (json.dumps(readings), game_id, number, seat))

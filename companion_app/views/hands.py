@@ -278,7 +278,7 @@ def save_tiles(game_id: int, number: int, seat: int) -> Any:
     with changes.change(db, game.id, f"{game.players[seat]}'s hand (round {number})") as log:
         store.save_hand_tiles(db, game.id, number, seat, tiles, log)
         if stored is not None:
-            store.save_hand_readings(db, game.id, number, seat, readings)
+            store.save_hand_readings(db, game.id, number, seat, readings, log)
         store.set_score(db, game.id, number, seat, value, "hand", log)
         done = close_round(db, game, number, log)
     check = (" Marked for checking: some tiles were read with doubt."
@@ -321,7 +321,7 @@ def _answer(game: store.Game, number: int, seat: int, index: int | None) -> Any:
     on_pad = store.score_sources(db, game.id).get((number, seat)) == "hand"
     with changes.change(db, game.id, f"{game.players[seat]}'s hand (round {number})") as log:
         store.save_hand_tiles(db, game.id, number, seat, tiles, log)
-        store.save_hand_readings(db, game.id, number, seat, readings)
+        store.save_hand_readings(db, game.id, number, seat, readings, log)
         if on_pad:  # the pad follows the corrected hand
             store.set_score(db, game.id, number, seat, value, "hand", log)
     left = len(hand_check.open_doubts(readings))

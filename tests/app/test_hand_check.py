@@ -127,6 +127,11 @@ def test_correcting_a_reading_clears_the_mark_and_the_pad_follows(
     assert 'value="4-5"' in page and 'value="4-6"' not in page
     game.post("/games/1/rounds/1/hands/0/readings/0", {"action": "not-tile"})
     assert 'data-seat="0">9<' in game.client.get("/games/1/pad").get_data(as_text=True)
+    game.post("/games/1/undo")  # one tap back: the tile, the points and the answer
+    assert 'data-seat="0">16<' in game.client.get("/games/1/pad").get_data(as_text=True)
+    game.post("/games/1/undo")
+    assert 'data-seat="0">17<' in game.client.get("/games/1/pad").get_data(as_text=True)
+    assert "to-check" in pad_cell(game)  # the doubt is back with the reading
 
 
 def test_a_field_typed_otherwise_corrects_its_reading(game: Table,
