@@ -79,7 +79,8 @@ def hand_tiles(readings: Sequence[Mapping[str, Any]], typed: Sequence[Sequence[i
 def answer(readings: Sequence[Mapping[str, Any]], index: int, *,
            values: tuple[int, int] | None = None, not_tile: bool = False) -> list[Reading]:
     """The readings with box ``index`` answered: corrected to ``values``, said to be no
-    tile (``not_tile``), or, with neither, confirmed as read.
+    tile (``not_tile``), or, with neither, confirmed as read (a box left out as perhaps
+    no tile is then a tile read right, and counts).
 
     Raises IndexError when ``index`` names no box of the hand.
     """
@@ -92,6 +93,8 @@ def answer(readings: Sequence[Mapping[str, Any]], index: int, *,
     elif values is not None:
         box.update(values=[int(values[0]), int(values[1])], corrected=True, not_tile=False,
                    confirmed=False)
+    elif box.get("left_out") and not box.get("corrected"):
+        box.update(corrected=True, confirmed=True, not_tile=False)
     else:
         box.update(confirmed=True)
     return out

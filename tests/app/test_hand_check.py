@@ -234,6 +234,8 @@ def test_marks_survive_in_the_stored_readings() -> None:
     fixed = hand_check.answer(readings, 1, values=(1, 3))
     assert hand_check.hand_tiles(fixed) == [[4, 6], [1, 3]] and hand_check.open_doubts(fixed) == [0]
     assert hand_check.open_doubts(hand_check.confirm_all(fixed)) == []
+    assert hand_check.hand_tiles(hand_check.confirm_all(readings)) == [[4, 6]]  # as shown
+    assert hand_check.hand_tiles(hand_check.answer(readings, 1)) == [[4, 6], [1, 2]]  # a tile
     with pytest.raises(IndexError):
         hand_check.answer(readings, 2)  # a tile face down is no box of the hand
     assert hand_check.marked_scores({(1, 0): readings, (1, 1): readings},
