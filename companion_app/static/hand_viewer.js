@@ -67,6 +67,9 @@
       const why = group.dataset.why;
       form.querySelector(".reading-what").textContent =
         `Reading ${group.dataset.text}${why ? ` — ${why}` : ""}. Correct it, or confirm it:`;
+      const leftOut = group.classList.contains("left-out");
+      form.querySelector(".right-as-read").textContent = leftOut ? "A tile, as read" : "Right as read";
+      form.querySelector(".not-tile").textContent = leftOut ? "Not a tile: leave it out" : "Not a tile";
       form.hidden = false;
     }
     dialog.querySelectorAll("g.reading").forEach((group) => {
