@@ -109,6 +109,7 @@ def test_the_photo_opens_full_size_and_a_reading_is_corrected(server: str, brows
     page.goto(url + "/games/1/pad")
     assert page.locator("a.mark.to-check").count() == 1  # the doubtful hand, marked
     assert page.inner_text("td.total[data-seat='0']") == "35"
+    shoot(page, "pad-to-check-tablet")
 
     page.goto(url + "/games/1/rounds/1/hands")
     thumb = page.locator("#seat-0 .photo-wrap img").bounding_box()
