@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHMARKS = ("engine", "vision", "table", "inline_doubles", "serve", "realism", "photoreal")
+BENCHMARKS = ("engine", "vision", "hands", "table", "inline_doubles", "serve", "realism",
+              "photoreal")
 
 
 def main() -> int:

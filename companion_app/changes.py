@@ -22,6 +22,8 @@ from companion_app.db import transaction
 ScoreBefore = tuple[int, int, int | None, str | None]
 #: (round, seat, the hand's tiles before as JSON text, or None: no hand was kept)
 HandBefore = tuple[int, int, str | None]
+#: (round, seat, the hand photo's readings before as JSON text: ``hand_check``'s answers)
+ReadingsBefore = tuple[int, int, str]
 
 
 @dataclass
@@ -34,10 +36,12 @@ class ChangeLog:
     scores: list[ScoreBefore] = field(default_factory=list)
     hands: list[HandBefore] = field(default_factory=list)
     current_round: int | None = None
+    readings: list[ReadingsBefore] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
-        return not self.scores and not self.hands and self.current_round is None
+        return (not self.scores and not self.hands and not self.readings
+                and self.current_round is None)
 
     def score_replaced(self, before: ScoreBefore) -> None:
         if not any(s[:2] == before[:2] for s in self.scores):  # the first value is the old one
@@ -47,13 +51,17 @@ class ChangeLog:
         if not any(h[:2] == before[:2] for h in self.hands):
             self.hands.append(before)
 
+    def readings_replaced(self, before: ReadingsBefore) -> None:
+        if not any(r[:2] == before[:2] for r in self.readings):
+            self.readings.append(before)
+
     def round_moved(self, before: int) -> None:
         if self.current_round is None:
             self.current_round = before
 
     def to_json(self) -> str:
         return json.dumps({"scores": self.scores, "hands": self.hands,
-                           "current_round": self.current_round})
+                           "readings": self.readings, "current_round": self.current_round})
 
 
 @dataclass(frozen=True)
@@ -111,6 +119,9 @@ def undo_last(db: sqlite3.Connection, game_id: int) -> Change | None:
             _put_score_back(db, game_id, number, seat, points, source)
         for number, seat, tiles in reversed(before.get("hands", [])):
             _put_hand_back(db, game_id, number, seat, tiles)
+        for number, seat, readings in reversed(before.get("readings", [])):
+            db.execute("UPDATE hands SET readings = ? WHERE game_id = ? AND round = ? "
+                       "AND seat = ?", (readings, game_id, number, seat))
         if before.get("current_round") is not None:
             db.execute("UPDATE games SET current_round = ? WHERE id = ?",
                        (int(before["current_round"]), game_id))

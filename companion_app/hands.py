@@ -18,9 +18,13 @@ from typing import TYPE_CHECKING, Any
 from engine.errors import BadInputError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import numpy as np
 
     from engine import RuleSet
+    from vision.readings import TileReading
+    from vision.stills.hand_photos import Doubt
 
 ACCEPTED_FORMATS = {"JPEG": "image/jpeg", "PNG": "image/png", "WEBP": "image/webp",
                     "MPO": "image/jpeg", "BMP": "image/bmp"}
@@ -116,9 +120,11 @@ _readers: dict[str, Any] = {}
 
 def read_tiles(photo: Photo, models_dir: str | os.PathLike[str],
                rules: RuleSet) -> list[dict[str, Any]]:
-    """The tiles of a hand photo through the vision scoring (left to right as they lie):
-    ``values``, ``corners`` (image pixels), ``confidence``, ``uncertain``, ``covered``
-    (a hand covers part of it: some pips may be out of view).
+    """The boxes of a hand photo through the vision scoring: the tiles counted, left to
+    right as they lie, then the boxes left out (``left_out``: they may not be tiles).
+    Each has ``values``, ``corners`` (image pixels), ``confidence``, ``uncertain``,
+    ``covered`` (a hand covers part of it: some pips may be out of view) and ``doubts``
+    (the reasons it needs a look, :class:`vision.stills.hand_photos.Doubt` values; empty: none).
 
     Raises :class:`HandError` with the reader's message when the photo cannot be read.
     """
@@ -161,16 +167,21 @@ def read_hand_photo(photo: Photo, models_dir: str | os.PathLike[str], rules: Rul
     def corners(box: Any) -> list[list[float]]:
         return [[round(float(x) * sx, 1), round(float(y) * sy, 1)] for x, y in box]
 
-    return [
-        {
+    def box(tile: TileReading, doubts: Sequence[Doubt], left_out: bool) -> dict[str, Any]:
+        return {
             "values": [int(v) for v in tile.values],
             "corners": corners(tile.corners),
             "confidence": round(float(tile.confidence), 3),
-            "uncertain": bool(tile.uncertain) or i in hand.uncertain,
+            "uncertain": bool(doubts),
             "covered": bool(tile.covered),
+            "doubts": [str(d) for d in doubts],
+            "left_out": left_out,
         }
-        for i, tile in enumerate(hand.readings)
-    ], [corners(box) for box in face_down]
+
+    return ([box(tile, doubts, False) for tile, doubts in zip(
+                hand.readings, hand.doubts, strict=True)]
+            + [box(out.reading, out.doubts, True) for out in hand.left_out],
+            [corners(back) for back in face_down])
 
 
 def parse_tiles(texts: list[str], set_size: int) -> list[list[int]]:

@@ -336,6 +336,30 @@ def save_hand_tiles(
         )
 
 
+def save_hand_readings(
+    db: sqlite3.Connection, game_id: int, number: int, seat: int, readings: list[dict[str, Any]],
+    log: ChangeLog | None = None,
+) -> None:
+    """Keep a hand's photo readings as a person answered them (``hand_check``); ``log``
+    notes the readings they replace, for undoing."""
+    with transaction(db):
+        if log is not None:
+            row = db.execute("SELECT readings FROM hands WHERE game_id = ? AND round = ? "
+                             "AND seat = ?", (game_id, number, seat)).fetchone()
+            if row is not None and json.loads(row["readings"]) != readings:
+                log.readings_replaced((number, seat, str(row["readings"])))
+        db.execute("UPDATE hands SET readings = ?, updated = datetime('now') "
+                   "WHERE game_id = ? AND round = ? AND seat = ?",
+                   (json.dumps(readings), game_id, number, seat))
+
+
+def hand_readings(db: sqlite3.Connection, game_id: int) -> dict[tuple[int, int], list[Any]]:
+    """(round, seat) → the readings of every hand of the game kept with a photo."""
+    return {(int(r["round"]), int(r["seat"])): json.loads(r["readings"])
+            for r in db.execute("SELECT round, seat, readings FROM hands WHERE game_id = ? "
+                                "AND readings != '[]'", (game_id,))}
+
+
 def hands(db: sqlite3.Connection, game_id: int, number: int) -> dict[int, dict[str, Any]]:
     """seat → the stored hand (without the photo bytes)."""
     out = {}

@@ -36,6 +36,9 @@ _EXPORTS = {
     "PolygonAnnotator": "vision.stills.annotate",
     "ReadingAnnotator": "vision.stills.annotate",
     "HandReading": "vision.stills.hand_photos",
+    "Doubt": "vision.stills.hand_photos",
+    "LEFT_OUT": "vision.stills.hand_photos",
+    "hand_from_reading": "vision.stills.hand_photos",
     "score_photos": "vision.stills.hand_photos",
     "read_hand": "vision.stills.hand_photos",
     "read_from_above": "vision.stills.slanted_photo",
@@ -126,7 +129,14 @@ if TYPE_CHECKING:
     )
     from vision.readings import FrameReading, ReadTile, TileReading, TileReadings  # noqa: F401
     from vision.stills.annotate import PolygonAnnotator, ReadingAnnotator  # noqa: F401
-    from vision.stills.hand_photos import HandReading, read_hand, score_photos  # noqa: F401
+    from vision.stills.hand_photos import (  # noqa: F401
+        LEFT_OUT,
+        Doubt,
+        HandReading,
+        hand_from_reading,
+        read_hand,
+        score_photos,
+    )
     from vision.stills.slanted_photo import read_from_above  # noqa: F401
     from vision.stills.trouble_spots import look_closer  # noqa: F401
     from vision.table import TableReading, Uncertainty, reconstruct  # noqa: F401

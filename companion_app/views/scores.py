@@ -10,7 +10,7 @@ from typing import Any
 
 from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
 
-from companion_app import changes, replay, store
+from companion_app import changes, hand_check, replay, store
 from companion_app.db import get_db
 from companion_app.export import Cell, attachment, csv_text
 from companion_app.rules import describe
@@ -79,12 +79,18 @@ def pad(game_id: int) -> str:
     game = game_or_404(game_id)
     db = get_db()
     p = make_pad(game)
-    return render_template("pad.html", pad=p, chart=chart(p),
+    return render_template("pad.html", pad=p, chart=chart(p), to_check=to_check(db, p),
                            history=store.score_history(db, game.id),
                            undone=changes.undone_ids(db, game.id),
                            last_change=changes.last_change(db, game.id),
                            rules=describe(game.rules), colours=COLOURS, error=None,
                            replays=replay.rounds(db, game.id))
+
+
+def to_check(db: sqlite3.Connection, pad: Pad) -> set[tuple[int, int]]:
+    """The pad's (round, seat) scores counted from a hand photo whose doubtful readings
+    nobody has checked yet (``hand_check``)."""
+    return hand_check.marked_scores(store.hand_readings(db, pad.game.id), pad.sources)
 
 
 def _round_page(game: store.Game, number: int, form: Any = None, error: str | None = None,
@@ -185,11 +191,14 @@ def export_csv(game_id: int) -> Response:
     rows: list[Sequence[Cell]] = [
         ["seat", "player"]
         + [f"round {n} ({game.engine_of(n)})" for n in range(1, game.rounds + 1)]
-        + ["total"]
+        + ["total", "to check"]
     ]
+    marked = to_check(get_db(), p)
     for seat, player in enumerate(game.players):
         row = [p.cells.get((n, seat), "") for n in range(1, game.rounds + 1)]
-        rows.append([seat, player, *row, p.totals[seat]])
+        unconfirmed = " ".join(f"round {n}" for n in range(1, game.rounds + 1)
+                               if (n, seat) in marked)
+        rows.append([seat, player, *row, p.totals[seat], unconfirmed])
     return Response(csv_text(rows), mimetype="text/csv",
                     headers=attachment(game.name, f"-{game.id}-scores.csv", fallback="game"))
 

@@ -32,6 +32,20 @@ def game(unlocked: Table) -> Table:
     return unlocked
 
 
+def settle(app: Flask, table: dict[str, object], number: int = 1) -> None:
+    """The round's table as the tracker settled it (game 1)."""
+    from companion_app import store
+    from companion_app.db import connect
+
+    conn = connect(app.config["DATABASE"])
+    try:
+        game = store.get_game(conn, 1)
+        assert game is not None
+        store.save_table(conn, game, number, table, 0)
+    finally:
+        conn.close()
+
+
 def upload(table: Table, data: bytes, name: str = "hand.png", seat: int = 0) -> object:
     return table.post(
         f"/games/1/rounds/1/hands/{seat}/photo",
@@ -174,8 +188,11 @@ def test_read_tiles_with_a_fake_reader(game: Table, monkeypatch: pytest.MonkeyPa
     page = game.client.get("/games/1/rounds/1/hands").get_data(as_text=True)
     assert "3 tile(s) read, 2 uncertain (1 partly covered by a hand) — check them." in page
     assert "face down" not in page
-    assert page.count("<polygon") == 3  # an uncertain tile: its polygon and its field marked
+    thumb, full = page.split('<dialog class="hand-viewer"')
+    full = full.split("</dialog>")[0]
+    assert thumb.count("<polygon") == 3  # an uncertain tile: its polygon and its field marked
     assert page.count('class="uncertain"') == 4
+    assert full.count("<polygon") == 3 and full.count('class="reading uncertain"') == 2
     assert 'value="3-4"' in page and 'value="6-6"' in page and 'value="1-2"' in page
     assert page.count("A hand covers part of this tile") == 1
     assert page.count("Read with doubt") == 1
@@ -199,7 +216,8 @@ def test_tiles_face_down_are_named_and_not_counted(game: Table, monkeypatch: pyt
     assert ("1 tile(s) read. 2 tile(s) lie face down and were not counted: turn them over"
             " and take the photo again.") in page
     assert "<strong>7</strong> pts, not saved yet" in page
-    assert page.count('class="face-down"') == 2 and page.count("</text>") == 1  # backs: no number
+    thumb = page.split('<dialog class="hand-viewer"')[0]
+    assert thumb.count('class="face-down"') == 2 and thumb.count("</text>") == 1  # no number
     assert 'value="3-4"' in page and page.count('name="tile"') == 1  # backs are no tiles
 
 
@@ -223,6 +241,7 @@ def test_a_hand_is_read_from_the_table_camera(game: Table, app: Flask) -> None:
     attach_worker(app, Camera(), start=False)
     page = game.client.get("/games/1/rounds/1/hands").get_data(as_text=True)
     assert "Read from the table camera" in page
+    settle(app, {"engine": 12, "trains": [{"owner": 0, "tiles": [[12, 5]], "marker": False}]})
     assert game.post("/games/1/rounds/1/hands/1/camera").status_code == 302
     photo = game.client.get("/games/1/rounds/1/hands/1/photo")
     assert photo.mimetype == "image/jpeg"
@@ -373,6 +392,8 @@ def test_the_table_camera_reads_only_the_hand(game: Table, app: Flask,
             return png(1280, 720)
 
     attach_worker(app, Camera(), start=False)
+    early = TableState(12, tuple(Train(t.owner, t.tiles[:1]) for t in table.trains))
+    settle(app, early.to_json())  # settled before the last tiles were laid
     game.post("/games/1/rounds/1/hands/0/camera")
     page = game.client.get("/games/1/rounds/1/hands").get_data(as_text=True)
     assert "3 tile(s) read beside the table. 12 tile(s) on the hub and trains left out." in page

@@ -133,9 +133,10 @@ def test_csv_export(game: Table) -> None:
     assert response.mimetype == "text/csv"
     assert "attachment" in response.headers["Content-Disposition"]
     rows = list(csv.reader(io.StringIO(response.get_data(as_text=True))))
-    assert rows[0] == ["seat", "player", "round 1 (12)", "round 2 (11)", "round 3 (10)", "total"]
-    assert rows[1] == ["0", "Ann", "10", "3", "", "13"]
-    assert rows[3] == ["2", "Cy", "25", "0", "", "25"]
+    assert rows[0] == ["seat", "player", "round 1 (12)", "round 2 (11)", "round 3 (10)", "total",
+                       "to check"]
+    assert rows[1] == ["0", "Ann", "10", "3", "", "13", ""]
+    assert rows[3] == ["2", "Cy", "25", "0", "", "25", ""]
 
 
 def test_the_chart_draws_one_line_per_player(game: Table) -> None:

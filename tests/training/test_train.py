@@ -85,7 +85,7 @@ def test_tiny_training_run_exports_onnx_and_models_json(tmp_path: Path) -> None:
     cmd = [
         sys.executable,
         "-m",
-        "companion_app",
+        "mtrain",
         "train",
         "--which",
         "all",

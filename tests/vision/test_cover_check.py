@@ -175,3 +175,14 @@ def test_the_shipped_counter_counts_halves_up_to_the_set_s_largest(reader: TileR
     assert len(counts) == len(crops)
     assert all(0 <= value <= 3 and 0.0 <= p <= 1.0 for value, p in counts)
     assert check.recount(crops[:0], top=3) == []
+
+
+def test_the_face_lies_inside_the_box_in_the_corner_convention() -> None:
+    from vision.reading.cover_check import face_corners
+
+    box = np.array([[0, 0], [40, 0], [40, 80], [0, 80]], np.float32)  # a-end at the top
+    face = face_corners(box, 0.1)  # 4 px in on every side
+    assert np.allclose(face, [[4, 4], [36, 4], [36, 76], [4, 76]])
+    turned = np.roll(box, 2, axis=0)  # the same box read the other way round
+    assert np.allclose(face_corners(turned, 0.1), np.roll(face, 2, axis=0))
+    assert np.allclose(face_corners(box, 0.0), box)

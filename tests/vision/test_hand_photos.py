@@ -12,7 +12,7 @@ from engine import RuleSet, Tile
 from vision.models.detections import Detections
 from vision.reading.cover_check import COVERED_SURE
 from vision.reading.reader import FrameReading, TileReading
-from vision.stills.hand_photos import flag_duplicates, hand_from_reading, read_hand
+from vision.stills.hand_photos import Doubt, flag_duplicates, hand_from_reading, read_hand
 
 BASE = np.array([[0, 40], [0, 0], [80, 0], [80, 40]], np.float32)
 
@@ -31,7 +31,8 @@ class TestHand:
         hand = hand_from_reading(frame(((4, 3), 300, False), ((0, 0), 0, False)), RuleSet())
         assert hand.tiles == (Tile(0, 0), Tile(3, 4))
         assert hand.points == 57  # 0-0 is 50 in standard
-        assert hand.to_json() == {"tiles": [[0, 0], [3, 4]], "points": 57, "uncertain": []}
+        assert hand.to_json() == {"tiles": [[0, 0], [3, 4]], "points": 57, "uncertain": [],
+                                  "check": False, "doubts": [[], []]}
 
     def test_blank_half_rule(self) -> None:
         rules = RuleSet().override("blank_half", "10")
@@ -53,6 +54,37 @@ class TestHand:
         hand = hand_from_reading(frame(), RuleSet())
         assert hand.points == 0 and hand.tiles == ()
         assert "no tiles" in hand.text()
+
+
+class TestDoubts:
+    """Every box a hand's points rest on with doubt is marked, with its reasons."""
+
+    def test_a_half_with_a_range_of_counts_is_doubted(self) -> None:
+        corners = BASE.copy()
+        read = TileReading((4, 6), corners, 0.9, False, 0.9, (1.0, 0.7), None, ((4, 4), (5, 6)))
+        hand = hand_from_reading(FrameReading([read], Detections.empty()), RuleSet())
+        assert hand.doubts == ((Doubt.RANGE,),) and hand.needs_check
+        assert hand.points == 10  # counted as read, and marked
+        assert hand.to_json()["check"] is True and hand.to_json()["doubts"] == [["range"]]
+
+    def test_a_box_that_may_not_be_a_tile_is_left_out_and_marked(self) -> None:
+        grain = TileReading((1, 2), BASE + [200, 0], 0.1, True, detector_confidence=0.12)
+        tile = TileReading((3, 4), BASE.copy(), 0.9, False, detector_confidence=0.9)
+        hand = hand_from_reading(FrameReading([grain, tile], Detections.empty()), RuleSet())
+        assert hand.tiles == (Tile(3, 4),) and hand.points == 7  # not counted...
+        assert hand.needs_check and hand.uncertain == ()  # ...but the hand is marked
+        (box,) = hand.left_out
+        assert box.reading is grain and Doubt.MAYBE_NOT_TILE in box.doubts
+        assert hand.to_json()["left_out"][0]["values"] == [1, 2]
+        assert "left out: 1-2" in hand.text() and "CHECK" in hand.text()
+
+    def test_a_tile_read_twice_in_one_photo_is_doubted(self) -> None:
+        hand = hand_from_reading(frame(((0, 0), 0, False), ((0, 0), 100, False)), RuleSet())
+        assert hand.doubts == ((Doubt.TWICE,), (Doubt.TWICE,)) and hand.needs_check
+
+    def test_a_sure_hand_needs_no_check(self) -> None:
+        hand = hand_from_reading(frame(((1, 2), 0, False), ((3, 5), 100, False)), RuleSet())
+        assert not hand.needs_check and hand.doubts == ((), ())
 
 
 def test_a_tile_read_twice_is_flagged_in_both_hands() -> None:
@@ -106,7 +138,7 @@ class _Check:
     def covered(self, image: np.ndarray, tiles: list[TileReading],
                 crops: list[np.ndarray] | None = None) -> np.ndarray:
         self.calls += 1
-        assert len(tiles) == len(self.probs) and crops is not None
+        assert len(tiles) == len(self.probs)  # its own crops: the faces inside the boxes
         return self.probs
 
     def recount(self, crops: list[np.ndarray], top: int) -> list[tuple[int, float]]:

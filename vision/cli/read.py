@@ -88,7 +88,7 @@ def run_read(args: argparse.Namespace) -> int:
 def run_score(args: argparse.Namespace) -> int:
     from vision.images import load_image
     from vision.reading.reader import TileReader
-    from vision.stills.hand_photos import score_photos
+    from vision.stills.hand_photos import DOUBT_WORDS, score_photos
 
     rules = rules_from_args(args)
     for path in args.images:  # every photo is checked before the models load
@@ -101,11 +101,13 @@ def run_score(args: argparse.Namespace) -> int:
         return 0
     for seat, hand in enumerate(hands):
         print(f"seat {seat} ({hand.source}): {hand.text()}")
-    doubtful = [(seat, hand.tiles[i], hand.readings[i].covered)
+    doubtful = [(seat, str(hand.tiles[i]), hand.doubts[i])
                 for seat, hand in enumerate(hands) for i in hand.uncertain]
+    doubtful += [(seat, f"{box.reading.values[0]}-{box.reading.values[1]} (left out)",
+                  box.doubts) for seat, hand in enumerate(hands) for box in hand.left_out]
     if doubtful:
-        listed = ", ".join(f"{t} (seat {seat}{', partly covered' if covered else ''})"
-                           for seat, t, covered in doubtful)
+        listed = ", ".join(f"{t} (seat {seat}: {', '.join(DOUBT_WORDS[d] for d in doubts)})"
+                           for seat, t, doubts in doubtful)
         print(f"check by eye: {listed}")
     down = [f"seat {seat} ({hand.face_down})" for seat, hand in enumerate(hands) if hand.face_down]
     if down:
