@@ -63,7 +63,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     conn = connect(path)
     conn.isolation_level = None
     store.create_game(conn, name="Family night", players=["Ann", "Ben"],
-                      rules=build_rules("standard", {}), set_size=12, rounds=13)
+                      rules=build_rules("standard", {}), rounds=13)
     data, readings = photo()
     tiles = [r["values"] for r in readings]
     store.save_hand_photo(conn, 1, 1, 0, photo=data, photo_type="image/jpeg",

@@ -18,11 +18,13 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from companion_app import create_app, replay, store
+from companion_app import alert_log, create_app, replay, store
 from companion_app.backoff import Backoff
 from companion_app.db import connect
 from companion_app.rules import build_rules
 from companion_app.stream_room import StreamRoom
+from engine import Alert, AlertCode
+from engine.referee import AlertDetails
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
@@ -98,7 +100,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]
     conn = connect(folder / "mtrain.sqlite3")
     conn.isolation_level = None
     game_id = store.create_game(conn, name="Семейный вечер 🚂", players=list(NAMES),
-                                rules=build_rules("standard", {}), set_size=12, rounds=13)
+                                rules=build_rules("standard", {}), rounds=13)
     game = store.get_game(conn, game_id)
     assert game is not None
     for seat in range(len(NAMES)):
@@ -108,10 +110,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]
             trains = [{"owner": s, "tiles": [[engine, 5]] if s < k else [], "marker": False}
                       for s in range(len(NAMES))]
             replay.record(conn, game_id, number, {"engine": engine, "trains": trains}, k % 5)
-        alert = store.add_alert(conn, game_id, number, {
-            "at": 3, "code": "mismatch", "seat": 1, "train": 1,
-            "message": f"{engine}-5 does not match"})
-        replay.add_alert(conn, game_id, number, alert)
+        logged = alert_log.add_alert(
+            conn, game_id, number,
+            Alert(3, AlertCode.MISMATCH, 1, 1, f"{engine}-5 does not match"),
+            AlertDetails(tile=(engine, 5), end=engine))
+        replay.add_alert(conn, game_id, number, logged.alert.to_json() | {
+            "id": logged.id, "details": logged.details.to_json()})
     store.set_current_round(conn, game, 2)
     conn.close()
     http = make_server("127.0.0.1", 0, app, threaded=True)
