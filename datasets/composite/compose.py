@@ -138,6 +138,8 @@ def _sprite_for(obj: Placed, library: SpriteLibrary, rng: np.random.Generator,
     if rng.random() >= painter:
         rendered = (library.pick_tile(obj.values, rng) if obj.kind == "tile"
                     else library.pick("back", rng))
+        if rendered is None and obj.kind == "tile" and rng.random() < 0.5:
+            rendered = library.pick("tile", rng)  # other values: the labels say which
         if rendered is not None:
             return rendered
     return painter_tile(obj.values, style, width_px, rng, face_down=obj.kind == "back")
@@ -165,6 +167,8 @@ class _Canvas:
         self.shade = np.zeros((h, w), np.float32)
         self.contact = np.zeros((h, w), np.uint8)
         self.layers: list[tuple[int, int, np.ndarray]] = []
+        self.matte = np.zeros((h, w), np.float32)
+        self.rendered = 0
 
     def place(self, sprite: Sprite, matrix: np.ndarray, shadow: float) -> None:
         h, w = self.shade.shape
@@ -184,6 +188,9 @@ class _Canvas:
         centre = self.light[(y0 + y1) // 2, (x0 + x1) // 2]
         rgba[..., :3] *= centre / sprite.light
         self.layers.append((int(x0), int(y0), rgba))
+        matte = self.matte[y0:y1, x0:x1]
+        np.maximum(matte, rgba[..., 3], out=matte)
+        self.rendered += sprite.source != "painter"
 
     def compose(self, rng: np.random.Generator) -> np.ndarray:
         sigma = float(rng.uniform(1.0, 3.0))
@@ -307,6 +314,15 @@ def _draw_objects(canvas: _Canvas, plan: FramePlan, library: SpriteLibrary,
 def compose_frame(library: SpriteLibrary, seed: int, index: int,
                   options: Options | None = None) -> tuple[np.ndarray, dict[str, Any]]:
     """Frame ``index`` of ``seed`` (BGR uint8) and its label dict (without ``image``)."""
+    frame, labels, _ = compose_with_matte(library, seed, index, options)
+    return frame, labels
+
+
+def compose_with_matte(library: SpriteLibrary, seed: int, index: int,
+                       options: Options | None = None
+                       ) -> tuple[np.ndarray, dict[str, Any], np.ndarray]:
+    """:func:`compose_frame` and the frame's object matte (float32 0-1: where a sprite
+    covers the table, before the finish)."""
     options = options or Options()
     rng = frame_rng(seed, index)
     negative = bool(rng.random() < options.negatives)
@@ -321,7 +337,7 @@ def compose_frame(library: SpriteLibrary, seed: int, index: int,
     w, h = options.size
     labels: dict[str, Any] = {"width": w, "height": h, "kind": KIND, "tiles": [], "pips": [],
                               "markers": [], "face_down": []}
-    painter = float(rng.choice([0.0, options.painter, 1.0], p=[0.35, 0.45, 0.2]))
+    painter = min(1.0, options.painter * float(rng.choice([0.0, 1.0, 2.5], p=[0.35, 0.45, 0.2])))
     exact = _draw_objects(canvas, plan, library, rng, painter, labels) if plan else True
     img = canvas.compose(rng)
     if rng.random() < (0.5 if negative else 0.25):
@@ -332,9 +348,10 @@ def compose_frame(library: SpriteLibrary, seed: int, index: int,
         "table": plan.table if plan is not None and exact and plan.objects else None,
         "players": plan.players if plan else 0,
         "composite": {"seed": seed, "index": index, "negative": negative, "surface": surface,
-                      "mat": plan is not None and plan.mat is not None, "painter": painter},
+                      "mat": plan is not None and plan.mat is not None, "painter": painter,
+                      "rendered": canvas.rendered},
     })
-    return frame, labels
+    return frame, labels, canvas.matte
 
 
 def _turn(rng: np.random.Generator) -> np.ndarray:

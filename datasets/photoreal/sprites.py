@@ -260,15 +260,16 @@ def _finish(spec: SpriteSpec, job: dict[str, Any], out: Path) -> Path:
     rendered = cv2.imread(job["output"], cv2.IMREAD_UNCHANGED)
     if rendered is None:
         raise RuntimeError(f"Blender wrote no picture at {job['output']}")
+    png = [cv2.IMWRITE_PNG_COMPRESSION, 9]
     if spec.kind == "empty":
-        cv2.imwrite(str(out / f"{spec.name}.png"), rendered[..., :3])
+        cv2.imwrite(str(out / f"{spec.name}.png"), rendered[..., :3], png)
     else:
         matte = cv2.imread(job["matte_output"], cv2.IMREAD_UNCHANGED)
         if matte is None or matte.shape[2] != 4 or rendered.shape[2] != 4:
             raise RuntimeError(f"Blender wrote no matte for {spec.name}")
         sprite, shadow = split_shadow(rendered, matte)
-        cv2.imwrite(str(out / f"{spec.name}.png"), sprite)
-        cv2.imwrite(str(out / f"{spec.name}_shadow.png"), shadow)
+        cv2.imwrite(str(out / f"{spec.name}.png"), sprite, png)
+        cv2.imwrite(str(out / f"{spec.name}_shadow.png"), shadow, png)
     label = out / f"{spec.name}.json"
     label.write_text(json.dumps(sprite_meta(spec)), encoding="utf-8")
     return label
