@@ -10,6 +10,8 @@ whose box lies inside.
 from __future__ import annotations
 
 import json
+import multiprocessing
+import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -69,31 +71,41 @@ def _origins(labels: dict[str, Any], w: int, h: int, side: int, count: int,
     return out
 
 
+def _cut(job: tuple[Path, dict[str, Any], Path, int, int, int, float]) -> list[Path]:
+    image_path, labels, out, side, per_frame, seed, keep = job
+    cv2.setNumThreads(1)
+    image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
+    if image is None:
+        return []
+    h, w = image.shape[:2]
+    if w < side or h < side:
+        pad = np.full((max(h, side), max(w, side), 3), 114, np.uint8)
+        pad[:h, :w] = image
+        image = pad
+    rng = np.random.default_rng([seed, zlib.crc32(image_path.stem.encode())])
+    written = []
+    for k, (x0, y0) in enumerate(_origins(labels, w, h, side, per_frame, rng)):
+        name = f"{image_path.stem}_w{k}"
+        crop = image[y0:y0 + side, x0:x0 + side]
+        cv2.imwrite(str(out / f"{name}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        label = out / f"{name}.json"
+        label.write_text(json.dumps(window_labels(labels, x0, y0, side, name, keep)),
+                         encoding="utf-8")
+        written.append(label)
+    return written
+
+
 def crop_windows(frames: Iterable[Path], out: Path, side: int = 640, per_frame: int = 2,
-                 seed: int = 0, keep: float = 0.5) -> list[Path]:
+                 seed: int = 0, keep: float = 0.5, jobs: int = 1) -> list[Path]:
     """Cut ``per_frame`` windows ``side`` square from every labelled frame in the folders
-    ``frames`` into ``out``; returns the label files written. A frame smaller than
-    ``side`` is padded with grey."""
+    ``frames`` into ``out`` on ``jobs`` processes; returns the label files written. A
+    frame smaller than ``side`` is padded with grey. The windows depend on ``seed`` and
+    each frame's name only."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    written = []
-    rng = np.random.default_rng([seed, 0x77696E])
-    for folder in frames:
-        for image_path, labels in iter_scenes(folder):
-            image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
-            if image is None:
-                continue
-            h, w = image.shape[:2]
-            if w < side or h < side:
-                pad = np.full((max(h, side), max(w, side), 3), 114, np.uint8)
-                pad[:h, :w] = image
-                image = pad
-            for k, (x0, y0) in enumerate(_origins(labels, w, h, side, per_frame, rng)):
-                name = f"{image_path.stem}_w{k}"
-                crop = image[y0:y0 + side, x0:x0 + side]
-                cv2.imwrite(str(out / f"{name}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
-                label = out / f"{name}.json"
-                label.write_text(json.dumps(window_labels(labels, x0, y0, side, name, keep)),
-                                 encoding="utf-8")
-                written.append(label)
-    return written
+    items = [(image_path, labels, out, side, per_frame, seed, keep)
+             for folder in frames for image_path, labels in iter_scenes(folder)]
+    if jobs <= 1 or len(items) < 8:
+        return [p for item in items for p in _cut(item)]
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        return [p for done in pool.imap(_cut, items, chunksize=8) for p in done]
