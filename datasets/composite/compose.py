@@ -23,7 +23,7 @@ import numpy as np
 from datasets.camera import Camera
 from datasets.composite.library import Sprite, SpriteLibrary, painter_tile
 from datasets.composite.plan import FRAME, HEIGHT_MM, FramePlan, Placed, plan_frame, webcam_over
-from datasets.photoreal.looks import kelvin_rgb
+from datasets.photoreal.looks import SET_STYLES, kelvin_rgb
 from datasets.surfaces import SURFACES, draw_surface
 from datasets.textures import TileStyle, background
 from vision.mat import mat_image
@@ -129,17 +129,17 @@ def _background(rng: np.random.Generator, cam: Camera, library: SpriteLibrary,
 
 
 def _sprite_for(obj: Placed, library: SpriteLibrary, rng: np.random.Generator,
-                style: TileStyle, painter: float, width_px: int) -> Sprite | None:
+                style: TileStyle, painter: float, width_px: int, look: str) -> Sprite | None:
     if obj.kind == "marker":
         sprites = [library.sprite(i) for i in library.kinds.get("marker", [])]
         same = [s for s in sprites if s.marker == obj.marker]
         pool = same or sprites
         return pool[int(rng.integers(len(pool)))] if pool else None
     if rng.random() >= painter:
-        rendered = (library.pick_tile(obj.values, rng) if obj.kind == "tile"
-                    else library.pick("back", rng))
+        rendered = (library.pick_tile(obj.values, rng, look) if obj.kind == "tile"
+                    else library.pick("back", rng, look))
         if rendered is None and obj.kind == "tile" and rng.random() < 0.5:
-            rendered = library.pick("tile", rng)  # other values: the labels say which
+            rendered = library.pick("tile", rng, look)  # other values: the labels say which
         if rendered is not None:
             return rendered
     return painter_tile(obj.values, style, width_px, rng, face_down=obj.kind == "back")
@@ -172,7 +172,21 @@ class _Canvas:
 
     def place(self, sprite: Sprite, matrix: np.ndarray, shadow: float) -> None:
         h, w = self.shade.shape
-        sh, sw = sprite.rgba.shape[:2]
+        picture, cast_by = sprite.rgba, sprite.shadow
+        sh, sw = picture.shape[:2]
+        centre = np.array([[[sw / 2, sh / 2], [sw / 2 + 1, sh / 2], [sw / 2, sh / 2 + 1]]],
+                          np.float32)
+        p = cv2.perspectiveTransform(centre, matrix)[0]
+        (ax, ay), (bx, by) = p[1] - p[0], p[2] - p[0]
+        scale = float(np.sqrt(abs(ax * by - ay * bx)))
+        if scale < 0.7:  # shrink by area first: a warp alone would alias the pips
+            f = min(1.0, scale * 1.25)
+            size = (max(2, int(round(sw * f))), max(2, int(round(sh * f))))
+            picture = cv2.resize(picture, size, interpolation=cv2.INTER_AREA)
+            cast_by = cv2.resize(cast_by, size, interpolation=cv2.INTER_AREA)
+            fx, fy = size[0] / sw, size[1] / sh
+            matrix = matrix @ np.diag([1 / fx, 1 / fy, 1.0])
+            sh, sw = picture.shape[:2]
         box = cv2.perspectiveTransform(
             np.array([[[0, 0], [sw, 0], [sw, sh], [0, sh]]], np.float32), matrix)[0]
         x0, y0 = np.maximum(np.floor(box.min(0)).astype(int), 0)
@@ -181,12 +195,12 @@ class _Canvas:
             return
         shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64) @ matrix
         size = (int(x1 - x0), int(y1 - y0))
-        rgba = cv2.warpPerspective(sprite.rgba, shift, size, flags=cv2.INTER_LINEAR)
-        cast = cv2.warpPerspective(sprite.shadow, shift, size, flags=cv2.INTER_LINEAR)
+        rgba = cv2.warpPerspective(picture, shift, size, flags=cv2.INTER_LINEAR)
+        cast = cv2.warpPerspective(cast_by, shift, size, flags=cv2.INTER_LINEAR)
         region = self.shade[y0:y1, x0:x1]
         np.maximum(region, cast * shadow, out=region)
-        centre = self.light[(y0 + y1) // 2, (x0 + x1) // 2]
-        rgba[..., :3] *= centre / sprite.light
+        lit = self.light[(y0 + y1) // 2, (x0 + x1) // 2]
+        rgba[..., :3] *= lit / sprite.light
         self.layers.append((int(x0), int(y0), rgba))
         matte = self.matte[y0:y1, x0:x1]
         np.maximum(matte, rgba[..., 3], out=matte)
@@ -277,6 +291,7 @@ def _draw_objects(canvas: _Canvas, plan: FramePlan, library: SpriteLibrary,
     cam = plan.camera
     size = (cam.width, cam.height)
     style = TileStyle.random(rng)
+    look = str(rng.choice(SET_STYLES, p=[0.55, 0.3, 0.15]))  # one set per table, mostly
     width_px = max(12, int(round(plan.tile_px / 2)))
     exact = True
     light_dir = rng.normal(0, 1, 2)
@@ -289,7 +304,7 @@ def _draw_objects(canvas: _Canvas, plan: FramePlan, library: SpriteLibrary,
         share = inside_share(target, size)
         if share < MIN_INSIDE or (cam.depth(_lift(obj.corners, z)) <= 0).any():
             continue
-        sprite = _sprite_for(obj, library, rng, style, painter, width_px)
+        sprite = _sprite_for(obj, library, rng, style, painter, width_px, look)
         if sprite is None or sprite.face is None:
             continue
         src, swapped = _source_points(sprite, obj, target)

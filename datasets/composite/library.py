@@ -105,8 +105,10 @@ class SpriteLibrary:
             self.metas += sorted(Path(folder).glob("sprite_*.json"))
         self.kinds: dict[str, list[int]] = {}
         self.tiles: dict[tuple[int, int], list[int]] = {}
+        self.styles: list[str] = []
         for i, path in enumerate(self.metas):
             meta = json.loads(path.read_text(encoding="utf-8"))
+            self.styles.append(str(meta.get("style", "")))
             self.kinds.setdefault(str(meta["kind"]), []).append(i)
             if meta["kind"] == "tile":
                 a, b = meta["values"]
@@ -124,15 +126,20 @@ class SpriteLibrary:
     def count(self, kind: str) -> int:
         return len(self.kinds.get(kind, []))
 
-    def pick(self, kind: str, rng: np.random.Generator) -> Sprite | None:
-        """A sprite of ``kind`` at random, or None when there is none."""
-        ids = self.kinds.get(kind, [])
-        return self.sprite(ids[int(rng.integers(len(ids)))]) if ids else None
+    def _choose(self, ids: list[int], rng: np.random.Generator, style: str) -> Sprite | None:
+        same = [i for i in ids if self.styles[i] == style]
+        pool = same or ids
+        return self.sprite(pool[int(rng.integers(len(pool)))]) if pool else None
 
-    def pick_tile(self, values: tuple[int, int], rng: np.random.Generator) -> Sprite | None:
-        """A rendered tile showing ``values`` (either way round), or None."""
-        ids = self.tiles.get((min(values), max(values)), [])
-        return self.sprite(ids[int(rng.integers(len(ids)))]) if ids else None
+    def pick(self, kind: str, rng: np.random.Generator, style: str = "") -> Sprite | None:
+        """A sprite of ``kind`` at random (of set ``style`` when there is one), or None."""
+        return self._choose(self.kinds.get(kind, []), rng, style)
+
+    def pick_tile(self, values: tuple[int, int], rng: np.random.Generator,
+                  style: str = "") -> Sprite | None:
+        """A rendered tile showing ``values`` (either way round; of set ``style`` when
+        there is one), or None."""
+        return self._choose(self.tiles.get((min(values), max(values)), []), rng, style)
 
 
 def painter_tile(values: tuple[int, int], style: TileStyle, width_px: int,

@@ -10,7 +10,6 @@ whose box lies inside.
 from __future__ import annotations
 
 import json
-import multiprocessing
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
@@ -107,5 +106,7 @@ def crop_windows(frames: Iterable[Path], out: Path, side: int = 640, per_frame: 
              for folder in frames for image_path, labels in iter_scenes(folder)]
     if jobs <= 1 or len(items) < 8:
         return [p for item in items for p in _cut(item)]
-    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+    from datasets.composite.write import fresh_pool
+
+    with fresh_pool(jobs) as pool:
         return [p for done in pool.imap(_cut, items, chunksize=8) for p in done]

@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from multiprocessing.pool import Pool
 from pathlib import Path
+from typing import Any
 
 import cv2
 
@@ -52,14 +54,22 @@ def _work(job: tuple[str, int, int, Options]) -> str:
     return str(write_frame(_LIBRARY, Path(out), seed, index, options))
 
 
+def fresh_pool(jobs: int, initializer: Callable[..., None] | None = None,
+               initargs: tuple[Any, ...] = ()) -> Pool:
+    """Processes started afresh, not forked from the caller: a process forked from one
+    whose OpenCV, ONNX Runtime or torch threads are running can hang."""
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    return context.Pool(jobs, initializer=initializer, initargs=initargs)
+
+
 def _map(jobs: int, folders: list[str], items: list[tuple[str, int, int, Options]]
          ) -> Iterator[str]:
     if jobs <= 1:
         _start(folders)
         yield from map(_work, items)
         return
-    ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    with ctx.Pool(jobs, initializer=_start, initargs=(folders,)) as pool:
+    with fresh_pool(jobs, _start, (folders,)) as pool:
         yield from pool.imap(_work, items, chunksize=4)
 
 
