@@ -7,7 +7,10 @@ own ``.venv-render``: ``make render-env``), never in the project's venv:
 
 ``JOBS.json`` is a list of render jobs written by ``datasets.photoreal.generate``
 (millimetres, sRGB colours, texture paths); each job's picture is written to its
-``output`` path as an 8-bit PNG. This module reads nothing but that JSON, so it
+``output`` path as an 8-bit PNG. A sprite job (``matte_output`` set) renders
+its objects with a transparent film over a table that only catches their shadow
+(``output``: RGBA, the shadow in the alpha), then again without the table
+(``matte_output``: the objects' own matte). This module reads nothing but that JSON, so it
 imports only the standard library, ``bpy`` and ``mathutils``.
 """
 
@@ -187,6 +190,9 @@ def _markers(job: Job) -> None:
         if m["kind"] == "coin":
             metal = _material(f"coin{i}", [0.8, 0.62, 0.3], 0.3, Metallic=1.0)
             _cylinder(f"coin{i}", [cx, cy, 1.0], 11.5, 2.0, metal)
+        elif m["kind"] == "block":  # a wooden cube, as some tables mark trains with
+            wood = _material(f"block{i}", m["colour"], 0.55)
+            _prism(f"block{i}", m["corners"], 0.0, 14.0, wood, bevel=1.0)
         elif m["kind"] == "pawn":
             plastic = _material(f"pawn{i}", m["colour"], 0.35)
             _cylinder(f"pawn{i}", [cx, cy, 9.0], 8.5, 18.0, plastic, top_radius=3.5)
@@ -412,8 +418,18 @@ def render_job(job: Job) -> None:
     _markers(job)
     _props(job)
     _arms(job)
-    bpy.context.scene.render.filepath = job["output"]
+    scene = bpy.context.scene
+    if job.get("matte_output"):
+        scene.render.film_transparent = True
+        scene.render.image_settings.color_mode = "RGBA"
+        bpy.data.objects["table"].is_shadow_catcher = True
+    scene.render.filepath = job["output"]
     bpy.ops.render.render(write_still=True)
+    if job.get("matte_output"):  # the objects alone: their matte, without the shadow
+        bpy.data.objects["table"].hide_render = True
+        scene.cycles.use_denoising = False
+        scene.render.filepath = job["matte_output"]
+        bpy.ops.render.render(write_still=True)
 
 
 def main(argv: list[str]) -> int:

@@ -20,6 +20,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from datasets.camera import Camera
 from datasets.photoreal.faces import paint_face
 from datasets.photoreal.labels import clear_view, scene_labels
 from datasets.photoreal.looks import as_json
@@ -50,10 +51,14 @@ def render_python() -> Path:
 
 
 def camera_json(scene: PhotoScene) -> dict[str, Any]:
-    """Blender's camera for the webcam's pinhole canvas: lens (36 mm sensor wide) and
-    world matrix (metres; Blender cameras look down their ``-z`` with ``y`` up)."""
-    cam = scene.webcam.camera
-    cw, _ = scene.webcam.canvas
+    """Blender's camera for the webcam's pinhole canvas (:func:`blender_camera`)."""
+    return blender_camera(scene.webcam.camera, scene.webcam.canvas[0])
+
+
+def blender_camera(cam: Camera, cw: int) -> dict[str, Any]:
+    """Blender's camera for pinhole ``cam`` rendering ``cw`` pixels wide: lens (36 mm
+    sensor wide) and world matrix (metres; Blender cameras look down their ``-z``
+    with ``y`` up)."""
     rot = np.stack([cam.r[0], -cam.r[1], -cam.r[2]], axis=1)
     world = np.eye(4)
     world[:3, :3] = rot
@@ -133,13 +138,13 @@ def generate(out: str | Path, count: int, seed: int, mat: bool | None = None,
             jobs = [render_job(s, work, work / f"{scene_name(seed, s.index)}.png", samples)
                     for s in scenes]
             (work / "jobs.json").write_text(json.dumps(jobs), encoding="utf-8")
-            _run_blender(python, work / "jobs.json")
+            run_blender(python, work / "jobs.json")
             for scene, job in zip(scenes, jobs, strict=True):
                 written.append(_finish(scene, Path(job["output"]), folder))
     return written
 
 
-def _run_blender(python: Path, jobs: Path) -> None:
+def run_blender(python: Path, jobs: Path) -> None:
     done = subprocess.run([str(python), "-m", "datasets.photoreal.blender_scene", str(jobs)],
                           cwd=ROOT, capture_output=True, text=True, check=False)
     if done.returncode != 0:

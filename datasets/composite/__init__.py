@@ -1,0 +1,37 @@
+"""The compositor: webcam frames made from sprites laid out like a real table.
+
+- :class:`SpriteLibrary`, :class:`Sprite`, :func:`painter_tile` (``library``): the
+  photoreal renderer's sprites (``python -m datasets.photoreal sprites``) and tiles
+  the painter draws on the spot.
+- :func:`plan_frame` (``plan``): what a frame shows, from the table layout code.
+- :func:`compose_frame` (``compose``): one frame and its labels, from a seed.
+- :func:`write_frames` (``write``): many frames into a folder, on every core
+  (``python -m datasets.composite``); :func:`crop_windows` (``windows``): square
+  windows cut out of them, tiles kept at their pixel size.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_NAMES = {
+    "Sprite": "datasets.composite.library",
+    "SpriteLibrary": "datasets.composite.library",
+    "painter_tile": "datasets.composite.library",
+    "load_sprite": "datasets.composite.library",
+    "FramePlan": "datasets.composite.plan",
+    "plan_frame": "datasets.composite.plan",
+    "Options": "datasets.composite.compose",
+    "compose_frame": "datasets.composite.compose",
+    "write_frames": "datasets.composite.write",
+    "crop_windows": "datasets.composite.windows",
+}
+
+__all__ = sorted(_NAMES)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _NAMES:
+        return getattr(importlib.import_module(_NAMES[name]), name)
+    raise AttributeError(f"module 'datasets.composite' has no attribute {name!r}")
