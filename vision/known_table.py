@@ -82,6 +82,16 @@ def _small(frame: np.ndarray, width: int = VIEW_WIDTH) -> np.ndarray:
                       interpolation=cv2.INTER_AREA).astype(np.float32)
 
 
+def _shading(image: np.ndarray) -> np.ndarray:
+    """The smooth shading of ``image`` (h, w, c): a Gaussian blur of ``SHADING_SIGMA``,
+    taken on an eighth of the size (a wide blur costs little there)."""
+    h, w = image.shape[:2]
+    tiny = cv2.resize(image, (max(1, w // 8), max(1, h // 8)), interpolation=cv2.INTER_AREA)
+    tiny = cv2.GaussianBlur(tiny, (0, 0), SHADING_SIGMA / 8)
+    return np.asarray(cv2.resize(tiny, (w, h), interpolation=cv2.INTER_LINEAR)
+                      .reshape(image.shape))
+
+
 @dataclass(frozen=True)
 class TableView:
     """A frame as the known table compares it: ``detail`` (h, w, c) normalised fine detail,
@@ -101,8 +111,8 @@ def table_view(frame: np.ndarray, width: int = VIEW_WIDTH) -> TableView:
         small = small[..., None]
     # in log brightness a lamp, a shadow or the exposure multiplies nothing but adds a
     # smooth term, which taking the smooth shading away removes
-    log = np.log(small + LOG_FLOOR)
-    detail = log - cv2.GaussianBlur(log, (0, 0), SHADING_SIGMA).reshape(log.shape)
+    log = cv2.log(small + LOG_FLOOR)
+    detail = log - _shading(log)
     total = small.sum(axis=2, keepdims=True) + CHROMA_FLOOR
     chroma = (small[..., 1:] / total if small.shape[2] == 3
               else np.zeros(small.shape[:2] + (2,), np.float32))
@@ -119,29 +129,49 @@ def changed_mask(base: TableView, now: TableView, spread: np.ndarray | None = No
     beyond ``CHROMA_CHANGE`` once the light's overall colour cast is taken out."""
     d = np.abs(now.detail - base.detail).max(axis=2)
     limit = PIXEL_CHANGE if spread is None else np.maximum(PIXEL_CHANGE, SPREAD_TIMES * spread)
+    return np.asarray((d > limit) | (_colour_change(base, now) > CHROMA_CHANGE))
+
+
+def _colour_change(base: TableView, now: TableView) -> np.ndarray:
+    """Each pixel's change in chromaticity, the light's overall colour cast taken out
+    (the median change, over every 16th pixel)."""
     c = now.chroma - base.chroma
-    c -= np.median(c.reshape(-1, 2), axis=0)
-    return np.asarray((d > limit) | (np.abs(c).max(axis=2) > CHROMA_CHANGE))
+    c -= np.median(c.reshape(-1, 2)[::16], axis=0)
+    return np.asarray(np.abs(c).max(axis=2))
 
 
 def shadow_mask(base: TableView, now: TableView) -> np.ndarray:
     """Pixels of ``now`` darker than in ``base`` by ``SHADOW_RATIO`` with their colour
     kept: a shadow, not a tile."""
     ratio = now.grey / np.maximum(base.grey, 1e-3)
-    c = now.chroma - base.chroma
-    c -= np.median(c.reshape(-1, 2), axis=0)
-    same_colour = np.abs(c).max(axis=2) <= CHROMA_CHANGE
+    same_colour = _colour_change(base, now) <= CHROMA_CHANGE
     return np.asarray((ratio >= SHADOW_RATIO[0]) & (ratio <= SHADOW_RATIO[1]) & same_colour)
 
 
-def box_change(empty: TableView, now: TableView, inside: np.ndarray) -> float:
+def box_change(empty: TableView, now: TableView, inside: np.ndarray, slack: int = 0) -> float:
     """How much the pixels ``inside`` (bool, small size) changed from ``empty`` to ``now``:
     their mean change in detail over the bare table's own detail there (plus
     ``TEXTURE_FLOOR``). A striped cloth's noise and aliasing grow with its stripes'
-    contrast; a tile on it changes far more than that."""
-    d = np.abs(now.detail - empty.detail).max(axis=2)[inside]
-    texture = np.abs(empty.detail).max(axis=2)[inside]
-    return float(d.mean() / (texture.mean() + TEXTURE_FLOOR))
+    contrast; a tile on it changes far more than that. With ``slack`` (pixels), the
+    bare table is also tried moved by up to that much each way and the least change
+    kept (two photos registered by hand-held features lie a pixel or two apart)."""
+    ys, xs = np.nonzero(inside)
+    h, w = inside.shape
+    y0, y1 = max(int(ys.min()) - slack, 0), min(int(ys.max()) + 1 + slack, h)
+    x0, x1 = max(int(xs.min()) - slack, 0), min(int(xs.max()) + 1 + slack, w)
+    part = inside[y0:y1, x0:x1]
+    here = now.detail[y0:y1, x0:x1]
+    best = np.inf
+    for dy in range(-slack, slack + 1):
+        for dx in range(-slack, slack + 1):
+            ey0, ey1, ex0, ex1 = y0 + dy, y1 + dy, x0 + dx, x1 + dx
+            if ey0 < 0 or ex0 < 0 or ey1 > h or ex1 > w:
+                continue
+            there = empty.detail[ey0:ey1, ex0:ex1]
+            d = np.abs(here - there).max(axis=2)[part]
+            texture = np.abs(there).max(axis=2)[part]
+            best = min(best, float(d.mean() / (texture.mean() + TEXTURE_FLOOR)))
+    return best
 
 
 def _polygon_mask(shape: tuple[int, int], corners: np.ndarray, scale: float,
@@ -180,8 +210,11 @@ class KnownTable:
     the camera moved.
     """
 
-    def __init__(self, width: int = VIEW_WIDTH) -> None:
+    def __init__(self, width: int = VIEW_WIDTH, slack: int = 0) -> None:
         self.width = width
+        #: Pixels (small size) a box's detail may lie off the bare table's and still match
+        #: it (:func:`box_change`): 0 for a fixed camera.
+        self.slack = slack
         #: The empty table: the mean view of the bare frames, and each pixel's spread.
         self.empty: TableView | None = None
         self.spread: np.ndarray | None = None
@@ -196,6 +229,15 @@ class KnownTable:
         #: Boxes dropped and candidates added so far.
         self.dropped = 0
         self.added = 0
+        self._last: tuple[np.ndarray, TableView] | None = None
+
+    def view(self, frame: np.ndarray) -> TableView:
+        """:func:`table_view` of ``frame``, made once however often it is asked for."""
+        if self._last is not None and self._last[0] is frame:
+            return self._last[1]
+        view = table_view(frame, self.width)
+        self._last = (frame, view)
+        return view
 
     @property
     def knows_empty(self) -> bool:
@@ -205,7 +247,7 @@ class KnownTable:
 
     def see_empty(self, frame: np.ndarray) -> None:
         """A still frame of the bare table (no table read in it, none settled yet)."""
-        view = table_view(frame, self.width)
+        view = self.view(frame)
         if self._sum and self._sum[0].detail.shape != view.detail.shape:
             self._sum = []
         self._sum = [*self._sum, view][-8:]
@@ -222,7 +264,7 @@ class KnownTable:
     def settle(self, frame: np.ndarray) -> None:
         """A table settled on ``frame``: it is the last settled table, and where the table
         is still bare the empty table follows the light."""
-        view = table_view(frame, self.width)
+        view = self.view(frame)
         self.settled_view = view
         self.settled_grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         empty = self.empty
@@ -236,7 +278,7 @@ class KnownTable:
 
     def forget(self) -> None:
         """Forget the table (a camera that changed resolution)."""
-        self.__init__(self.width)  # type: ignore[misc]
+        self.__init__(self.width, self.slack)  # type: ignore[misc]
 
     # -- a bumped camera -------------------------------------------------------------
 
@@ -248,14 +290,14 @@ class KnownTable:
         base = self.settled_view
         if base is None:
             return None
-        view = table_view(frame, self.width)
+        view = self.view(frame)
         if view.grey.shape != base.grey.shape:
             self.forget()
             return Bump((0.0, 0.0))
-        window = cv2.createHanningWindow(view.grey.shape[::-1], cv2.CV_32F)
-        a = base.detail.mean(axis=2).astype(np.float32)
-        b = view.detail.mean(axis=2).astype(np.float32)
+        a, b = _half(base.detail), _half(view.detail)
+        window = cv2.createHanningWindow(a.shape[::-1], cv2.CV_32F)
         (dx, dy), response = cv2.phaseCorrelate(a, b, window)
+        dx, dy = 2 * dx, 2 * dy
         if response < BUMP_RESPONSE or np.hypot(dx, dy) < BUMP_PX:
             return None
         self._move_empty(dx, dy)
@@ -296,7 +338,7 @@ class KnownTable:
         for i, c in enumerate(corners):
             inside = _polygon_mask(empty.grey.shape, c, frame_view.scale)
             if inside.any() and area[inside].all():
-                out[i] = box_change(empty, frame_view, inside)
+                out[i] = box_change(empty, frame_view, inside, self.slack)
         return out
 
     def unchanged_boxes(self, frame_view: TableView, corners: np.ndarray) -> np.ndarray:
@@ -338,7 +380,7 @@ class KnownTable:
         """``found`` without the boxes lying on unchanged bare table, with tile boxes added
         where a tile-sized region changed since the last settled table and no box lies
         (``known``: outlines of the tiles held already, for the scale and as taken)."""
-        view = table_view(frame, self.width)
+        view = self.view(frame)
         keep = ~self.unchanged_boxes(view, found.corners) if len(found) else np.zeros(0, bool)
         self.dropped += int((~keep).sum())
         kept = found[keep] if len(found) else found
@@ -356,6 +398,13 @@ class KnownTable:
                            {k: np.zeros(len(new), v.dtype) for k, v in kept.data.items()},
                            dict(kept.metadata))
         return Detections.merge([kept, extra])
+
+
+def _half(detail: np.ndarray) -> np.ndarray:
+    """The mean of ``detail``'s channels at half its size (what the bump is looked for on)."""
+    h, w = detail.shape[:2]
+    return np.asarray(cv2.resize(detail.mean(axis=2), (w // 2, h // 2),
+                                 interpolation=cv2.INTER_AREA), np.float32)
 
 
 def _fit_tile(before: np.ndarray, now: np.ndarray, region: tuple[float, float, float, float],

@@ -1,0 +1,69 @@
+"""A still photo that knows its table: boxes on table as bare as in a photo of it go.
+
+``mtrain read IMAGE --empty EMPTY`` and ``mtrain score ... --empty EMPTY`` take
+a photo of the bare table (the cloth, the mat, the board beside it) taken with
+the same camera and roughly the same framing. :class:`BarePhoto` registers it
+onto each photo read (``vision.registration``: features and a RANSAC
+homography, so a phone held by hand will do), lays it there, and drops every
+tile, marker and back whose box lies on table unchanged from it
+(``vision.known_table.box_change``, allowing a pixel or two of registration
+error). What the reader found on the cloth's pattern or on a printed picture
+of a domino is gone; tiles laid since are kept.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.known_table import KnownTable
+from vision.readings import FrameReading
+from vision.registration import Registration, register
+
+#: Pixels (of the known table's small copy) a registered bare photo may lie off.
+REGISTRATION_SLACK = 1
+
+
+class BarePhoto:
+    """The photo of the bare table ``empty`` laid on ``photo`` (see the module's notes).
+
+    Raises ``engine.errors.BadInputError(source, ...)`` when the two do not register.
+    """
+
+    def __init__(self, empty: np.ndarray, photo: np.ndarray, source: str = "--empty") -> None:
+        self.registration: Registration = register(empty, photo, source)
+        h, w = photo.shape[:2]
+        matrix = self.registration.homography
+        laid = cv2.warpPerspective(empty, matrix, (w, h), flags=cv2.INTER_LINEAR,
+                                   borderMode=cv2.BORDER_REPLICATE)
+        self.known = KnownTable(slack=REGISTRATION_SLACK)
+        self.known.see_empty(laid)
+        self.known.see_empty(laid)
+        view = self.known.view(photo)
+        seen = cv2.warpPerspective(np.full(empty.shape[:2], 255, np.uint8), matrix, (w, h),
+                                   flags=cv2.INTER_NEAREST)
+        small = cv2.resize(seen, view.grey.shape[::-1], interpolation=cv2.INTER_AREA) == 255
+        # the bare photo shows only part of the table: elsewhere nothing is dropped
+        self.known.known_area = cv2.erode(small.astype(np.uint8),
+                                          np.ones((3, 3), np.uint8)).astype(bool)
+        self.photo = photo
+
+    def unchanged(self, corners: np.ndarray) -> np.ndarray:
+        """For each box ``corners`` (N, 4, 2) of the photo: whether it lies on table as bare
+        as in the photo of the bare table."""
+        boxes = np.asarray(corners, np.float32).reshape(-1, 4, 2)
+        if not len(boxes):
+            return np.zeros(0, bool)
+        return self.known.unchanged_boxes(self.known.view(self.photo), boxes)
+
+    def screen(self, frame: FrameReading) -> FrameReading:
+        """``frame`` (read from the photo) without the tiles, markers and backs lying on
+        unchanged bare table."""
+        tiles = [t for t, bare in zip(frame.tiles, self.unchanged(
+            np.array([np.asarray(t.corners, np.float32) for t in frame.tiles])), strict=True)
+                 if not bare]
+        markers = frame.markers[~self.unchanged(frame.markers.corners)] if len(
+            frame.markers) else frame.markers
+        backs = tuple(b for b, bare in zip(frame.face_down, self.unchanged(
+            np.array(frame.face_down, np.float32)), strict=True) if not bare)
+        return FrameReading(tiles, markers, frame.shape, backs)
