@@ -145,7 +145,8 @@ def _free_spot(tiles: Sequence[np.ndarray], size: tuple[int, int], tile_px: floa
     centres = np.array([c.mean(axis=0) for c in tiles])
     margin = 2.5 * tile_px
     for _ in range(200):
-        at = np.array([rng.uniform(margin, size[0] - margin), rng.uniform(margin, size[1] - margin)])
+        at = np.array([rng.uniform(margin, size[0] - margin),
+                       rng.uniform(margin, size[1] - margin)])
         if np.min(np.linalg.norm(centres - at, axis=1)) > 3.5 * tile_px:
             return at, float(rng.uniform(0, np.pi))
     return None

@@ -13,12 +13,22 @@ of a domino is gone; tiles laid since are kept.
 
 from __future__ import annotations
 
+import argparse
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import cv2
 import numpy as np
 
 from vision.known_table import KnownTable
 from vision.readings import FrameReading
 from vision.registration import Registration, register
+
+if TYPE_CHECKING:
+    from engine import RuleSet
+    from vision.reader import TileReader
+    from vision.scoring import HandReading
 
 #: Pixels (of the known table's small copy) a registered bare photo may lie off.
 REGISTRATION_SLACK = 1
@@ -67,3 +77,33 @@ class BarePhoto:
         backs = tuple(b for b, bare in zip(frame.face_down, self.unchanged(
             np.array(frame.face_down, np.float32)), strict=True) if not bare)
         return FrameReading(tiles, markers, frame.shape, backs)
+
+
+def empty_from_args(args: argparse.Namespace) -> np.ndarray | None:
+    """The ``--empty`` photo, loaded (``BadInputError`` when it cannot be), or None."""
+    if getattr(args, "empty", None) is None:
+        return None
+    from vision.images import load_image
+
+    return load_image(args.empty)
+
+
+def bare_for(empty: np.ndarray | None, photo: np.ndarray, source: str) -> BarePhoto | None:
+    """The bare photo ``empty`` laid on ``photo`` (None without one)."""
+    return None if empty is None else BarePhoto(empty, photo, source)
+
+
+def score_on_bare(paths: Sequence[str | os.PathLike[str]], rules: RuleSet, reader: TileReader,
+                  empty: np.ndarray) -> list[HandReading]:
+    """``vision.scoring.score_photos`` with every photo screened by the bare table
+    ``empty`` (each registered on its own: a phone held by hand)."""
+    from vision.images import load_image
+    from vision.scoring import flag_duplicates, hand_from_reading, read_hand
+
+    hands = []
+    for path in paths:
+        image = load_image(path)
+        bare = BarePhoto(empty, image, os.fspath(path))
+        frame = bare.screen(read_hand(reader, image))
+        hands.append(hand_from_reading(frame, rules, os.fspath(path)))
+    return flag_duplicates(hands)

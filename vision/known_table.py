@@ -50,24 +50,32 @@ SPREAD_TIMES = 4.0
 #: A change of this much in chromaticity (r or g of r, g, b summing to 1) counts.
 CHROMA_CHANGE = 0.05
 #: Added to r + g + b before the chromaticity is taken (dark pixels have little colour).
-CHROMA_FLOOR = 10.0
+CHROMA_FLOOR = 90.0
 #: A box lies on unchanged table when its detail moved less than this share of the
 #: bare table's own detail there (:func:`box_change`). Measured on painted tables
 #: (five surfaces, with and without the mat, exposure 0.6-1.25, noise, a shadow):
-#: real tiles 0.49 and up, bare cloth and printed dominoes 0.23 at most.
-UNCHANGED_BELOW = 0.35
+#: real tiles 0.47 and up, bare cloth and printed dominoes 0.23 at most.
+UNCHANGED_BELOW = 0.3
 #: Detail (log brightness) a flat bare table is taken to have at least, so that a
 #: plain cloth's noise is not a change.
 TEXTURE_FLOOR = 0.1
 #: Still frames without a table averaged into the empty table before it is used.
 EMPTY_FRAMES = 2
-#: Where the table stayed bare, the empty table moves this far towards each settled
-#: view (light that drifts over the evening).
+#: Where the table stayed bare (``ADAPT_CLEAR`` small pixels from any change), the empty
+#: table moves this far towards each settled view (light that drifts over the evening).
 EMPTY_ADAPT = 0.25
-#: A tile candidate's short and long sides lie within these factors of the known tiles'.
-CANDIDATE_SIZE = (0.7, 1.4)
+ADAPT_CLEAR = 11
+#: A tile candidate's changed area (of the small copy) lies within these factors of a
+#: tile's, and the changed part of it in the full frame is at least ``CANDIDATE_SIZE[0]``
+#: of a tile long and at most ``CANDIDATE_SIZE[1]`` of a tile each way; its box is then
+#: given the known tiles' size.
+CANDIDATE_AREA = (0.1, 2.0)
+CANDIDATE_SIZE = (0.5, 1.4)
 #: A candidate's confidence as a detection (the reader's own look decides the rest).
 CANDIDATE_CONFIDENCE = 0.3
+#: A full-resolution pixel whose log brightness (smooth shading aside) moved this much
+#: belongs to the tile fitted there.
+FIT_CHANGE = 0.12
 #: A shadow: darker by this factor range with its colour kept.
 SHADOW_RATIO = (0.3, 0.9)
 #: The whole view shifted at least this many small pixels, and the shift is clear
@@ -179,7 +187,8 @@ def _polygon_mask(shape: tuple[int, int], corners: np.ndarray, scale: float,
     mask = np.zeros(shape, np.uint8)
     cv2.fillPoly(mask, [np.round(np.asarray(corners, np.float32) / scale).astype(np.int32)], 1)
     if rim:
-        mask = cv2.dilate(mask, np.ones((2 * rim + 1, 2 * rim + 1), np.uint8))
+        return np.asarray(cv2.dilate(mask, np.ones((2 * rim + 1, 2 * rim + 1), np.uint8)),
+                          bool)
     return mask.astype(bool)
 
 
@@ -270,7 +279,9 @@ class KnownTable:
         empty = self.empty
         if empty is None or empty.detail.shape != view.detail.shape:
             return
-        bare = ~changed_mask(empty, view, self.spread)
+        # well clear of anything that changed: a tile's flat face is like a flat cloth
+        bare = ~cv2.dilate(changed_mask(empty, view, self.spread).astype(np.uint8),
+                           _disc(ADAPT_CLEAR)).astype(bool)
         a = EMPTY_ADAPT * bare.astype(np.float32)
         self.empty = TableView(empty.detail + a[..., None] * (view.detail - empty.detail),
                                empty.chroma + a[..., None] * (view.chroma - empty.chroma),
@@ -300,6 +311,7 @@ class KnownTable:
         dx, dy = 2 * dx, 2 * dy
         if response < BUMP_RESPONSE or np.hypot(dx, dy) < BUMP_PX:
             return None
+        dx, dy = _refined(base.detail.mean(axis=2), view.detail.mean(axis=2), dx, dy)
         self._move_empty(dx, dy)
         self.settle(frame)
         return Bump((float(dx * view.scale), float(dy * view.scale)))
@@ -359,18 +371,24 @@ class KnownTable:
         covered = np.zeros(mask.shape, bool)
         for c in taken:
             covered |= _polygon_mask(mask.shape, c, s, rim=2)
-        mask = (mask & ~covered).astype(np.uint8)
-        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-        count, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         short, long = scale
+        # a pale tile on a pale cloth changes at its pips and edges only: closed, and the
+        # pieces within a tile of one another taken together
+        mask = cv2.morphologyEx((mask & ~covered).astype(np.uint8), cv2.MORPH_CLOSE,
+                                _disc(short / s / 2))
+        count, _, stats, centres = cv2.connectedComponentsWithStats(mask, connectivity=8)
         small_area = short * long / (s * s)
         grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         out = []
-        for k in range(1, count):
-            x, y, w, h, area = stats[k]
-            if not 0.3 * small_area <= area <= 2.0 * small_area:
+        for group in _groups(centres[1:], stats[1:], 0.75 * long / s):
+            area = float(stats[1:][group, cv2.CC_STAT_AREA].sum())
+            if not CANDIDATE_AREA[0] * small_area <= area <= CANDIDATE_AREA[1] * small_area:
                 continue
-            box = _fit_tile(grey0, grey, (x * s, y * s, w * s, h * s), scale)
+            x0 = float(stats[1:][group, 0].min())
+            y0 = float(stats[1:][group, 1].min())
+            x1 = float((stats[1:][group, 0] + stats[1:][group, 2]).max())
+            y1 = float((stats[1:][group, 1] + stats[1:][group, 3]).max())
+            box = _fit_tile(grey0, grey, (x0 * s, y0 * s, (x1 - x0) * s, (y1 - y0) * s), scale)
             if box is not None:
                 out.append(box)
         return np.array(out, np.float32).reshape(-1, 4, 2)
@@ -390,6 +408,8 @@ class KnownTable:
         taken = np.concatenate([kept.corners, held.reshape(-1, 4, 2)])
         scale = tile_scale(np.concatenate([tiles.reshape(-1, 4, 2), held.reshape(-1, 4, 2)]))
         new = self.candidates(frame, view, taken, scale)
+        if len(new):  # a change back to the bare table is no tile (a lamp on the mat's print)
+            new = new[~self.unchanged_boxes(view, new)]
         if not len(new):
             return kept
         self.added += len(new)
@@ -400,6 +420,20 @@ class KnownTable:
         return Detections.merge([kept, extra])
 
 
+def _refined(before: np.ndarray, now: np.ndarray, dx: float, dy: float) -> tuple[float, float]:
+    """The shift ``(dx, dy)`` from ``before`` to ``now`` refined to the pixel's fraction by
+    ECC from that start (a checked cloth gives phase correlation more than one answer)."""
+    warp = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy]], np.float32)
+    criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 50, 1e-4)
+    try:
+        _, warp = cv2.findTransformECC(np.asarray(before, np.float32), np.asarray(now, np.float32),
+                                       warp, cv2.MOTION_TRANSLATION, criteria, None, 5)
+    except cv2.error:  # did not converge: the coarse shift stands
+        return dx, dy
+    fine = float(warp[0, 2]), float(warp[1, 2])
+    return fine if np.hypot(fine[0] - dx, fine[1] - dy) < 4 * BUMP_PX else (dx, dy)
+
+
 def _half(detail: np.ndarray) -> np.ndarray:
     """The mean of ``detail``'s channels at half its size (what the bump is looked for on)."""
     h, w = detail.shape[:2]
@@ -407,11 +441,31 @@ def _half(detail: np.ndarray) -> np.ndarray:
                                  interpolation=cv2.INTER_AREA), np.float32)
 
 
+def _groups(centres: np.ndarray, stats: np.ndarray, reach: float) -> list[list[int]]:
+    """Components (their ``centres`` and ``stats``) whose centres lie within ``reach`` of
+    one another, gathered (single linkage); specks of a pixel or two left out."""
+    ids = [k for k in range(len(stats)) if stats[k, cv2.CC_STAT_AREA] > 2]
+    groups: list[list[int]] = []
+    for k in ids:
+        near = [g for g in groups
+                if np.min(np.linalg.norm(centres[g] - centres[k], axis=1)) <= reach]
+        merged = [k] + [m for g in near for m in g]
+        groups = [g for g in groups if g not in near] + [merged]
+    return groups
+
+
+def _disc(diameter: float) -> np.ndarray:
+    """An elliptic structuring element about ``diameter`` pixels across (odd, 3 at least)."""
+    k = max(3, int(round(diameter)) | 1)
+    return np.asarray(cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)), np.uint8)
+
+
 def _fit_tile(before: np.ndarray, now: np.ndarray, region: tuple[float, float, float, float],
               scale: tuple[float, float]) -> np.ndarray | None:
     """The oriented outline of the tile that changed in ``region`` (x, y, w, h, frame
-    pixels) between the grey frames ``before`` and ``now``: ``cv2.minAreaRect`` of the
-    largest changed component of the full-resolution crop; None unless tile-sized."""
+    pixels) between the grey frames ``before`` and ``now``: ``cv2.minAreaRect`` of what
+    changed in the full-resolution crop (shadows left out, pips and edges closed into
+    one), given the known tiles' ``scale`` (short, long); None unless tile-sized."""
     short, long = scale
     x, y, w, h = region
     pad = 0.5 * short
@@ -419,26 +473,33 @@ def _fit_tile(before: np.ndarray, now: np.ndarray, region: tuple[float, float, f
     x1, y1 = min(now.shape[1], int(x + w + pad)), min(now.shape[0], int(y + h + pad))
     if x1 - x0 < 3 or y1 - y0 < 3:
         return None
-    a = before[y0:y1, x0:x1].astype(np.float32)
-    b = now[y0:y1, x0:x1].astype(np.float32)
-    a = cv2.GaussianBlur(a, (3, 3), 0)
-    b = cv2.GaussianBlur(b, (3, 3), 0)
-    b = b * (float(np.median(a)) + 1.0) / (float(np.median(b)) + 1.0)  # exposure
-    diff = np.abs(b - a)
-    limit = max(18.0, 3.0 * float(np.median(diff)))
-    lighter_or_coloured = (diff > limit) & ~((b < a) & (b > SHADOW_RATIO[0] * a)
-                                            & (b < SHADOW_RATIO[1] * a))
-    mask = cv2.morphologyEx(lighter_or_coloured.astype(np.uint8), cv2.MORPH_CLOSE,
-                            np.ones((5, 5), np.uint8))
+    # in log brightness with the crop's smooth shading taken away, as the small copy is
+    # compared: the exposure and a lamp do not count, a shadow's soft edge little
+    sigma = max(2.0, 0.75 * long)
+    a = cv2.log(np.asarray(cv2.GaussianBlur(before[y0:y1, x0:x1].astype(np.float32), (3, 3), 0))
+                + LOG_FLOOR)
+    b = cv2.log(np.asarray(cv2.GaussianBlur(now[y0:y1, x0:x1].astype(np.float32), (3, 3), 0))
+                + LOG_FLOOR)
+    d = (b - cv2.GaussianBlur(b, (0, 0), sigma)) - (a - cv2.GaussianBlur(a, (0, 0), sigma))
+    band = max(2, int(0.25 * short))
+    rim = np.ones(d.shape, bool)
+    rim[band:-band, band:-band] = False
+    noise = float(np.median(np.abs(d[rim]))) if rim.any() else 0.0
+    diff = np.abs(d)
+    limit = max(FIT_CHANGE, 4.0 * noise)
+    shade = (d < 0) & (d > np.log(SHADOW_RATIO[0])) & (diff < 2 * FIT_CHANGE)
+    mask = cv2.morphologyEx(((diff > limit) & ~shade).astype(np.uint8), cv2.MORPH_CLOSE,
+                            _disc(short / 3))
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    if count < 2:
+    keep = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] >= 0.04 * short * long]
+    if not keep:
         return None
-    k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    pts = np.column_stack(np.nonzero(labels == k)[::-1]).astype(np.float32)
+    pts = np.column_stack(np.nonzero(np.isin(labels, keep))[::-1]).astype(np.float32)
     (cx, cy), (rw, rh), angle = cv2.minAreaRect(pts)
     lo, hi = CANDIDATE_SIZE
     got_short, got_long = sorted((rw, rh))
-    if not (lo * short <= got_short <= hi * short and lo * long <= got_long <= hi * long):
+    if not (lo * long <= got_long <= hi * long and got_short <= hi * short):
         return None
-    corners = cv2.boxPoints(((cx + x0, cy + y0), (rw, rh), angle))
+    size = (long, short) if rw >= rh else (short, long)
+    corners = cv2.boxPoints(((cx + x0, cy + y0), size, angle))
     return order_corners(corners)

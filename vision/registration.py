@@ -62,7 +62,7 @@ def register(first: np.ndarray, second: np.ndarray, source: str = "photo") -> Re
     """
     a, scale_a = _grey(first)
     b, scale_b = _grey(second)
-    features = cv2.SIFT_create(nfeatures=FEATURES)
+    features = cv2.SIFT_create(nfeatures=FEATURES)  # type: ignore[attr-defined]
     kp_a, des_a = features.detectAndCompute(a, None)
     kp_b, des_b = features.detectAndCompute(b, None)
     if des_a is None or des_b is None or len(kp_a) < MIN_INLIERS or len(kp_b) < MIN_INLIERS:
@@ -74,8 +74,8 @@ def register(first: np.ndarray, second: np.ndarray, source: str = "photo") -> Re
         raise BadInputError(source, f"does not register with the photo of the bare table "
                                     f"({len(good)} matching features): same camera, "
                                     f"same table, roughly the same framing?")
-    pa = np.float32([kp_a[m.queryIdx].pt for m in good])
-    pb = np.float32([kp_b[m.trainIdx].pt for m in good])
+    pa = np.array([kp_a[m.queryIdx].pt for m in good], np.float32)
+    pb = np.array([kp_b[m.trainIdx].pt for m in good], np.float32)
     h, mask = cv2.findHomography(pa, pb, cv2.RANSAC, RANSAC_PX)
     inliers = 0 if mask is None else int(mask.sum())
     if h is None or inliers < max(MIN_INLIERS, MIN_INLIER_SHARE * len(good)) \
@@ -93,7 +93,7 @@ def _plausible(h: np.ndarray, shape_a: tuple[int, ...], shape_b: tuple[int, ...]
     """Whether ``h`` lays ``a``'s frame on ``b``'s as a second shot of one table would:
     not folded, its area within a factor of 4 of ``b``'s."""
     ha, wa = shape_a[:2]
-    corners = np.float32([[0, 0], [wa, 0], [wa, ha], [0, ha]]).reshape(-1, 1, 2)
+    corners = np.array([[0, 0], [wa, 0], [wa, ha], [0, ha]], np.float32).reshape(-1, 1, 2)
     moved = cv2.perspectiveTransform(corners, h).reshape(-1, 2).astype(np.float32)
     if not cv2.isContourConvex(moved):
         return False
