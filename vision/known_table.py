@@ -426,8 +426,9 @@ def _refined(before: np.ndarray, now: np.ndarray, dx: float, dy: float) -> tuple
     warp = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy]], np.float32)
     criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 50, 1e-4)
     try:
-        _, warp = cv2.findTransformECC(np.asarray(before, np.float32), np.asarray(now, np.float32),
-                                       warp, cv2.MOTION_TRANSLATION, criteria, None, 5)
+        _, warp = cv2.findTransformECC(  # type: ignore[call-overload]
+            np.asarray(before, np.float32), np.asarray(now, np.float32), warp,
+            cv2.MOTION_TRANSLATION, criteria, None, 5)
     except cv2.error:  # did not converge: the coarse shift stands
         return dx, dy
     fine = float(warp[0, 2]), float(warp[1, 2])
