@@ -82,13 +82,14 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions["mtrain_broadcaster"] = Broadcaster()
     app.extensions["mtrain_worker"] = None
 
-    from companion_app.views import calibrate, games, hands, live, scores
+    from companion_app.views import bare_table, calibrate, games, hands, live, scores
 
     app.register_blueprint(live.bp)
     app.register_blueprint(games.bp)
     app.register_blueprint(scores.bp)
     app.register_blueprint(hands.bp)
     app.register_blueprint(calibrate.bp)
+    app.register_blueprint(bare_table.bp)
 
     app.before_request(check_csrf)
 

@@ -41,7 +41,8 @@ def painted_round(seed: int, surface: str, mat: bool, tables: int = 5,
     return PaintedRound(truth, table_pictures(layouts, surface, seed, size), players)
 
 
-def box(centre: Sequence[float], length: float, angle: float = 0.3) -> np.ndarray:
+def box(centre: Sequence[float] | np.ndarray, length: float, angle: float = 0.3
+        ) -> np.ndarray:
     """A tile-shaped outline (length by half the length) at ``centre``."""
     a = np.array([np.cos(angle), np.sin(angle)])
     b = np.array([-a[1], a[0]])
@@ -127,6 +128,19 @@ class PaintedReader:
 
     def read_at(self, frame: np.ndarray, corners: np.ndarray) -> list[Any]:
         return [SeenTile(self._value(frame, c), c) for c in corners]
+
+    def read(self, frame: np.ndarray) -> PaintedFrame:
+        found = self.detect(frame)
+        tiles, _ = self.read_tiles_and_backs(frame, found[found.class_id == self.tile_class])
+        return PaintedFrame(tiles, found[found.class_id == self.marker_class])
+
+
+@dataclass(frozen=True)
+class PaintedFrame:
+    """What :meth:`PaintedReader.read` gives: a frame's tiles and markers."""
+
+    tiles: list[SeenTile]
+    markers: Detections
 
 
 class FramesCapture:

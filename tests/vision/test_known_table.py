@@ -133,7 +133,8 @@ def follow(tmp_path: Path, rnd: PaintedRound, *, known: bool, missed: dict[int, 
     the companion app tells it."""
     rng = np.random.default_rng(5)
     reader = PaintedReader(rnd, missed)
-    frames, bumped_from = [], None
+    frames: list[np.ndarray] = []
+    bumped_from: int | None = None
     for k, picture in enumerate(rnd.pictures):
         for j in range(10):
             image = picture.image
