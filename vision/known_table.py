@@ -415,7 +415,8 @@ class KnownTable:
         self.added += len(new)
         extra = Detections(new, np.full(len(new), CANDIDATE_CONFIDENCE),
                            np.full(len(new), tile_class),
-                           {k: np.zeros(len(new), v.dtype) for k, v in kept.data.items()},
+                           {k: np.zeros((len(new), *v.shape[1:]), v.dtype)
+                            for k, v in kept.data.items()},
                            dict(kept.metadata))
         return Detections.merge([kept, extra])
 

@@ -77,7 +77,10 @@ def test_a_tile_the_detector_missed_is_found_where_the_table_changed(
                     np.float32)
     assert len(new) == 1
     frame = exposed(after.image, 0.85, 4.0, rng, 5.0)
-    got = known.screen(frame, Detections(seen, np.ones(len(seen)), np.zeros(len(seen))), 0)
+    # the detector's per-box data (here a vector a box) is carried, zero for the candidate
+    data = {"xywhr": np.ones((len(seen), 5), np.float32)}
+    got = known.screen(frame, Detections(seen, np.ones(len(seen)), np.zeros(len(seen)), data), 0)
+    assert got.data["xywhr"].shape == (len(got), 5) and not got.data["xywhr"][-1].any()
     added = got.corners[len(seen):]
     assert len(added) == 1 and known.added == 1
     assert polygon_iou(np.asarray(new, np.float32), added)[0, 0] > 0.6
