@@ -78,6 +78,8 @@ class Tracker:
     ``retry_s`` is the pause between attempts to reach a camera and
     ``max_retries`` how many attempts in a row (``None``: keep trying).
     ``realtime`` plays a video file or folder at its frame rate, as a camera would.
+    ``known_table`` keeps a model of the table watched (``vision.known_table``) when
+    the reader reads boxes apart.
     """
 
     def __init__(self, source: str | int | Path, players: int, rules: RuleSet | None = None, *,
@@ -272,7 +274,8 @@ class Tracker:
             tiles, markers = self._read(frame, memory)
             reading = self._reconstruct(frame, tiles, markers, mat_view)
             self.reads += 1
-            if self.known is not None and reading.table is None and self.settled is None:
+            if self.known is not None and reading.table is None and self.settled is None \
+                    and not still.covered:
                 self.known.see_empty(frame)  # no table yet: the bare table
             chosen = self._vote(reading, still, ballot)
             if chosen is None:
