@@ -14,6 +14,10 @@ Writes ``benchmarks/results/sequences.json``. Parts:
   threshold ``UNCHANGED_BELOW`` parts them, and by how much. The same boxes are
   scored by OpenCV's ``BackgroundSubtractorMOG2`` (shadows detected, learned on
   the same bare frames) as its share of foreground.
+- **missed tiles** (no models): each move with the tiles it laid left unboxed
+  (the detector missed them) and the exposure changed: how many the known
+  table's candidates find (polygon IoU 0.5) and how many other candidates it
+  makes.
 - **rounds** (the trained reader, skipped without it): bots play a round with
   injected breaches (``engine.breaches``); each table is painted by the
   generator's painter on the cloth (one fixed overhead camera, 1280x720, with
@@ -142,6 +146,42 @@ def box_change_part(rounds: Sequence[tuple[str, bool, int, list[Picture]]]) -> d
                                    + scores["printed"])
     return {"exposures": [0.6, 1.0, 1.25], "known_table": ours,
             "mog2_foreground_share": summary(mog)}
+
+
+def candidates_part(rounds: Sequence[tuple[str, bool, int, list[Picture]]]) -> dict[str, Any]:
+    """Tiles the detector missed, found where the table changed: each move of each round,
+    the settled table before it known, every tile boxed but those the move laid, the
+    frame's exposure changed (0.85, offset 5, noise); a new tile is found when a candidate
+    covers it at polygon IoU 0.5."""
+    from vision.detections import Detections, polygon_iou
+    from vision.known_table import KnownTable
+
+    new_tiles = found = extra = 0
+    for _, _, seed, pictures in rounds:
+        rng = np.random.default_rng([seed, 2])
+        for k in range(1, len(pictures) - 1):
+            known = KnownTable()
+            for _ in range(2):
+                known.see_empty(exposed(pictures[0].image, 1.0, 3.0, rng))
+            known.settle(exposed(pictures[k].image, 1.0, 3.0, rng))
+            old = {tuple(np.round(c.mean(axis=0), 1)) for _, c in pictures[k].tiles}
+            after = pictures[k + 1]
+            laid = [c for _, c in after.tiles if tuple(np.round(c.mean(axis=0), 1)) not in old]
+            boxed = np.array([c for _, c in after.tiles
+                              if tuple(np.round(c.mean(axis=0), 1)) in old],
+                             np.float32).reshape(-1, 4, 2)
+            frame = exposed(after.image, 0.85, 4.0, rng, 5.0)
+            got = known.screen(frame, Detections(boxed, np.ones(len(boxed)),
+                                                 np.zeros(len(boxed))), 0)
+            added = got.corners[len(boxed):]
+            new_tiles += len(laid)
+            if len(laid) and len(added):
+                iou = polygon_iou(np.array(laid, np.float32), added)
+                found += int((iou.max(axis=1) >= 0.5).sum())
+                extra += int((iou.max(axis=0) < 0.5).sum())
+            else:
+                extra += len(added)
+    return {"tiles_laid": new_tiles, "found": found, "other_candidates": extra}
 
 
 # --- rounds ---------------------------------------------------------------------------
@@ -293,7 +333,8 @@ def main(argv: list[str] | None = None) -> int:
                                "tables_per_round": tables, "frame_size": [1280, 720],
                                "renderer": "generator's painter (datasets.table_sequence); "
                                            "photoreal sequences out of scope",
-                               "box_change": box_change_part(rounds)}
+                               "box_change": box_change_part(rounds),
+                               "missed_tiles": candidates_part(rounds)}
     try:
         from vision.reader import TileReader
         from vision.tracker import TRACKER_CLASSIFIES_HALVES
@@ -306,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
         results["rounds"] = rounds_part(rounds, truths, reader)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    print(json.dumps(results["box_change"], indent=1))
+    print(json.dumps(results["box_change"], indent=1), results["missed_tiles"])
     if isinstance(results["rounds"], dict):
         for name, row in results["rounds"].items():
             print(name, {k: v for k, v in row.items() if k != "per_surface"})
