@@ -6,9 +6,10 @@ normalised for brightness and contrast, smooth shading taken away, colour kept
 as chromaticity with the light's cast taken out, as ``vision.view_change``
 compares frames):
 
-- the **empty table** (cloth, mat, hub, props), learned from the still frames
-  in which no table was read before the round's first table settled, as the
-  mean and spread of every pixel, and kept up to date where the table stays bare;
+- the **empty table** (cloth, mat, hub, props), learned from the first still
+  frames before the round's first table settled in which no engine was read,
+  as the mean and spread of every pixel, and kept up to date where the table
+  stays bare;
 - the **last settled table**, the frame each table settled on, kept whole too.
 
 From them, for each still frame (:meth:`KnownTable.screen`):
@@ -255,7 +256,11 @@ class KnownTable:
     # -- learning --------------------------------------------------------------------
 
     def see_empty(self, frame: np.ndarray) -> None:
-        """A still frame of the bare table (no table read in it, none settled yet)."""
+        """A still frame of the bare table (no table read in it, none settled yet). The
+        first ``EMPTY_FRAMES`` make the bare table; later ones are not taken (a tile laid
+        but not yet read must not become bare table)."""
+        if self.empty_seen >= EMPTY_FRAMES:
+            return
         view = self.view(frame)
         if self._sum and self._sum[0].detail.shape != view.detail.shape:
             self._sum = []

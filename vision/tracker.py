@@ -274,9 +274,9 @@ class Tracker:
             tiles, markers = self._read(frame, memory)
             reading = self._reconstruct(frame, tiles, markers, mat_view)
             self.reads += 1
-            if self.known is not None and reading.table is None and self.settled is None \
-                    and not still.covered:
-                self.known.see_empty(frame)  # no table yet: the bare table
+            if self.known is not None and self.settled is None and not still.covered \
+                    and self._bare(reading, tiles):
+                self.known.see_empty(frame)
             chosen = self._vote(reading, still, ballot)
             if chosen is None:
                 continue
@@ -287,6 +287,15 @@ class Tracker:
                 self.known.settle(frame)
             ballot.clear()
             yield from self._settle(chosen, index, stamp)
+
+    def _bare(self, reading: TableReading, tiles: Sequence[ReadTile]) -> bool:
+        """Whether a still frame read before the first table settled shows the bare table:
+        no engine double read in it when the round's engine is told (a printed domino
+        can make a table of its own without the mat), else no table read."""
+        engine = self.referee.engine
+        if engine is None:
+            return reading.table is None
+        return not any(sorted(t.values) == [engine, engine] for t in tiles)
 
     def _vote(self, reading: TableReading, still: Still, ballot: Ballot) -> TableReading | None:
         """The table that settles with ``reading``, if one does (and is news)."""
