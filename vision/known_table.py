@@ -55,7 +55,8 @@ CHROMA_FLOOR = 90.0
 #: A box lies on unchanged table when its detail moved less than this share of the
 #: bare table's own detail there (:func:`box_change`). Measured on painted tables
 #: (five surfaces, with and without the mat, exposure 0.6-1.25, noise, a shadow):
-#: real tiles 0.47 and up, bare cloth and printed dominoes 0.23 at most.
+#: real tiles 0.46 and up, bare cloth 0.24 at most, printed dominoes 0.12
+#: (``benchmarks/results/sequences.json``).
 UNCHANGED_BELOW = 0.3
 #: Detail (log brightness) a flat bare table is taken to have at least, so that a
 #: plain cloth's noise is not a change.
