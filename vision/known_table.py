@@ -61,6 +61,8 @@ UNCHANGED_BELOW = 0.3
 #: Detail (log brightness) a flat bare table is taken to have at least, so that a
 #: plain cloth's noise is not a change.
 TEXTURE_FLOOR = 0.1
+#: A box on bare table that overlaps a box kept by this share of the smaller is kept.
+OVERLAP_KEPT = 0.3
 #: Still frames without a table averaged into the empty table before it is used.
 EMPTY_FRAMES = 2
 #: Where the table stayed bare (``ADAPT_CLEAR`` small pixels from any change), the empty
@@ -406,6 +408,7 @@ class KnownTable:
         (``known``: outlines of the tiles held already, for the scale and as taken)."""
         view = self.view(frame)
         keep = ~self.unchanged_boxes(view, found.corners) if len(found) else np.zeros(0, bool)
+        keep |= _on_kept(found.corners, keep)  # a piece of a tile kept is the reader's to judge
         self.dropped += int((~keep).sum())
         kept = found[keep] if len(found) else found
         tiles = kept.corners[kept.class_id == tile_class] if len(kept) else kept.corners
@@ -447,6 +450,25 @@ def _half(detail: np.ndarray) -> np.ndarray:
     h, w = detail.shape[:2]
     return np.asarray(cv2.resize(detail.mean(axis=2), (w // 2, h // 2),
                                  interpolation=cv2.INTER_AREA), np.float32)
+
+
+def _on_kept(corners: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """For each box: whether it is dropped but overlaps a box kept by at least
+    ``OVERLAP_KEPT`` of the smaller one (a shifted or partial box of a real tile: the
+    reader chooses among a tile's boxes, and so does nothing here)."""
+    out = np.zeros(len(corners), bool)
+    kept = [np.asarray(c, np.float32) for c, k in zip(corners, keep, strict=True) if k]
+    if not kept:
+        return out
+    for i in np.flatnonzero(~keep):
+        box = np.asarray(corners[i], np.float32)
+        area = abs(cv2.contourArea(box))
+        for other in kept:
+            common = cv2.intersectConvexConvex(box, other)[0]
+            if common > OVERLAP_KEPT * max(min(area, abs(cv2.contourArea(other))), 1e-6):
+                out[i] = True
+                break
+    return out
 
 
 def _groups(centres: np.ndarray, stats: np.ndarray, reach: float) -> list[list[int]]:
