@@ -87,7 +87,15 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions["mtrain_broadcaster"] = Broadcaster()
     app.extensions["mtrain_worker"] = None
 
-    from companion_app.views import calibrate, games, hands, live, round_replay, scores
+    from companion_app.views import (
+        bare_table,
+        calibrate,
+        games,
+        hands,
+        live,
+        round_replay,
+        scores,
+    )
 
     app.register_blueprint(live.bp)
     app.register_blueprint(games.bp)
@@ -95,6 +103,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(hands.bp)
     app.register_blueprint(calibrate.bp)
     app.register_blueprint(round_replay.bp)
+    app.register_blueprint(bare_table.bp)
 
     app.before_request(check_csrf)
     app.jinja_env.filters["localtime"] = local_time

@@ -133,11 +133,15 @@ def read_tiles(photo: Photo, models_dir: str | os.PathLike[str],
 
 def read_hand_photo(photo: Photo, models_dir: str | os.PathLike[str], rules: RuleSet,
                     profile_path: str | os.PathLike[str] | None = None,
+                    empty: str | os.PathLike[str] | None = None,
                     ) -> tuple[list[dict[str, Any]], list[list[list[float]]]]:
     """``read_tiles``'s tiles, and the boxes (corners, image pixels) of the tiles lying
     face down in the photo: those are not read (``vision.reading.face_down``), and the player
     must turn them over. The set profile at ``profile_path`` (``vision.reading.set_profile``), when
-    there is one for the game's set, weighs the counts by pip colour.
+    there is one for the game's set, weighs the counts by pip colour. ``empty`` is the
+    game's photo of the bare table (``companion_app.bare_table``): boxes on table as bare
+    as there are dropped (``vision.stills.bare_photo``; read as without it when the two photos
+    do not register).
 
     Raises :class:`HandError` with the reader's message when the photo cannot be read.
     """
@@ -157,6 +161,8 @@ def read_hand_photo(photo: Photo, models_dir: str | os.PathLike[str], rules: Rul
         image = decode_photo(photo, folder)
         try:
             frame = read_hand(reader, image)
+            if empty is not None:
+                frame = _on_bare_table(frame, image, empty)
             hand = hand_from_reading(frame, rules, "photo")
             face_down = frame.face_down
         except BadInputError as exc:
@@ -182,6 +188,18 @@ def read_hand_photo(photo: Photo, models_dir: str | os.PathLike[str], rules: Rul
                 hand.readings, hand.doubts, strict=True)]
             + [box(out.reading, out.doubts, True) for out in hand.left_out],
             [corners(back) for back in face_down])
+
+
+def _on_bare_table(frame: Any, image: np.ndarray, empty: str | os.PathLike[str]) -> Any:
+    """``frame`` without what lies on bare table, as the photo ``empty`` shows it; as read
+    when that photo cannot be loaded or does not register with ``image``."""
+    from vision.images import load_image
+    from vision.stills.bare_photo import BarePhoto
+
+    try:
+        return BarePhoto(load_image(empty), image).screen(frame)
+    except BadInputError:
+        return frame
 
 
 def parse_tiles(texts: list[str], set_size: int) -> list[list[int]]:

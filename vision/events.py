@@ -56,11 +56,15 @@ class CameraReason(Enum):
     FAILED = "failed"
     #: A video file or folder of frames came to its end.
     ENDED = "ended"
+    #: The camera was bumped (the whole view shifted): the table is learned again
+    #: (``vision.change.known_table``); nothing settled is lost.
+    MOVED = "moved"
 
     @property
     def ok(self) -> bool:
         """Whether the camera is fine (not lost, failing or unreadable)."""
-        return self in (CameraReason.STARTING, CameraReason.OPENED, CameraReason.ENDED)
+        return self in (CameraReason.STARTING, CameraReason.OPENED, CameraReason.ENDED,
+                        CameraReason.MOVED)
 
 
 def _stamp(frame: int, time_s: float) -> str:

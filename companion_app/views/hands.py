@@ -20,7 +20,7 @@ from flask import (
     url_for,
 )
 
-from companion_app import alert_log, changes, hand_check, store
+from companion_app import alert_log, bare_table, changes, hand_check, store
 from companion_app import hands as hand_reading
 from companion_app.camera_hand import split_hand
 from companion_app.db import get_db
@@ -68,6 +68,7 @@ def _page(game: store.Game, number: int, error: str | None = None,
         to_check={seat: hand_check.open_doubts(hand["readings"]) for seat, hand in stored.items()},
         models_problem=hand_reading.models_status(current_app.config["MODELS_DIR"]),
         camera=camera, error=error, error_seat=error_seat,
+        bare_table=bare_table.path_of(game) is not None,
     ), status
 
 
@@ -153,8 +154,10 @@ def _read(game: store.Game, photo: hand_reading.Photo
     if problem is not None:
         return [], [], problem
     try:
+        bare = bare_table.path_of(game)  # the game's photo of the bare table, if taken
         readings, backs = hand_reading.read_hand_photo(
-            photo, current_app.config["MODELS_DIR"], game.rules, profile_path())
+            photo, current_app.config["MODELS_DIR"], game.rules, profile_path(),
+            **({} if bare is None else {"empty": bare}))
     except hand_reading.HandError as exc:
         return [], [], str(exc)
     return readings, backs, None

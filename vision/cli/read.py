@@ -15,7 +15,7 @@ from engine.cli import add_rules_arguments, rules_from_args
 from engine.errors import BadInputError
 from vision.cli import calibrate as calibrate_cli
 from vision.cli.calibrate import add_profile_argument, profile_from_args
-from vision.stills.table_photo import read_table
+from vision.stills.table_photo import read_table, reconstruct_table
 
 if TYPE_CHECKING:
 
@@ -40,6 +40,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                       help="folder with models.json (default: the bundled models/)")
     add_rules_arguments(read)
     add_profile_argument(read)
+    add_empty_argument(read)
     read.set_defaults(func=run_read)
 
     score = sub.add_parser(
@@ -52,8 +53,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        help="folder with models.json (default: the bundled models/)")
     add_rules_arguments(score)
     add_profile_argument(score)
+    add_empty_argument(score)
     score.set_defaults(func=run_score)
     calibrate_cli.register(sub)
+
+
+def add_empty_argument(parser: argparse.ArgumentParser) -> None:
+    """``--empty EMPTY`` (``vision.stills.bare_photo``): a photo of the bare table."""
+    parser.add_argument("--empty", metavar="EMPTY", default=None,
+                        help="a photo of the bare table (same camera, roughly the same "
+                             "framing): boxes on table unchanged from it are dropped")
 
 
 def _players(text: str) -> int:
@@ -69,12 +78,21 @@ def _players(text: str) -> int:
 def run_read(args: argparse.Namespace) -> int:
     from vision.images import load_image
     from vision.reading.reader import TileReader
+    from vision.stills.bare_photo import bare_for, empty_from_args
 
     rules = rules_from_args(args)
     image = load_image(args.image)
+    # the bare table registered first: a pair of photos that does not register fails early
+    bare = bare_for(empty_from_args(args), image, os.fspath(args.image))
     profile = profile_from_args(args, rules.set)
     reader = TileReader(args.models, max_value=rules.set).with_profile(profile)
-    frame, table = read_table(reader.read(image), args.players, image, reader)
+    first = reader.read(image)
+    frame, table = read_table(first if bare is None else bare.screen(first), args.players,
+                              image, reader)
+    if bare is not None:
+        screened = bare.screen(frame)  # the closer look may find boxes on bare table too
+        if len(screened.tiles) != len(frame.tiles):
+            frame, table = screened, reconstruct_table(screened, args.players, image, reader)
     if args.annotate:
         write_annotated(args.annotate, image, frame)
     if args.json:
@@ -88,14 +106,17 @@ def run_read(args: argparse.Namespace) -> int:
 def run_score(args: argparse.Namespace) -> int:
     from vision.images import load_image
     from vision.reading.reader import TileReader
+    from vision.stills.bare_photo import empty_from_args, score_on_bare
     from vision.stills.hand_photos import DOUBT_WORDS, score_photos
 
     rules = rules_from_args(args)
     for path in args.images:  # every photo is checked before the models load
         load_image(path)
+    empty = empty_from_args(args)
     profile = profile_from_args(args, rules.set)
     reader = TileReader(args.models, max_value=rules.set).with_profile(profile)
-    hands = score_photos(args.images, rules, reader)
+    hands = (score_photos(args.images, rules, reader) if empty is None
+             else score_on_bare(args.images, rules, reader, empty))
     if args.json:
         print(json.dumps({"hands": [h.to_json() for h in hands]}))
         return 0

@@ -22,7 +22,12 @@ of images (``vision.tracking.frame_source``) and yields :data:`vision.events.Tra
   differs from the last is passed to the round's :class:`engine.Referee`,
   whose alerts become events;
 - a camera that cannot be opened, stops delivering frames or disappears gives
-  a :class:`~vision.events.CameraStatus` (its reason) and a retry, never an exception.
+  a :class:`~vision.events.CameraStatus` (its reason) and a retry, never an exception;
+- with ``known_table`` (and a reader that reads boxes apart) the tracker knows the
+  table it watches (``vision.change.known_table``): boxes on table unchanged since it was
+  bare are dropped, tile-sized changes since the last settled table that no box
+  covers are read as tiles, and a bumped camera re-learns the table and says so
+  (``CameraStatus`` ``MOVED``).
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ import numpy as np
 
 from engine import RuleSet, TableState
 from engine.referee import Referee, Reread
+from vision.change.known_table import KnownTable
 from vision.events import (
     AlertRaised,
     CameraReason,
@@ -78,6 +84,8 @@ class Tracker:
     ``retry_s`` is the pause between attempts to reach a camera and
     ``max_retries`` how many attempts in a row (``None``: keep trying).
     ``realtime`` plays a video file or folder at its frame rate, as a camera would.
+    ``known_table`` keeps a model of the table watched (``vision.change.known_table``) when
+    the reader reads boxes apart.
     """
 
     def __init__(self, source: str | int | Path, players: int, rules: RuleSet | None = None, *,
@@ -87,7 +95,7 @@ class Tracker:
                  retry_s: float = 2.0, max_retries: int | None = None,
                  opener: Callable[[Any], Capture] | None = None,
                  sleep: Callable[[float], None] = time.sleep,
-                 realtime: bool = False) -> None:
+                 realtime: bool = False, known_table: bool = True) -> None:
         self.source = frame_source(source, opener)
         self.players = players
         self.rules = rules or RuleSet.preset("standard")
@@ -105,6 +113,10 @@ class Tracker:
         #: Play a recording at its own frame rate (as a camera would deliver it)
         #: rather than as fast as frames can be read: the companion's demo.
         self.realtime = realtime
+        #: Whether the table watched is known (``vision.change.known_table``), and the model of it
+        #: (made when a reader that reads boxes apart follows a source).
+        self.use_known_table = known_table
+        self.known: KnownTable | None = None
         #: The round's referee: every table settled so far, judged.
         self.referee = Referee(self.rules, players, first, engine)
         #: The reading the last settled table came from.
@@ -156,7 +168,11 @@ class Tracker:
         """Tiles and markers of a still frame: through ``memory`` (which reads only what it
         does not know) when the reader reads boxes apart, else the whole frame read."""
         if memory is not None:
-            return memory.update_with_detections(frame, memory.reader.detect(frame))
+            found = memory.reader.detect(frame)
+            if self.known is not None:  # phantoms on bare table out, missed tiles in
+                found = self.known.screen(frame, found, memory.reader.tile_class,
+                                          memory.detections.corners)
+            return memory.update_with_detections(frame, found)
         frame_reading = self.reader.read(frame)
         self.counts.tiles_read += len(frame_reading.tiles)
         return frame_reading.tiles, frame_reading.markers
@@ -226,6 +242,8 @@ class Tracker:
         ballot = TableVote(self.votes, self.window)
         reader = self.reader
         memory = TileMemory(reader, self.counts) if isinstance(reader, TileSource) else None
+        if memory is not None and self.use_known_table and self.known is None:
+            self.known = KnownTable()
         mat_view = None
         misses = 0
         start = time.monotonic()
@@ -248,6 +266,13 @@ class Tracker:
             still = view.look(frame, index)
             if still is None:
                 continue
+            if self.known is not None:
+                bump = self.known.bumped(frame)
+                if bump is not None:
+                    dx, dy = bump.shift
+                    yield CameraStatus(CameraReason.MOVED,
+                                       f"the camera moved ({dx:+.0f}, {dy:+.0f} px): the "
+                                       f"table is learned again", index, stamp)
             if self.use_mat:
                 from vision.mat.hub_mat import detect_mat
 
@@ -255,14 +280,28 @@ class Tracker:
             tiles, markers = self._read(frame, memory)
             reading = self._reconstruct(frame, tiles, markers, mat_view)
             self.reads += 1
+            if self.known is not None and self.settled is None and not still.covered \
+                    and self._bare(reading, tiles):
+                self.known.see_empty(frame)
             chosen = self._vote(reading, still, ballot)
             if chosen is None:
                 continue
             view.settled(still.detail)
             if memory is not None and reading is chosen:  # the tiles just read are its
                 memory.mark_settled(grey_of(frame))
+            if self.known is not None:
+                self.known.settle(frame)
             ballot.clear()
             yield from self._settle(chosen, index, stamp)
+
+    def _bare(self, reading: TableReading, tiles: Sequence[ReadTile]) -> bool:
+        """Whether a still frame read before the first table settled shows the bare table:
+        no engine double read in it when the round's engine is told (a printed domino
+        can make a table of its own without the mat), else no table read."""
+        engine = self.referee.engine
+        if engine is None:
+            return reading.table is None
+        return not any(sorted(t.values) == [engine, engine] for t in tiles)
 
     def _vote(self, reading: TableReading, still: Still, ballot: TableVote) -> TableReading | None:
         """The table that settles with ``reading``, if one does (and is news)."""

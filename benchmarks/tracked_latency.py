@@ -1,0 +1,116 @@
+"""How long one tracked still frame takes, with and without the known table.
+
+    MTRAIN_PRECISION=float .venv/bin/python -m benchmarks.tracked_latency [--runs N]
+
+A painted round (``datasets.table_sequence``, 1280x720, a patterned cloth and
+the mat): the tracker's memory and known table hold the settled table, and
+the next frame shows one more tile. What the tracker does with that still
+frame is timed: the detector, the known table's screen (phantoms out, missed
+tiles in), the memory reading only the new boxes, and the table rebuilt.
+Medians over ``--runs``. The figures go into ``benchmarks/results/vision.json``
+under ``latency.tracked`` beside the whole-frame ``frame_ms``; the known
+table's own share is timed alone too (``known_table_ms``). The frame rate a
+tracker can follow is bounded by the frames it need not read (``view_ms``:
+``vision.tracking.view_change``'s look at every frame) and by these reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results" / "vision.json"
+SEED = 1_500_100
+
+
+def tracked(runs: int, models: str) -> dict[str, Any]:
+    from datasets.table_game import camera_view, play_round
+    from datasets.table_layout import layout_sequence
+    from datasets.table_sequence import exposed, table_pictures
+    from vision.change.known_table import KnownTable
+    from vision.mat import detect_mat
+    from vision.models.precision import chosen_precision
+    from vision.reading.reader import TileReader
+    from vision.table import reconstruct
+    from vision.tracking.tile_memory import TileMemory, grey_of
+    from vision.tracking.tracker import TRACKER_CLASSIFIES_HALVES
+    from vision.tracking.view_change import ViewWatch
+
+    truth = camera_view(play_round(SEED, 3))[:8]
+    layouts = layout_sequence(truth, 3, np.random.default_rng(SEED), mat=True)
+    pictures = table_pictures(layouts, "checks", SEED)
+    rng = np.random.default_rng(SEED)
+    bare = exposed(pictures[0].image, 1.0, 3.0, rng)
+    before = exposed(pictures[-2].image, 1.0, 3.0, rng)
+    after = exposed(pictures[-1].image, 0.95, 3.0, rng)
+    reader = TileReader(models, max_value=12, classify_halves=TRACKER_CLASSIFIES_HALVES)
+
+    def one(known: KnownTable | None) -> tuple[float, float]:
+        memory = TileMemory(reader)
+        memory.update_with_detections(before, reader.detect(before))
+        memory.update_with_detections(before, reader.detect(before))
+        memory.settle(grey_of(before))
+        if known is not None:
+            known.settle(before)
+        t0 = time.perf_counter()
+        found = reader.detect(after)
+        t1 = time.perf_counter()
+        if known is not None:
+            known.bumped(after)
+            found = known.screen(after, found, reader.tile_class, memory.detections.corners)
+        t2 = time.perf_counter()
+        tiles, markers = memory.update_with_detections(after, found)
+        reconstruct(tiles, markers, 3, detect_mat(after), engine=truth[0].engine)
+        t3 = time.perf_counter()
+        return (t3 - t0) * 1000, (t2 - t1) * 1000
+
+    def learned() -> KnownTable:
+        known = KnownTable()
+        known.see_empty(bare)
+        known.see_empty(bare)
+        return known
+
+    one(learned())  # warm up
+    plain = [one(None)[0] for _ in range(runs)]
+    with_known = [one(learned()) for _ in range(runs)]
+    watch = ViewWatch(4, 10.0)
+    view_times = []
+    for i in range(runs):
+        t0 = time.perf_counter()
+        watch.look(after if i % 2 else before, i)
+        view_times.append((time.perf_counter() - t0) * 1000)
+    return {
+        "frame_size": [1280, 720],
+        "precision": chosen_precision(os.environ.get("MTRAIN_PRECISION")),
+        "tracked_frame_ms": round(statistics.median(plain), 1),
+        "tracked_frame_known_table_ms": round(statistics.median(t for t, _ in with_known), 1),
+        "known_table_ms": round(statistics.median(k for _, k in with_known), 1),
+        "view_ms": round(statistics.median(view_times), 2),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "threads": os.cpu_count(),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--models", default=str(ROOT / "models"))
+    args = parser.parse_args(argv)
+    result = tracked(args.runs, args.models)
+    results = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {}
+    results.setdefault("latency", {})["tracked"] = result
+    RESULTS.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

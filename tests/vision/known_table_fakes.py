@@ -1,0 +1,169 @@
+"""Painted rounds for the known-table tests: a fixed camera over a patterned table,
+bare first (``datasets.table_sequence``), and a reader that reads what was painted
+(:class:`PaintedReader`) with a phantom on the printed domino and a tile it misses."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from datasets.table_game import camera_view, play_round
+from datasets.table_layout import SeenTile, layout_sequence
+from datasets.table_sequence import Picture, table_pictures
+from engine import TableState
+from vision.models.detections import Detections
+
+SIZE = (640, 360)
+#: What the painted reader reads where nothing was painted.
+NOTHING = (13, 13)
+#: What it reads on the printed domino (a phantom, read surely).
+PRINTED = (6, 6)
+
+
+@dataclass
+class PaintedRound:
+    """The true tables of a round (the first the engine alone) and their pictures (the
+    first: the bare table)."""
+
+    tables: list[TableState]
+    pictures: list[Picture]
+    players: int
+
+
+def painted_round(seed: int, surface: str, mat: bool, tables: int = 5,
+                  players: int = 3, size: tuple[int, int] = SIZE) -> PaintedRound:
+    truth = camera_view(play_round(seed, players))[:tables]
+    layouts = layout_sequence(truth, players, np.random.default_rng(seed), mat=mat)
+    return PaintedRound(truth, table_pictures(layouts, surface, seed, size), players)
+
+
+def box(centre: Sequence[float] | np.ndarray, length: float, angle: float = 0.3
+        ) -> np.ndarray:
+    """A tile-shaped outline (length by half the length) at ``centre``."""
+    a = np.array([np.cos(angle), np.sin(angle)])
+    b = np.array([-a[1], a[0]])
+    c = np.asarray(centre, float)
+    h, w = length / 2, length / 4
+    return np.array([c - a * h - b * w, c - a * h + b * w, c + a * h + b * w,
+                     c + a * h - b * w], np.float32)
+
+
+def cloth_boxes(picture: Picture, n: int, rng: np.random.Generator,
+                size: tuple[int, int] = SIZE) -> np.ndarray:
+    """``n`` tile-sized outlines on bare cloth, far from every tile, marker and the printed
+    domino."""
+    corners = [c for _, c in picture.tiles] + list(picture.markers)
+    if picture.printed is not None:
+        corners.append(picture.printed)
+    centres = np.array([c.mean(axis=0) for c in corners])
+    length = float(np.median([np.linalg.norm(c[2] - c[1]) for _, c in picture.tiles]))
+    length = max(length, float(np.median([np.linalg.norm(c[1] - c[0])
+                                          for _, c in picture.tiles])))
+    out: list[np.ndarray] = []
+    while len(out) < n:
+        at = rng.uniform([length, length], [size[0] - length, size[1] - length])
+        if np.min(np.linalg.norm(centres - at, axis=1)) > 3 * length:
+            out.append(box(at, length, float(rng.uniform(0, np.pi))))
+    return np.array(out, np.float32)
+
+
+def mark(frame: np.ndarray, k: int) -> np.ndarray:
+    """``frame`` with the painted reader's key (which picture) in its corner pixel."""
+    frame = frame.copy()
+    frame[0, 0] = (k, 0, 0)
+    return frame
+
+
+class PaintedReader:
+    """A ``TileSource`` that reads what was painted: the frame's key pixel names the
+    picture; boxes are its tiles (shifted by ``shift`` from frame ``shift_from`` on) but
+    the tile of ``missed`` (picture index -> tile index) it does not find, plus a box on
+    the printed domino, read surely as a 6-6; and the markers painted."""
+
+    tile_class, marker_class = 0, 1
+    marker_threshold = 0.0
+    join_fragments = False
+
+    def __init__(self, rnd: PaintedRound, missed: dict[int, int] | None = None) -> None:
+        self.rnd = rnd
+        self.missed = missed or {}
+        self.offset = np.zeros(2)
+        self.read_boxes: list[np.ndarray] = []
+
+    def _truth(self, frame: np.ndarray) -> Picture:
+        return self.rnd.pictures[int(frame[0, 0, 0])]
+
+    def detect(self, frame: np.ndarray) -> Detections:
+        picture = self._truth(frame)
+        k = int(frame[0, 0, 0])
+        corners = [c + self.offset for i, (_, c) in enumerate(picture.tiles)
+                   if self.missed.get(k) != i]
+        if picture.printed is not None:
+            corners.append(picture.printed + self.offset)
+        markers = [m + self.offset for m in picture.markers]
+        n, m = len(corners), len(markers)
+        return Detections(np.array(corners + markers, np.float32).reshape(-1, 4, 2),
+                          np.full(n + m, 0.9), np.r_[np.zeros(n), np.ones(m)])
+
+    def _value(self, frame: np.ndarray, corners: np.ndarray) -> tuple[int, int]:
+        picture = self._truth(frame)
+        centre = np.asarray(corners, float).mean(axis=0)
+        for values, c in picture.tiles:
+            c = c + self.offset
+            if np.linalg.norm(c.mean(axis=0) - centre) < 0.3 * np.linalg.norm(c[1] - c[0]):
+                return values
+        if picture.printed is not None and np.linalg.norm(
+                picture.printed.mean(axis=0) + self.offset - centre) < 5:
+            return PRINTED
+        return NOTHING
+
+    def read_tiles_and_backs(self, frame: np.ndarray, tiles: Detections
+                             ) -> tuple[list[Any], list[Any]]:
+        self.read_boxes += list(tiles.corners)
+        return [SeenTile(self._value(frame, c), c) for c in tiles.corners], []
+
+    def read_at(self, frame: np.ndarray, corners: np.ndarray) -> list[Any]:
+        return [SeenTile(self._value(frame, c), c) for c in corners]
+
+    def read(self, frame: np.ndarray) -> PaintedFrame:
+        found = self.detect(frame)
+        tiles, _ = self.read_tiles_and_backs(frame, found[found.class_id == self.tile_class])
+        return PaintedFrame(tiles, found[found.class_id == self.marker_class])
+
+
+@dataclass(frozen=True)
+class PaintedFrame:
+    """What :meth:`PaintedReader.read` gives: a frame's tiles and markers."""
+
+    tiles: list[SeenTile]
+    markers: Detections
+
+
+class FramesCapture:
+    """A capture over a list of frames."""
+
+    def __init__(self, frames: list[np.ndarray], on_frame: Any = None) -> None:
+        self.frames = list(frames)
+        self.on_frame = on_frame
+        self.index = 0
+
+    def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
+        return True
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        if self.index >= len(self.frames):
+            return False, None
+        if self.on_frame is not None:
+            self.on_frame(self.index)
+        self.index += 1
+        return True, self.frames[self.index - 1]
+
+    def get(self, prop: int) -> float:
+        return 10.0 if prop == cv2.CAP_PROP_FPS else 0.0
+
+    def release(self) -> None:
+        self.frames = []

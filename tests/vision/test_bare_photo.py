@@ -1,0 +1,126 @@
+"""vision.stills.bare_photo and vision.change.registration: a photo of the bare table,
+taken by hand, laid on a photo of the tiles; ``mtrain read/score --empty``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from companion_app.cli import main
+from known_table_fakes import PaintedRound, cloth_boxes, painted_round
+from reader_fixtures import untrained_dir
+
+from datasets.table_layout import SeenTile
+from datasets.table_sequence import exposed
+from engine.errors import BadInputError
+from vision.change.registration import register
+from vision.mat.geometry import apply_homography
+from vision.models.detections import Detections
+from vision.readings import FrameReading
+from vision.stills.bare_photo import BarePhoto
+
+SIZE = (960, 540)
+
+
+@pytest.fixture(scope="module")
+def rnd() -> PaintedRound:
+    return painted_round(23, "leather", True, tables=4, size=SIZE)
+
+
+@pytest.fixture(scope="module")
+def hand_held(rnd: PaintedRound) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The bare table, and the last table photographed again by a hand-held phone (moved,
+    turned and tilted: a homography), brighter: (bare, photo, homography bare -> photo)."""
+    rng = np.random.default_rng(7)
+    w, h = SIZE
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    dst = src + rng.uniform(-45, 45, (4, 2)).astype(np.float32)
+    matrix = cv2.getPerspectiveTransform(src, dst)
+    photo = cv2.warpPerspective(rnd.pictures[-1].image, matrix, SIZE,
+                                borderMode=cv2.BORDER_REPLICATE)
+    return (exposed(rnd.pictures[0].image, 0.9, 3.0, rng), exposed(photo, 1.15, 4.0, rng),
+            matrix)
+
+
+def test_a_hand_held_pair_registers(hand_held: tuple[np.ndarray, np.ndarray, np.ndarray]
+                                    ) -> None:
+    bare, photo, matrix = hand_held
+    found = register(bare, photo)
+    w, h = SIZE
+    corners = np.array([[0, 0], [w, 0], [w, h], [0, h], [w / 2, h / 2]], np.float64)
+    error = np.linalg.norm(apply_homography(found.homography, corners)
+                           - apply_homography(matrix, corners), axis=1)
+    assert error.max() < 3.0
+    assert found.inliers >= 25
+
+
+def test_boxes_on_the_bare_table_go_and_tiles_stay(
+        rnd: PaintedRound, hand_held: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    bare, photo, matrix = hand_held
+    last = rnd.pictures[-1]
+    assert last.printed is not None
+    tiles = [SeenTile(v, apply_homography(matrix, c)) for v, c in last.tiles]
+    phantoms = [apply_homography(matrix, c)
+                for c in [last.printed, *cloth_boxes(last, 10, np.random.default_rng(8), SIZE)]]
+    inside = [c for c in phantoms if (c >= 0).all() and (c[:, 0] < SIZE[0]).all()
+              and (c[:, 1] < SIZE[1]).all()]
+    frame = FrameReading([*tiles, *(SeenTile((6, 6), c) for c in inside)],  # type: ignore[list-item]
+                         Detections(np.array([inside[0]]), np.ones(1), np.ones(1)), SIZE[::-1],
+                         (inside[-1],))
+    screened = BarePhoto(bare, photo).screen(frame)
+    assert [t.values for t in screened.tiles] == [t.values for t in tiles]
+    assert len(screened.markers) == 0 and screened.face_down == ()
+
+
+def test_photos_that_do_not_register_are_bad_input(
+        hand_held: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    noise = np.random.default_rng(9).integers(0, 255, (*SIZE[::-1], 3), dtype=np.uint8)
+    with pytest.raises(BadInputError, match="does not register"):
+        BarePhoto(noise, hand_held[1], "photo.png")
+    with pytest.raises(BadInputError, match="register"):
+        register(np.zeros((200, 300, 3), np.uint8), hand_held[1])
+
+
+# --- the command line ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def untrained_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return untrained_dir(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory: pytest.TempPathFactory,
+           hand_held: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[Path, Path]:
+    folder = tmp_path_factory.mktemp("bare")
+    bare, photo = folder / "bare.png", folder / "photo.png"
+    cv2.imwrite(str(bare), hand_held[0])
+    cv2.imwrite(str(photo), hand_held[1])
+    return bare, photo
+
+
+def test_read_and_score_take_the_bare_table(capsys: pytest.CaptureFixture[str],
+                                            photos: tuple[Path, Path],
+                                            untrained_models: Path) -> None:
+    bare, photo = photos
+    code = main(["read", str(photo), "--empty", str(bare), "--json", "--models",
+                 str(untrained_models)])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and set(out) == {"tiles", "table", "decoded"}
+    code = main(["score", str(photo), "--empty", str(bare), "--json", "--models",
+                 str(untrained_models)])
+    assert code == 0 and len(json.loads(capsys.readouterr().out)["hands"]) == 1
+
+
+def test_a_bare_table_that_does_not_register_is_one_line(
+        capsys: pytest.CaptureFixture[str], photos: tuple[Path, Path], tmp_path: Path) -> None:
+    noise = tmp_path / "other.png"
+    cv2.imwrite(str(noise), np.random.default_rng(3).integers(0, 255, (300, 400, 3),
+                                                               dtype=np.uint8))
+    code = main(["read", str(photos[1]), "--empty", str(noise), "--json"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "does not register" in err and str(photos[1]) in err

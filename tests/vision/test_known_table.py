@@ -1,0 +1,198 @@
+"""vision.change.known_table: the bare table and the last settled one, on painted rounds seen by
+a fixed camera (patterned cloths, exposure changes, noise, a shadow, a bumped camera)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from known_table_fakes import (
+    PRINTED,
+    FramesCapture,
+    PaintedReader,
+    PaintedRound,
+    box,
+    cloth_boxes,
+    mark,
+    painted_round,
+)
+
+from datasets.table_sequence import exposed, shadowed, shifted
+from engine import RuleSet
+from vision.change.known_table import EMPTY_FRAMES, KnownTable, table_view, tile_scale
+from vision.events import AlertRaised, CameraReason, CameraStatus, TableSettled
+from vision.models.detections import Detections, polygon_iou
+from vision.tracking.tracker import Tracker
+
+
+@pytest.fixture(scope="module", params=[("stripes", False), ("checks", True)],
+                ids=["stripes", "checks-mat"])
+def rnd(request: pytest.FixtureRequest) -> PaintedRound:
+    surface, mat = request.param
+    return painted_round(21 if mat else 22, surface, mat)
+
+
+def learned(rnd: PaintedRound, rng: np.random.Generator) -> KnownTable:
+    known = KnownTable()
+    for gain in (1.0, 0.97):
+        known.see_empty(exposed(rnd.pictures[0].image, gain, 3.0, rng))
+    return known
+
+
+def test_boxes_on_unchanged_cloth_are_dropped_and_tiles_kept(rnd: PaintedRound) -> None:
+    rng = np.random.default_rng(0)
+    known = learned(rnd, rng)
+    last = rnd.pictures[-1]
+    # auto-exposure darkened the view, a player leans over it, the sensor is noisy
+    frame = shadowed(exposed(last.image, 0.78, 5.0, rng, 6.0), (320, 180), 90, 0.35)
+    tiles = np.array([c for _, c in last.tiles], np.float32)
+    cloth = cloth_boxes(last, 12, rng)
+    assert last.printed is not None
+    found = Detections(np.concatenate([tiles, cloth, last.printed[None]]),
+                       np.ones(len(tiles) + 13), np.zeros(len(tiles) + 13))
+    kept = known.screen(frame, found, tile_class=0)
+    assert len(kept) == len(tiles)
+    assert np.allclose(kept.corners, tiles)
+    assert known.dropped == 13
+
+
+def test_nothing_is_dropped_before_the_bare_table_is_known(rnd: PaintedRound) -> None:
+    known = KnownTable()
+    frame = rnd.pictures[-1].image
+    boxes = cloth_boxes(rnd.pictures[-1], 5, np.random.default_rng(1))
+    assert not known.unchanged_boxes(table_view(frame), boxes).any()
+
+
+def test_a_tile_the_detector_missed_is_found_where_the_table_changed(
+        rnd: PaintedRound) -> None:
+    rng = np.random.default_rng(2)
+    known = learned(rnd, rng)
+    before, after = rnd.pictures[-2], rnd.pictures[-1]
+    known.settle(exposed(before.image, 1.0, 3.0, rng))
+    old = {tuple(np.round(c.mean(axis=0), 1)) for _, c in before.tiles}
+    new = [c for _, c in after.tiles if tuple(np.round(c.mean(axis=0), 1)) not in old]
+    seen = np.array([c for _, c in after.tiles if tuple(np.round(c.mean(axis=0), 1)) in old],
+                    np.float32)
+    assert len(new) == 1
+    frame = exposed(after.image, 0.85, 4.0, rng, 5.0)
+    # the detector's per-box data (here a vector a box) is carried, zero for the candidate
+    data = {"xywhr": np.ones((len(seen), 5), np.float32)}
+    got = known.screen(frame, Detections(seen, np.ones(len(seen)), np.zeros(len(seen)), data), 0)
+    assert got.data["xywhr"].shape == (len(got), 5) and not got.data["xywhr"][-1].any()
+    added = got.corners[len(seen):]
+    assert len(added) == 1 and known.added == 1
+    assert polygon_iou(np.asarray(new, np.float32), added)[0, 0] > 0.6
+    # the box it fits is tile-shaped: its sides those of the tiles read before
+    scale = tile_scale(seen)
+    assert scale is not None
+    fitted = tile_scale(added)
+    assert fitted is not None
+    assert abs(fitted[0] - scale[0]) < 0.25 * scale[0]
+    assert abs(fitted[1] - scale[1]) < 0.25 * scale[1]
+
+
+def test_a_still_table_gives_no_candidates(rnd: PaintedRound) -> None:
+    rng = np.random.default_rng(3)
+    known = learned(rnd, rng)
+    last = rnd.pictures[-1]
+    known.settle(exposed(last.image, 1.0, 3.0, rng))
+    tiles = np.array([c for _, c in last.tiles], np.float32)
+    frame = shadowed(exposed(last.image, 1.2, 4.0, rng), (200, 250), 70, 0.3)
+    # one true tile unboxed: it was there when the table settled, so it is no candidate
+    got = known.screen(frame, Detections(tiles[1:], np.ones(len(tiles) - 1),
+                                         np.zeros(len(tiles) - 1)), 0)
+    assert len(got) == len(tiles) - 1
+
+
+def test_a_bumped_camera_is_learned_again(rnd: PaintedRound) -> None:
+    rng = np.random.default_rng(4)
+    known = learned(rnd, rng)
+    last = rnd.pictures[-1]
+    known.settle(exposed(last.image, 1.0, 3.0, rng))
+    assert known.bumped(exposed(last.image, 0.9, 3.0, rng)) is None
+    moved = exposed(shifted(last.image, 9.0, -6.0), 0.95, 3.0, rng)
+    bump = known.bumped(moved)
+    assert bump is not None
+    assert abs(bump.shift[0] - 9.0) < 3.0 and abs(bump.shift[1] + 6.0) < 3.0
+    assert known.bumped(exposed(shifted(last.image, 9.0, -6.0), 1.0, 3.0, rng)) is None
+    # the bare table moved with the view: cloth is still cloth, tiles still tiles
+    offset = np.array([9.0, -6.0], np.float32)
+    tiles = np.array([c for _, c in last.tiles], np.float32) + offset
+    cloth = cloth_boxes(last, 8, rng) + offset
+    view = table_view(moved)
+    assert not known.unchanged_boxes(view, tiles).any()
+    assert known.unchanged_boxes(view, cloth).mean() >= 0.75
+
+
+# --- the tracker --------------------------------------------------------------------
+
+
+def follow(tmp_path: Path, rnd: PaintedRound, *, known: bool, missed: dict[int, int],
+           bump_at: int | None = None) -> tuple[list[Any], PaintedReader]:
+    """The tracker over the round: each picture held 10 frames, the light changing;
+    from picture ``bump_at`` on, the camera bumped by (9, -6) px. The engine is told, as
+    the companion app tells it."""
+    rng = np.random.default_rng(5)
+    reader = PaintedReader(rnd, missed)
+    frames: list[np.ndarray] = []
+    bumped_from: int | None = None
+    for k, picture in enumerate(rnd.pictures):
+        for j in range(10):
+            image = picture.image
+            if bump_at is not None and k >= bump_at:
+                image = shifted(image, 9.0, -6.0)
+                bumped_from = len(frames) if bumped_from is None else bumped_from
+            gain = 1.0 + 0.08 * np.sin(0.3 * (10 * k + j))
+            frames.append(mark(exposed(image, gain, 3.0, rng), k))
+
+    def on_frame(i: int) -> None:
+        if bumped_from is not None and i >= bumped_from:
+            reader.offset = np.array([9.0, -6.0])
+
+    video = tmp_path / "round.mp4"
+    video.write_bytes(b"")
+    tracker = Tracker(video, rnd.players, RuleSet.preset("standard"), reader=reader,
+                      mat=False, opener=lambda _: FramesCapture(frames, on_frame),
+                      sleep=lambda _: None, known_table=known, engine=rnd.tables[0].engine)
+    return list(tracker), reader
+
+
+def settled(events: list[Any]) -> list[Any]:
+    return [e.table for e in events if isinstance(e, TableSettled)]
+
+
+def test_the_tracker_drops_the_phantom_and_reads_the_missed_tile(
+        tmp_path: Path, rnd: PaintedRound) -> None:
+    last = len(rnd.pictures) - 1
+    missed = {k: len(rnd.pictures[k].tiles) - 1 for k in range(last, last + 1)}
+    events, reader = follow(tmp_path, rnd, known=True, missed=missed)
+    assert settled(events) == rnd.tables
+    assert not [e for e in events if isinstance(e, AlertRaised) and e.alert.is_error]
+    printed = rnd.pictures[0].printed
+    assert printed is not None
+    # read only while the bare table was being learned (the first still frames)
+    with_known = sum(np.allclose(b, printed) for b in reader.read_boxes)
+    assert with_known <= EMPTY_FRAMES
+    # without the known table the printed domino (a sure 6-6 on the cloth) is
+    # read and held, and the missed tile stays missing
+    events, reader = follow(tmp_path, rnd, known=False, missed=missed)
+    assert settled(events)[-1] != rnd.tables[-1]
+    assert sum(np.allclose(b, printed) for b in reader.read_boxes) >= 1
+    assert PRINTED == (6, 6)
+
+
+def test_a_bumped_camera_says_so_and_loses_nothing(tmp_path: Path, rnd: PaintedRound) -> None:
+    events, _ = follow(tmp_path, rnd, known=True, missed={}, bump_at=3)
+    moved = [e for e in events if isinstance(e, CameraStatus)
+             and e.reason is CameraReason.MOVED]
+    assert len(moved) == 1 and moved[0].ok and "moved" in moved[0].message
+    assert settled(events) == rnd.tables
+    codes = [e.alert.code for e in events if isinstance(e, AlertRaised)]
+    assert "tile-removed" not in codes
+
+
+def test_a_box_helper_is_tile_shaped() -> None:
+    scale = tile_scale(box((10, 10), 40)[None])
+    assert scale is not None and scale == pytest.approx((20.0, 40.0), abs=0.01)

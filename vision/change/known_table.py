@@ -1,0 +1,535 @@
+"""The table a fixed camera watches, known: the bare table and the last settled one.
+
+A :class:`KnownTable` keeps two pictures of the table, each a small copy of a
+frame in which light does not count (:func:`table_view`: every colour
+normalised for brightness and contrast, smooth shading taken away, colour kept
+as chromaticity with the light's cast taken out, as ``vision.tracking.view_change``
+compares frames):
+
+- the **empty table** (cloth, mat, hub, props), learned from the first still
+  frames before the round's first table settled in which no engine was read,
+  as the mean and spread of every pixel, and kept up to date where the table
+  stays bare;
+- the **last settled table**, the frame each table settled on, kept whole too.
+
+From them, for each still frame (:meth:`KnownTable.screen`):
+
+- a box the detector finds where the view has not changed since the table was
+  known empty is not a tile (the cloth's pattern, the mat's print, a knot in
+  the wood, a printed picture of a domino) and is dropped;
+- a region that changed since the last settled table, is not a shadow (darker
+  with its colour unchanged) and has a tile's size and shape (the scale from
+  the tiles already known) is a tile candidate even where the detector found
+  none: its oriented rectangle is fitted on the change in the full-resolution
+  frame (``cv2.minAreaRect``) and it is added as a tile box, to be read there;
+- a view that shifted as a whole (:meth:`KnownTable.bumped`, phase correlation
+  against the last settled table) is a bumped camera: the empty table is moved
+  with it and the table learned again from the new view.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.models.crops import order_corners
+from vision.models.detections import Detections
+
+#: Width (pixels) of the small copy the table is compared on.
+VIEW_WIDTH = 480
+#: Added to every grey level before its logarithm (the sensor's noise floor).
+LOG_FLOOR = 12.0
+#: Smooth shading (a lamp, a vignette, a soft shadow) is what a blur this wide (small
+#: pixels) keeps; the rest is detail.
+SHADING_SIGMA = 10.0
+#: A pixel whose normalised detail moved more than this, or more than ``SPREAD_TIMES``
+#: its spread over the empty frames, has changed.
+PIXEL_CHANGE = 0.45
+SPREAD_TIMES = 4.0
+#: A change of this much in chromaticity (r or g of r, g, b summing to 1) counts.
+CHROMA_CHANGE = 0.05
+#: Added to r + g + b before the chromaticity is taken (dark pixels have little colour).
+CHROMA_FLOOR = 90.0
+#: A box lies on unchanged table when its detail moved less than this share of the
+#: bare table's own detail there (:func:`box_change`). Measured on painted tables
+#: (five surfaces, with and without the mat, exposure 0.6-1.25, noise, a shadow):
+#: real tiles 0.46 and up, bare cloth 0.24 at most, printed dominoes 0.12
+#: (``benchmarks/results/sequences.json``).
+UNCHANGED_BELOW = 0.3
+#: Detail (log brightness) a flat bare table is taken to have at least, so that a
+#: plain cloth's noise is not a change.
+TEXTURE_FLOOR = 0.1
+#: A box on bare table that overlaps a box kept by this share of the smaller is kept.
+OVERLAP_KEPT = 0.3
+#: Still frames without a table averaged into the empty table before it is used.
+EMPTY_FRAMES = 2
+#: Where the table stayed bare (``ADAPT_CLEAR`` small pixels from any change), the empty
+#: table moves this far towards each settled view (light that drifts over the evening).
+EMPTY_ADAPT = 0.25
+ADAPT_CLEAR = 11
+#: A tile candidate's changed area (of the small copy) lies within these factors of a
+#: tile's, and the changed part of it in the full frame is at least ``CANDIDATE_SIZE[0]``
+#: of a tile long and at most ``CANDIDATE_SIZE[1]`` of a tile each way; its box is then
+#: given the known tiles' size.
+CANDIDATE_AREA = (0.1, 2.0)
+CANDIDATE_SIZE = (0.5, 1.4)
+#: A candidate's confidence as a detection (the reader's own look decides the rest).
+CANDIDATE_CONFIDENCE = 0.3
+#: A full-resolution pixel whose log brightness (smooth shading aside) moved this much
+#: belongs to the tile fitted there.
+FIT_CHANGE = 0.12
+#: A shadow: darker by this factor range with its colour kept.
+SHADOW_RATIO = (0.3, 0.9)
+#: The whole view shifted at least this many small pixels, and the shift is clear
+#: (phase correlation's response), is a bumped camera.
+BUMP_PX = 1.5
+BUMP_RESPONSE = 0.15
+
+
+def _small(frame: np.ndarray, width: int = VIEW_WIDTH) -> np.ndarray:
+    h, w = frame.shape[:2]
+    return cv2.resize(frame, (width, max(1, round(h * width / w))),
+                      interpolation=cv2.INTER_AREA).astype(np.float32)
+
+
+def _shading(image: np.ndarray) -> np.ndarray:
+    """The smooth shading of ``image`` (h, w, c): a Gaussian blur of ``SHADING_SIGMA``,
+    taken on an eighth of the size (a wide blur costs little there)."""
+    h, w = image.shape[:2]
+    tiny = cv2.resize(image, (max(1, w // 8), max(1, h // 8)), interpolation=cv2.INTER_AREA)
+    tiny = cv2.GaussianBlur(tiny, (0, 0), SHADING_SIGMA / 8)
+    return np.asarray(cv2.resize(tiny, (w, h), interpolation=cv2.INTER_LINEAR)
+                      .reshape(image.shape))
+
+
+@dataclass(frozen=True)
+class TableView:
+    """A frame as the known table compares it: ``detail`` (h, w, c) normalised fine detail,
+    ``chroma`` (h, w, 2) chromaticity, ``grey`` (h, w) brightness over its mean, and the
+    full frame's ``scale`` (frame pixels per small pixel)."""
+
+    detail: np.ndarray
+    chroma: np.ndarray
+    grey: np.ndarray
+    scale: float
+
+
+def table_view(frame: np.ndarray, width: int = VIEW_WIDTH) -> TableView:
+    """``frame`` as :class:`TableView`: what a lamp, auto-exposure and noise leave alone."""
+    small = cv2.GaussianBlur(_small(frame, width), (3, 3), 0)
+    if small.ndim == 2:
+        small = small[..., None]
+    # in log brightness a lamp, a shadow or the exposure multiplies nothing but adds a
+    # smooth term, which taking the smooth shading away removes
+    log = cv2.log(small + LOG_FLOOR)
+    detail = log - _shading(log)
+    total = small.sum(axis=2, keepdims=True) + CHROMA_FLOOR
+    chroma = (small[..., 1:] / total if small.shape[2] == 3
+              else np.zeros(small.shape[:2] + (2,), np.float32))
+    grey = small.mean(axis=2)
+    grey = grey / (float(grey.mean()) + 1e-6)
+    return TableView(np.asarray(detail, np.float32), np.asarray(chroma, np.float32),
+                     np.asarray(grey, np.float32), frame.shape[1] / small.shape[1])
+
+
+def changed_mask(base: TableView, now: TableView, spread: np.ndarray | None = None
+                 ) -> np.ndarray:
+    """Pixels of ``now`` that differ from ``base`` (bool, small size): in fine detail
+    beyond ``PIXEL_CHANGE`` (or ``SPREAD_TIMES`` the pixel's ``spread``), or in colour
+    beyond ``CHROMA_CHANGE`` once the light's overall colour cast is taken out."""
+    d = np.abs(now.detail - base.detail).max(axis=2)
+    limit = PIXEL_CHANGE if spread is None else np.maximum(PIXEL_CHANGE, SPREAD_TIMES * spread)
+    return np.asarray((d > limit) | (_colour_change(base, now) > CHROMA_CHANGE))
+
+
+def _colour_change(base: TableView, now: TableView) -> np.ndarray:
+    """Each pixel's change in chromaticity, the light's overall colour cast taken out
+    (the median change, over every 16th pixel)."""
+    c = now.chroma - base.chroma
+    c -= np.median(c.reshape(-1, 2)[::16], axis=0)
+    return np.asarray(np.abs(c).max(axis=2))
+
+
+def shadow_mask(base: TableView, now: TableView) -> np.ndarray:
+    """Pixels of ``now`` darker than in ``base`` by ``SHADOW_RATIO`` with their colour
+    kept: a shadow, not a tile."""
+    ratio = now.grey / np.maximum(base.grey, 1e-3)
+    same_colour = _colour_change(base, now) <= CHROMA_CHANGE
+    return np.asarray((ratio >= SHADOW_RATIO[0]) & (ratio <= SHADOW_RATIO[1]) & same_colour)
+
+
+def box_change(empty: TableView, now: TableView, inside: np.ndarray, slack: int = 0) -> float:
+    """How much the pixels ``inside`` (bool, small size) changed from ``empty`` to ``now``:
+    their mean change in detail over the bare table's own detail there (plus
+    ``TEXTURE_FLOOR``). A striped cloth's noise and aliasing grow with its stripes'
+    contrast; a tile on it changes far more than that. With ``slack`` (pixels), the
+    bare table is also tried moved by up to that much each way and the least change
+    kept (two photos registered by hand-held features lie a pixel or two apart)."""
+    ys, xs = np.nonzero(inside)
+    h, w = inside.shape
+    y0, y1 = max(int(ys.min()) - slack, 0), min(int(ys.max()) + 1 + slack, h)
+    x0, x1 = max(int(xs.min()) - slack, 0), min(int(xs.max()) + 1 + slack, w)
+    part = inside[y0:y1, x0:x1]
+    here = now.detail[y0:y1, x0:x1]
+    best = np.inf
+    for dy in range(-slack, slack + 1):
+        for dx in range(-slack, slack + 1):
+            ey0, ey1, ex0, ex1 = y0 + dy, y1 + dy, x0 + dx, x1 + dx
+            if ey0 < 0 or ex0 < 0 or ey1 > h or ex1 > w:
+                continue
+            there = empty.detail[ey0:ey1, ex0:ex1]
+            d = np.abs(here - there).max(axis=2)[part]
+            texture = np.abs(there).max(axis=2)[part]
+            best = min(best, float(d.mean() / (texture.mean() + TEXTURE_FLOOR)))
+    return best
+
+
+def _polygon_mask(shape: tuple[int, int], corners: np.ndarray, scale: float,
+                  rim: int = 1) -> np.ndarray:
+    mask = np.zeros(shape, np.uint8)
+    cv2.fillPoly(mask, [np.round(np.asarray(corners, np.float32) / scale).astype(np.int32)], 1)
+    if rim:
+        return np.asarray(cv2.dilate(mask, np.ones((2 * rim + 1, 2 * rim + 1), np.uint8)),
+                          bool)
+    return mask.astype(bool)
+
+
+def tile_scale(corners: np.ndarray) -> tuple[float, float] | None:
+    """Median short and long side (pixels) of the tile outlines ``corners`` (N, 4, 2)."""
+    c = np.asarray(corners, np.float32).reshape(-1, 4, 2)
+    if not len(c):
+        return None
+    sides = np.linalg.norm(np.roll(c, -1, axis=1) - c, axis=2)
+    short = np.minimum(sides[:, 0], sides[:, 1])
+    long = np.maximum(sides[:, 0], sides[:, 1])
+    return float(np.median(short)), float(np.median(long))
+
+
+@dataclass(frozen=True)
+class Bump:
+    """The camera moved: the view shifted by ``shift`` frame pixels (x, y)."""
+
+    shift: tuple[float, float]
+
+
+class KnownTable:
+    """The table a fixed camera watches (see the module's notes).
+
+    Feed it the still frames: :meth:`see_empty` those in which no table was read
+    before the first table settled, :meth:`settle` each frame a table settled on;
+    ask :meth:`screen` for each still frame's detections and :meth:`bumped` whether
+    the camera moved.
+    """
+
+    def __init__(self, width: int = VIEW_WIDTH, slack: int = 0) -> None:
+        self.width = width
+        #: Pixels (small size) a box's detail may lie off the bare table's and still match
+        #: it (:func:`box_change`): 0 for a fixed camera.
+        self.slack = slack
+        #: The empty table: the mean view of the bare frames, and each pixel's spread.
+        self.empty: TableView | None = None
+        self.spread: np.ndarray | None = None
+        #: Bare frames seen so far (the empty table is used from ``EMPTY_FRAMES`` on).
+        self.empty_seen = 0
+        #: Where the empty table is known (a bumped camera shows table it never saw bare).
+        self.known_area: np.ndarray | None = None
+        self._sum: list[TableView] = []
+        #: The last settled table: its view, and the frame in grey (full size).
+        self.settled_view: TableView | None = None
+        self.settled_grey: np.ndarray | None = None
+        #: Boxes dropped and candidates added so far.
+        self.dropped = 0
+        self.added = 0
+        self._last: tuple[np.ndarray, TableView] | None = None
+
+    def view(self, frame: np.ndarray) -> TableView:
+        """:func:`table_view` of ``frame``, made once however often it is asked for."""
+        if self._last is not None and self._last[0] is frame:
+            return self._last[1]
+        view = table_view(frame, self.width)
+        self._last = (frame, view)
+        return view
+
+    @property
+    def knows_empty(self) -> bool:
+        return self.empty is not None and self.empty_seen >= EMPTY_FRAMES
+
+    # -- learning --------------------------------------------------------------------
+
+    def see_empty(self, frame: np.ndarray) -> None:
+        """A still frame of the bare table (no table read in it, none settled yet). The
+        first ``EMPTY_FRAMES`` make the bare table; later ones are not taken (a tile laid
+        but not yet read must not become bare table)."""
+        if self.empty_seen >= EMPTY_FRAMES:
+            return
+        view = self.view(frame)
+        if self._sum and self._sum[0].detail.shape != view.detail.shape:
+            self._sum = []
+        self._sum = [*self._sum, view][-8:]
+        details = np.stack([v.detail for v in self._sum])
+        chroma = np.stack([v.chroma for v in self._sum])
+        grey = np.stack([v.grey for v in self._sum])
+        self.empty = TableView(details.mean(axis=0), chroma.mean(axis=0), grey.mean(axis=0),
+                               view.scale)
+        self.spread = (details.std(axis=0).max(axis=2) if len(self._sum) > 1
+                       else np.zeros(view.grey.shape, np.float32))
+        self.known_area = np.ones(view.grey.shape, bool)
+        self.empty_seen = len(self._sum)
+
+    def settle(self, frame: np.ndarray) -> None:
+        """A table settled on ``frame``: it is the last settled table, and where the table
+        is still bare the empty table follows the light."""
+        view = self.view(frame)
+        self.settled_view = view
+        self.settled_grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        empty = self.empty
+        if empty is None or empty.detail.shape != view.detail.shape:
+            return
+        # well clear of anything that changed: a tile's flat face is like a flat cloth
+        bare = ~cv2.dilate(changed_mask(empty, view, self.spread).astype(np.uint8),
+                           _disc(ADAPT_CLEAR)).astype(bool)
+        a = EMPTY_ADAPT * bare.astype(np.float32)
+        self.empty = TableView(empty.detail + a[..., None] * (view.detail - empty.detail),
+                               empty.chroma + a[..., None] * (view.chroma - empty.chroma),
+                               empty.grey + a * (view.grey - empty.grey), empty.scale)
+
+    def forget(self) -> None:
+        """Forget the table (a camera that changed resolution)."""
+        self.__init__(self.width, self.slack)  # type: ignore[misc]
+
+    # -- a bumped camera -------------------------------------------------------------
+
+    def bumped(self, frame: np.ndarray) -> Bump | None:
+        """Whether the whole view shifted since the last settled table (the camera was
+        bumped); if so, the table is learned again from ``frame``: the empty table moves
+        with the view (the strip it never saw bare is not known), and ``frame`` is the
+        settled table's view."""
+        base = self.settled_view
+        if base is None:
+            return None
+        view = self.view(frame)
+        if view.grey.shape != base.grey.shape:
+            self.forget()
+            return Bump((0.0, 0.0))
+        a, b = _half(base.detail), _half(view.detail)
+        window = cv2.createHanningWindow(a.shape[::-1], cv2.CV_32F)
+        (dx, dy), response = cv2.phaseCorrelate(a, b, window)
+        dx, dy = 2 * dx, 2 * dy
+        if response < BUMP_RESPONSE or np.hypot(dx, dy) < BUMP_PX:
+            return None
+        dx, dy = _refined(base.detail.mean(axis=2), view.detail.mean(axis=2), dx, dy)
+        self._move_empty(dx, dy)
+        self.settle(frame)
+        return Bump((float(dx * view.scale), float(dy * view.scale)))
+
+    def _move_empty(self, dx: float, dy: float) -> None:
+        empty = self.empty
+        if empty is None or self.spread is None or self.known_area is None:
+            return
+        h, w = empty.grey.shape
+        matrix = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy]], np.float32)
+
+        def move(a: np.ndarray) -> np.ndarray:
+            return np.asarray(cv2.warpAffine(a, matrix, (w, h), flags=cv2.INTER_LINEAR,
+                                             borderMode=cv2.BORDER_REPLICATE))
+
+        detail = np.dstack([move(empty.detail[..., k]) for k in range(empty.detail.shape[2])])
+        chroma = np.dstack([move(empty.chroma[..., k]) for k in range(2)])
+        self.empty = TableView(detail, chroma, move(empty.grey), empty.scale)
+        self.spread = move(self.spread)
+        area = cv2.warpAffine(self.known_area.astype(np.uint8), matrix, (w, h),
+                              flags=cv2.INTER_NEAREST, borderValue=0)
+        self.known_area = cv2.erode(area, np.ones((5, 5), np.uint8)).astype(bool)
+        self._sum = []
+
+    # -- screening a still frame's detections ----------------------------------------
+
+    def box_change(self, frame_view: TableView, corners: np.ndarray) -> np.ndarray:
+        """For each box ``corners`` (N, 4, 2): how much it changed since the table was
+        bare (:func:`box_change`); ``inf`` where the empty table is not known."""
+        out = np.full(len(corners), np.inf)
+        empty = self.empty
+        if not self.knows_empty or empty is None or empty.grey.shape != frame_view.grey.shape:
+            return out
+        area = self.known_area if self.known_area is not None else np.ones(
+            empty.grey.shape, bool)
+        for i, c in enumerate(corners):
+            inside = _polygon_mask(empty.grey.shape, c, frame_view.scale)
+            if inside.any() and area[inside].all():
+                out[i] = box_change(empty, frame_view, inside, self.slack)
+        return out
+
+    def unchanged_boxes(self, frame_view: TableView, corners: np.ndarray) -> np.ndarray:
+        """For each box ``corners`` (N, 4, 2): whether it lies on table that has not
+        changed since the table was known bare (False where that is not known)."""
+        return np.asarray(self.box_change(frame_view, corners) < UNCHANGED_BELOW)
+
+    def candidates(self, frame: np.ndarray, frame_view: TableView, taken: np.ndarray,
+                   scale: tuple[float, float] | None) -> np.ndarray:
+        """Outlines (M, 4, 2) of tile-sized regions changed since the last settled table
+        that no box ``taken`` (K, 4, 2) covers: tiles the detector missed."""
+        base, grey0 = self.settled_view, self.settled_grey
+        if base is None or grey0 is None or scale is None \
+                or base.grey.shape != frame_view.grey.shape or grey0.shape != frame.shape[:2]:
+            return np.zeros((0, 4, 2), np.float32)
+        mask = changed_mask(base, frame_view) & ~shadow_mask(base, frame_view)
+        s = frame_view.scale
+        covered = np.zeros(mask.shape, bool)
+        for c in taken:
+            covered |= _polygon_mask(mask.shape, c, s, rim=2)
+        short, long = scale
+        # a pale tile on a pale cloth changes at its pips and edges only: closed, and the
+        # pieces within a tile of one another taken together
+        mask = cv2.morphologyEx((mask & ~covered).astype(np.uint8), cv2.MORPH_CLOSE,
+                                _disc(short / s / 2))
+        count, _, stats, centres = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        small_area = short * long / (s * s)
+        grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        out = []
+        for group in _groups(centres[1:], stats[1:], 0.75 * long / s):
+            area = float(stats[1:][group, cv2.CC_STAT_AREA].sum())
+            if not CANDIDATE_AREA[0] * small_area <= area <= CANDIDATE_AREA[1] * small_area:
+                continue
+            x0 = float(stats[1:][group, 0].min())
+            y0 = float(stats[1:][group, 1].min())
+            x1 = float((stats[1:][group, 0] + stats[1:][group, 2]).max())
+            y1 = float((stats[1:][group, 1] + stats[1:][group, 3]).max())
+            box = _fit_tile(grey0, grey, (x0 * s, y0 * s, (x1 - x0) * s, (y1 - y0) * s), scale)
+            if box is not None:
+                out.append(box)
+        return np.array(out, np.float32).reshape(-1, 4, 2)
+
+    def screen(self, frame: np.ndarray, found: Detections, tile_class: int,
+               known: np.ndarray | None = None) -> Detections:
+        """``found`` without the boxes lying on unchanged bare table, with tile boxes added
+        where a tile-sized region changed since the last settled table and no box lies
+        (``known``: outlines of the tiles held already, for the scale and as taken)."""
+        view = self.view(frame)
+        keep = ~self.unchanged_boxes(view, found.corners) if len(found) else np.zeros(0, bool)
+        keep |= _on_kept(found.corners, keep)  # a piece of a tile kept is the reader's to judge
+        self.dropped += int((~keep).sum())
+        kept = found[keep] if len(found) else found
+        tiles = kept.corners[kept.class_id == tile_class] if len(kept) else kept.corners
+        held = np.zeros((0, 4, 2), np.float32) if known is None else np.asarray(known,
+                                                                               np.float32)
+        taken = np.concatenate([kept.corners, held.reshape(-1, 4, 2)])
+        scale = tile_scale(np.concatenate([tiles.reshape(-1, 4, 2), held.reshape(-1, 4, 2)]))
+        new = self.candidates(frame, view, taken, scale)
+        if len(new):  # a change back to the bare table is no tile (a lamp on the mat's print)
+            new = new[~self.unchanged_boxes(view, new)]
+        if not len(new):
+            return kept
+        self.added += len(new)
+        extra = Detections(new, np.full(len(new), CANDIDATE_CONFIDENCE),
+                           np.full(len(new), tile_class),
+                           {k: np.zeros((len(new), *v.shape[1:]), v.dtype)
+                            for k, v in kept.data.items()},
+                           dict(kept.metadata))
+        return Detections.merge([kept, extra])
+
+
+def _refined(before: np.ndarray, now: np.ndarray, dx: float, dy: float) -> tuple[float, float]:
+    """The shift ``(dx, dy)`` from ``before`` to ``now`` refined to the pixel's fraction by
+    ECC from that start (a checked cloth gives phase correlation more than one answer)."""
+    warp = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy]], np.float32)
+    criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 50, 1e-4)
+    try:
+        _, warp = cv2.findTransformECC(  # type: ignore[call-overload]
+            np.asarray(before, np.float32), np.asarray(now, np.float32), warp,
+            cv2.MOTION_TRANSLATION, criteria, None, 5)
+    except cv2.error:  # did not converge: the coarse shift stands
+        return dx, dy
+    fine = float(warp[0, 2]), float(warp[1, 2])
+    return fine if np.hypot(fine[0] - dx, fine[1] - dy) < 4 * BUMP_PX else (dx, dy)
+
+
+def _half(detail: np.ndarray) -> np.ndarray:
+    """The mean of ``detail``'s channels at half its size (what the bump is looked for on)."""
+    h, w = detail.shape[:2]
+    return np.asarray(cv2.resize(detail.mean(axis=2), (w // 2, h // 2),
+                                 interpolation=cv2.INTER_AREA), np.float32)
+
+
+def _on_kept(corners: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """For each box: whether it is dropped but overlaps a box kept by at least
+    ``OVERLAP_KEPT`` of the smaller one (a shifted or partial box of a real tile: the
+    reader chooses among a tile's boxes, and so does nothing here)."""
+    out = np.zeros(len(corners), bool)
+    kept = [np.asarray(c, np.float32) for c, k in zip(corners, keep, strict=True) if k]
+    if not kept:
+        return out
+    for i in np.flatnonzero(~keep):
+        box = np.asarray(corners[i], np.float32)
+        area = abs(cv2.contourArea(box))
+        for other in kept:
+            common = cv2.intersectConvexConvex(box, other)[0]
+            if common > OVERLAP_KEPT * max(min(area, abs(cv2.contourArea(other))), 1e-6):
+                out[i] = True
+                break
+    return out
+
+
+def _groups(centres: np.ndarray, stats: np.ndarray, reach: float) -> list[list[int]]:
+    """Components (their ``centres`` and ``stats``) whose centres lie within ``reach`` of
+    one another, gathered (single linkage); specks of a pixel or two left out."""
+    ids = [k for k in range(len(stats)) if stats[k, cv2.CC_STAT_AREA] > 2]
+    groups: list[list[int]] = []
+    for k in ids:
+        near = [g for g in groups
+                if np.min(np.linalg.norm(centres[g] - centres[k], axis=1)) <= reach]
+        merged = [k] + [m for g in near for m in g]
+        groups = [g for g in groups if g not in near] + [merged]
+    return groups
+
+
+def _disc(diameter: float) -> np.ndarray:
+    """An elliptic structuring element about ``diameter`` pixels across (odd, 3 at least)."""
+    k = max(3, int(round(diameter)) | 1)
+    return np.asarray(cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)), np.uint8)
+
+
+def _fit_tile(before: np.ndarray, now: np.ndarray, region: tuple[float, float, float, float],
+              scale: tuple[float, float]) -> np.ndarray | None:
+    """The oriented outline of the tile that changed in ``region`` (x, y, w, h, frame
+    pixels) between the grey frames ``before`` and ``now``: ``cv2.minAreaRect`` of what
+    changed in the full-resolution crop (shadows left out, pips and edges closed into
+    one), given the known tiles' ``scale`` (short, long); None unless tile-sized."""
+    short, long = scale
+    x, y, w, h = region
+    pad = 0.5 * short
+    x0, y0 = max(0, int(x - pad)), max(0, int(y - pad))
+    x1, y1 = min(now.shape[1], int(x + w + pad)), min(now.shape[0], int(y + h + pad))
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return None
+    # in log brightness with the crop's smooth shading taken away, as the small copy is
+    # compared: the exposure and a lamp do not count, a shadow's soft edge little
+    sigma = max(2.0, 0.75 * long)
+    a = cv2.log(np.asarray(cv2.GaussianBlur(before[y0:y1, x0:x1].astype(np.float32), (3, 3), 0))
+                + LOG_FLOOR)
+    b = cv2.log(np.asarray(cv2.GaussianBlur(now[y0:y1, x0:x1].astype(np.float32), (3, 3), 0))
+                + LOG_FLOOR)
+    d = (b - cv2.GaussianBlur(b, (0, 0), sigma)) - (a - cv2.GaussianBlur(a, (0, 0), sigma))
+    band = max(2, int(0.25 * short))
+    rim = np.ones(d.shape, bool)
+    rim[band:-band, band:-band] = False
+    noise = float(np.median(np.abs(d[rim]))) if rim.any() else 0.0
+    diff = np.abs(d)
+    limit = max(FIT_CHANGE, 4.0 * noise)
+    shade = (d < 0) & (d > np.log(SHADOW_RATIO[0])) & (diff < 2 * FIT_CHANGE)
+    mask = cv2.morphologyEx(((diff > limit) & ~shade).astype(np.uint8), cv2.MORPH_CLOSE,
+                            _disc(short / 3))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    keep = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] >= 0.04 * short * long]
+    if not keep:
+        return None
+    pts = np.column_stack(np.nonzero(np.isin(labels, keep))[::-1]).astype(np.float32)
+    (cx, cy), (rw, rh), angle = cv2.minAreaRect(pts)
+    lo, hi = CANDIDATE_SIZE
+    got_short, got_long = sorted((rw, rh))
+    if not (lo * long <= got_long <= hi * long and got_short <= hi * short):
+        return None
+    size = (long, short) if rw >= rh else (short, long)
+    corners = cv2.boxPoints(((cx + x0, cy + y0), size, angle))
+    return order_corners(corners)

@@ -1,0 +1,109 @@
+"""A still photo that knows its table: boxes on table as bare as in a photo of it go.
+
+``mtrain read IMAGE --empty EMPTY`` and ``mtrain score ... --empty EMPTY`` take
+a photo of the bare table (the cloth, the mat, the board beside it) taken with
+the same camera and roughly the same framing. :class:`BarePhoto` registers it
+onto each photo read (``vision.change.registration``: features and a RANSAC
+homography, so a phone held by hand will do), lays it there, and drops every
+tile, marker and back whose box lies on table unchanged from it
+(``vision.change.known_table.box_change``, allowing a pixel or two of registration
+error). What the reader found on the cloth's pattern or on a printed picture
+of a domino is gone; tiles laid since are kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+
+from vision.change.known_table import KnownTable
+from vision.change.registration import Registration, register
+from vision.readings import FrameReading
+
+if TYPE_CHECKING:
+    from engine import RuleSet
+    from vision.reading.reader import TileReader
+    from vision.stills.hand_photos import HandReading
+
+#: Pixels (of the known table's small copy) a registered bare photo may lie off.
+REGISTRATION_SLACK = 1
+
+
+class BarePhoto:
+    """The photo of the bare table ``empty`` laid on ``photo`` (see the module's notes).
+
+    Raises ``engine.errors.BadInputError(source, ...)`` when the two do not register.
+    """
+
+    def __init__(self, empty: np.ndarray, photo: np.ndarray, source: str = "--empty") -> None:
+        self.registration: Registration = register(empty, photo, source)
+        h, w = photo.shape[:2]
+        matrix = self.registration.homography
+        laid = cv2.warpPerspective(empty, matrix, (w, h), flags=cv2.INTER_LINEAR,
+                                   borderMode=cv2.BORDER_REPLICATE)
+        self.known = KnownTable(slack=REGISTRATION_SLACK)
+        self.known.see_empty(laid)
+        self.known.see_empty(laid)
+        view = self.known.view(photo)
+        seen = cv2.warpPerspective(np.full(empty.shape[:2], 255, np.uint8), matrix, (w, h),
+                                   flags=cv2.INTER_NEAREST)
+        small = cv2.resize(seen, view.grey.shape[::-1], interpolation=cv2.INTER_AREA) == 255
+        # the bare photo shows only part of the table: elsewhere nothing is dropped
+        self.known.known_area = cv2.erode(small.astype(np.uint8),
+                                          np.ones((3, 3), np.uint8)).astype(bool)
+        self.photo = photo
+
+    def unchanged(self, corners: np.ndarray) -> np.ndarray:
+        """For each box ``corners`` (N, 4, 2) of the photo: whether it lies on table as bare
+        as in the photo of the bare table."""
+        boxes = np.asarray(corners, np.float32).reshape(-1, 4, 2)
+        if not len(boxes):
+            return np.zeros(0, bool)
+        return self.known.unchanged_boxes(self.known.view(self.photo), boxes)
+
+    def screen(self, frame: FrameReading) -> FrameReading:
+        """``frame`` (read from the photo) without the tiles, markers and backs lying on
+        unchanged bare table."""
+        tiles = [t for t, bare in zip(frame.tiles, self.unchanged(
+            np.array([np.asarray(t.corners, np.float32) for t in frame.tiles])), strict=True)
+                 if not bare]
+        markers = frame.markers[~self.unchanged(frame.markers.corners)] if len(
+            frame.markers) else frame.markers
+        backs = tuple(b for b, bare in zip(frame.face_down, self.unchanged(
+            np.array(frame.face_down, np.float32)), strict=True) if not bare)
+        return FrameReading(tiles, markers, frame.shape, backs)
+
+
+def empty_from_args(args: argparse.Namespace) -> np.ndarray | None:
+    """The ``--empty`` photo, loaded (``BadInputError`` when it cannot be), or None."""
+    if getattr(args, "empty", None) is None:
+        return None
+    from vision.images import load_image
+
+    return load_image(args.empty)
+
+
+def bare_for(empty: np.ndarray | None, photo: np.ndarray, source: str) -> BarePhoto | None:
+    """The bare photo ``empty`` laid on ``photo`` (None without one)."""
+    return None if empty is None else BarePhoto(empty, photo, source)
+
+
+def score_on_bare(paths: Sequence[str | os.PathLike[str]], rules: RuleSet, reader: TileReader,
+                  empty: np.ndarray) -> list[HandReading]:
+    """``vision.stills.hand_photos.score_photos`` with every photo screened by the bare table
+    ``empty`` (each registered on its own: a phone held by hand)."""
+    from vision.images import load_image
+    from vision.stills.hand_photos import flag_duplicates, hand_from_reading, read_hand
+
+    hands = []
+    for path in paths:
+        image = load_image(path)
+        bare = BarePhoto(empty, image, os.fspath(path))
+        frame = bare.screen(read_hand(reader, image))
+        hands.append(hand_from_reading(frame, rules, os.fspath(path)))
+    return flag_duplicates(hands)
