@@ -36,7 +36,7 @@ def tracked(runs: int, models: str) -> dict[str, Any]:
     from datasets.table_layout import layout_sequence
     from datasets.table_sequence import exposed, table_pictures
     from vision.change.known_table import KnownTable
-    from vision.mat import detect_mat
+    from vision.mat.hub_mat import detect_mat
     from vision.models.precision import chosen_precision
     from vision.reading.reader import TileReader
     from vision.table import reconstruct
@@ -57,7 +57,7 @@ def tracked(runs: int, models: str) -> dict[str, Any]:
         memory = TileMemory(reader)
         memory.update_with_detections(before, reader.detect(before))
         memory.update_with_detections(before, reader.detect(before))
-        memory.settle(grey_of(before))
+        memory.mark_settled(grey_of(before))
         if known is not None:
             known.settle(before)
         t0 = time.perf_counter()
