@@ -28,6 +28,7 @@ from __future__ import annotations
 import copy
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import cv2
@@ -38,6 +39,7 @@ from vision.cover_check import CoverCheck
 from vision.crops import order_corners, tile_half_crops
 from vision.detections import Detections
 from vision.divider import even_about_divider, snap_to_divider
+from vision.domino_check import DOUBT_REASON, DominoCheck
 from vision.face_down import markers_on_backs, split_face_down
 from vision.half_counts import (
     CLASSIFIED_UP_TO,
@@ -156,6 +158,8 @@ class TileReader:
                  check_cover: bool = True,
                  spot_face_down: bool = True,
                  check_tiles: bool = True,
+                 tile_looks: bool = True,
+                 verify_tiles: bool = True,
                  threads: int | None = None,
                  precision: str | None = None) -> None:
         specs = load_specs(models_dir, precision)
@@ -165,10 +169,17 @@ class TileReader:
         self.tile_class = names.index("tile") if "tile" in names else 0
         self.marker_class = names.index("marker") if "marker" in names else -1
         faint = {self.marker_class: FAINT_MARKER} if self.marker_class >= 0 else {}
-        # a tile box must look like a domino, not a patterned surface (vision.tile_check)
-        detector = CheckedTileDetector if check_tiles else ObbDetector
-        self.detector = detector(specs["tiles"], conf_threshold=tile_threshold,
-                                 threads=threads, class_thresholds=faint)
+        #: The domino check (``vision.domino_check``) when listed and wanted: a tile box
+        #: it is sure is no domino is never read, one it doubts is read ``uncertain``.
+        self.domino_check = (DominoCheck(specs["verifier"], threads=threads)
+                             if check_tiles and verify_tiles and "verifier" in specs else None)
+        # a tile box must be a domino, not a patterned surface (vision.tile_check)
+        self.detector: ObbDetector = (
+            CheckedTileDetector(specs["tiles"], conf_threshold=tile_threshold, threads=threads,
+                                class_thresholds=faint, verifier=self.domino_check,
+                                looks=tile_looks)
+            if check_tiles else ObbDetector(specs["tiles"], conf_threshold=tile_threshold,
+                                            threads=threads, class_thresholds=faint))
         floor = max(0.01, pip_threshold - pip_band)
         classify = classify_halves and "halves" in specs
         self.pip_detector = BoxDetector(specs["pips"], conf_threshold=floor, threads=threads)
@@ -412,10 +423,21 @@ class TileReader:
         tiles = joined(self, tiles)
         boxes, owner, turned_at, gray = self._box_variants(image, tiles)
         found = self.read_at(image, np.array(boxes, np.float32), tiles.confidence[owner])
-        readings = best_readings(found, boxes, owner, turned_at, len(tiles))
+        readings = self._verified(image, best_readings(found, boxes, owner, turned_at,
+                                                       len(tiles)))
         if not self.spot_face_down:
             return readings, []
         return split_face_down(image if gray is None else gray, readings)
+
+    def _verified(self, image: np.ndarray, readings: list[TileReading]) -> list[TileReading]:
+        """``readings`` put to the domino check at the boxes they were read at: one it is
+        sure is no domino is dropped, one it doubts marked uncertain (``DOUBT_REASON``)."""
+        if self.domino_check is None or not readings:
+            return readings
+        verdicts = self.domino_check(image, np.array([r.corners for r in readings]))
+        return [replace(r, uncertain=True, doubt=DOUBT_REASON) if doubted else r
+                for r, dropped, doubted in zip(readings, verdicts.dropped, verdicts.doubted,
+                                               strict=True) if not dropped]
 
     def _box_variants(self, image: np.ndarray, tiles: Detections
                       ) -> tuple[list[np.ndarray], list[int], set[int], np.ndarray | None]:

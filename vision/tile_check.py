@@ -44,6 +44,7 @@ import numpy as np
 
 from vision.crops import order_corners
 from vision.detections import Detections
+from vision.domino_check import DominoCheck
 from vision.onnx_models import ModelSpec, ObbDetector
 
 #: A box whose look is repeated this closely around it is the surface's pattern: for a
@@ -234,18 +235,26 @@ def patterned(looks: np.ndarray) -> bool:
 
 
 class CheckedTileDetector(ObbDetector):
-    """The tile detector whose tile boxes must look like tiles (:func:`looks_like_tile`):
-    the phantoms a patterned surface gives are dropped where they are found, so that
-    neither the reader's choice of how close to look nor its readings see them. Boxes
-    of other classes (markers) pass unjudged."""
+    """The tile detector whose tile boxes must look like tiles: with ``verifier`` (the
+    domino check, ``vision.domino_check``), a box it is sure is no domino is dropped on
+    any frame; with ``looks``, on a frame whose boxes mostly fail the looks
+    (:func:`patterned`), a box that fails them (:func:`looks_like_tile`) is dropped too.
+    The phantoms are dropped where they are found, so that neither the reader's choice
+    of how close to look nor its readings see them. Boxes of other classes (markers)
+    pass unjudged."""
 
     def __init__(self, spec: ModelSpec, *, conf_threshold: float = 0.25,
                  iou_threshold: float = 0.7, max_det: int = 300, threads: int | None = None,
-                 class_thresholds: dict[int, float] | None = None) -> None:
+                 class_thresholds: dict[int, float] | None = None,
+                 verifier: DominoCheck | None = None, looks: bool = True) -> None:
         super().__init__(spec, conf_threshold=conf_threshold, iou_threshold=iou_threshold,
                          max_det=max_det, threads=threads, class_thresholds=class_thresholds)
         #: The class whose boxes are judged (``tile``; the first when none is so named).
         self.tile_class = self.names.index("tile") if "tile" in self.names else 0
+        #: The domino check every tile box is put to (None: none).
+        self.verifier = verifier
+        #: Whether boxes on a patterned frame must pass the looks as well.
+        self.looks = looks
         #: The last image found to lie on a patterned surface (:func:`patterned`): the
         #: reader looks at a frame more than once (further away, closer), and a look
         #: that finds only a box or two there is judged as the frame was.
@@ -257,12 +266,20 @@ class CheckedTileDetector(ObbDetector):
         tiles = np.flatnonzero(found.class_id == self.tile_class)
         if not len(tiles):
             return found
+        keep = np.ones(len(found), bool)
+        if self.verifier is not None:
+            keep[tiles] = ~self.verifier(image, found.corners[tiles]).dropped
+        if self.looks:
+            keep[tiles] &= self._looks(image, found, tiles)
+        return found if keep.all() else found[keep]
+
+    def _looks(self, image: np.ndarray, found: Detections, tiles: np.ndarray) -> np.ndarray:
+        """Which of the boxes ``tiles`` of ``found`` are kept by the looks: all of them
+        unless the frame lies on a patterned surface."""
         looks = tile_mask(image, found.corners[tiles], found.confidence[tiles])
         seen = self._patterned_image() if self._patterned_image is not None else None
         if seen is not image:  # a further look at a frame found patterned stays so
             if not patterned(looks):
-                return found
+                return np.ones(len(tiles), bool)
             self._patterned_image = weakref.ref(image)
-        keep = np.ones(len(found), bool)
-        keep[tiles] = looks
-        return found[keep]
+        return looks
