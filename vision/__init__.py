@@ -39,6 +39,9 @@ _EXPORTS = {
     "looks_like_tile": "vision.tile_check",
     "tile_mask": "vision.tile_check",
     "CheckedTileDetector": "vision.tile_check",
+    "DominoCheck": "vision.domino_check",
+    "Verdicts": "vision.domino_check",
+    "verifier_crop": "vision.domino_check",
     "CoverCheck": "vision.cover_check",
     "flag_covered": "vision.cover_check",
     "reconstruct": "vision.table",
@@ -98,6 +101,7 @@ if TYPE_CHECKING:
         tile_halves,
     )
     from vision.detections import Detections, polygon_iou  # noqa: F401
+    from vision.domino_check import DominoCheck, Verdicts, verifier_crop  # noqa: F401
     from vision.events import (  # noqa: F401
         AlertDetails,
         AlertRaised,

@@ -173,6 +173,8 @@ class TileReader:
         #: it is sure is no domino is never read, one it doubts is read ``uncertain``.
         self.domino_check = (DominoCheck(specs["verifier"], threads=threads)
                              if check_tiles and verify_tiles and "verifier" in specs else None)
+        #: Whether boxes on a patterned frame must pass ``vision.tile_check``'s looks.
+        self.tile_looks = check_tiles and tile_looks
         # a tile box must be a domino, not a patterned surface (vision.tile_check)
         self.detector: ObbDetector = (
             CheckedTileDetector(specs["tiles"], conf_threshold=tile_threshold, threads=threads,
