@@ -436,7 +436,8 @@ class TileReader:
         sure is no domino is dropped, one it doubts marked uncertain (``DOUBT_REASON``)."""
         if self.domino_check is None or not readings:
             return readings
-        verdicts = self.domino_check(image, np.array([r.corners for r in readings]))
+        verdicts = self.domino_check(image, np.array([r.corners for r in readings]),
+                                     np.array([r.detector_confidence for r in readings]))
         return [replace(r, uncertain=True, doubt=DOUBT_REASON) if doubted else r
                 for r, dropped, doubted in zip(readings, verdicts.dropped, verdicts.doubted,
                                                strict=True) if not dropped]

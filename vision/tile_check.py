@@ -235,13 +235,14 @@ def patterned(looks: np.ndarray) -> bool:
 
 
 class CheckedTileDetector(ObbDetector):
-    """The tile detector whose tile boxes must look like tiles: with ``verifier`` (the
-    domino check, ``vision.domino_check``), a box it is sure is no domino is dropped on
-    any frame; with ``looks``, on a frame whose boxes mostly fail the looks
-    (:func:`patterned`), a box that fails them (:func:`looks_like_tile`) is dropped too.
-    The phantoms are dropped where they are found, so that neither the reader's choice
-    of how close to look nor its readings see them. Boxes of other classes (markers)
-    pass unjudged."""
+    """The tile detector whose tile boxes must be dominoes: on a frame where most boxes
+    fail (:func:`patterned`: a cloth's pattern is boxed by the dozen), a box is dropped
+    that the domino check (``verifier``, ``vision.domino_check``) is sure is none, or
+    (with ``looks``) that fails the looks (:func:`looks_like_tile`). The phantoms are
+    dropped where they are found, so that neither the reader's choice of how close to
+    look nor its readings see them. On other frames every box is read, and the reader
+    puts each reading's box to the domino check. Boxes of other classes (markers) pass
+    unjudged."""
 
     def __init__(self, spec: ModelSpec, *, conf_threshold: float = 0.25,
                  iou_threshold: float = 0.7, max_det: int = 300, threads: int | None = None,
@@ -253,7 +254,7 @@ class CheckedTileDetector(ObbDetector):
         self.tile_class = self.names.index("tile") if "tile" in self.names else 0
         #: The domino check every tile box is put to (None: none).
         self.verifier = verifier
-        #: Whether boxes on a patterned frame must pass the looks as well.
+        #: Whether boxes on a patterned frame must pass the looks.
         self.looks = looks
         #: The last image found to lie on a patterned surface (:func:`patterned`): the
         #: reader looks at a frame more than once (further away, closer), and a look
@@ -266,20 +267,17 @@ class CheckedTileDetector(ObbDetector):
         tiles = np.flatnonzero(found.class_id == self.tile_class)
         if not len(tiles):
             return found
-        keep = np.ones(len(found), bool)
+        corners, scores = found.corners[tiles], found.confidence[tiles]
+        kept = np.ones(len(tiles), bool)
         if self.verifier is not None:
-            keep[tiles] = ~self.verifier(image, found.corners[tiles]).dropped
+            kept &= ~self.verifier(image, corners, scores).dropped
         if self.looks:
-            keep[tiles] &= self._looks(image, found, tiles)
-        return found if keep.all() else found[keep]
-
-    def _looks(self, image: np.ndarray, found: Detections, tiles: np.ndarray) -> np.ndarray:
-        """Which of the boxes ``tiles`` of ``found`` are kept by the looks: all of them
-        unless the frame lies on a patterned surface."""
-        looks = tile_mask(image, found.corners[tiles], found.confidence[tiles])
+            kept &= tile_mask(image, corners, scores)
         seen = self._patterned_image() if self._patterned_image is not None else None
         if seen is not image:  # a further look at a frame found patterned stays so
-            if not patterned(looks):
-                return np.ones(len(tiles), bool)
+            if not patterned(kept):
+                return found
             self._patterned_image = weakref.ref(image)
-        return looks
+        keep = np.ones(len(found), bool)
+        keep[tiles] = kept
+        return found[keep]

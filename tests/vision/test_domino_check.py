@@ -12,7 +12,9 @@ from datasets.textures import TileStyle, render_face
 from vision.domino_check import (
     CLASSES,
     CROP_SIZE,
+    DETECTOR_SURE,
     DOUBT_REASON,
+    NOT_CERTAIN,
     NOT_DOUBT,
     NOT_SURE,
     DominoCheck,
@@ -85,7 +87,15 @@ class TestVerdicts:
         v = Verdicts(probs)
         assert v.dropped.tolist() == [False, False, True, False]
         assert v.doubted.tolist() == [False, True, False, False]
-        assert NOT_DOUBT < NOT_SURE
+        assert NOT_DOUBT < NOT_SURE < NOT_CERTAIN
+
+    def test_a_box_the_detector_is_sure_of_is_dropped_only_when_certain(self) -> None:
+        probs = np.array([[0.05, 0.0, 0.95], [0.0, 0.0, 1.0]], np.float32)
+        unsure = Verdicts(probs, np.array([DETECTOR_SURE - 0.1] * 2))
+        sure = Verdicts(probs, np.array([DETECTOR_SURE] * 2))
+        assert unsure.dropped.tolist() == [True, True]
+        assert sure.dropped.tolist() == [False, True]
+        assert sure.doubted.tolist() == [True, False]
 
     def test_a_model_of_other_classes_is_refused(self, tmp_path: object) -> None:
         spec = load_specs(ROOT / "models", "float").get("covered")

@@ -116,12 +116,6 @@ def reader() -> TileReader:
     return TileReader(ROOT / "models")
 
 
-def _unchecked_boxes(image: np.ndarray) -> int:
-    plain = TileReader(ROOT / "models", check_tiles=False).for_set(12)
-    found = plain.detect(image)
-    return int(np.sum(found.class_id == plain.tile_class))
-
-
 @needs_trained_models
 @pytest.mark.parametrize("surface", ["gingham", "stripes", "checks"])
 def test_an_empty_patterned_frame_gives_no_tile(reader: TileReader, surface: str) -> None:
@@ -132,12 +126,12 @@ def test_an_empty_patterned_frame_gives_no_tile(reader: TileReader, surface: str
 
 
 @needs_trained_models
-def test_a_printed_cloth_loses_most_of_its_phantoms(reader: TileReader) -> None:
-    """Flowers and dots are the check's weakest case: most go, not all."""
-    scene = render_empty(scene_rng(SEED, 0), "floral", size=(1280, 720))
-    boxes = _unchecked_boxes(scene.image)
-    assert boxes >= 20
-    assert 5 * len(reader.for_set(12).read(scene.image).tiles) <= boxes
+def test_no_phantom_on_a_printed_cloth_is_counted_silently(reader: TileReader) -> None:
+    """Flowers and dots are the checks' weakest case: a box read there is marked
+    uncertain, never counted as a tile."""
+    for i in range(2):
+        scene = render_empty(scene_rng(SEED, i), "floral", size=(1280, 720))
+        assert all(t.uncertain for t in reader.for_set(12).read(scene.image).tiles)
 
 
 @needs_trained_models
