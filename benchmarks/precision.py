@@ -10,7 +10,9 @@ AVX2 CPU without VNNI runs, float detectors and the half classifiers' 7-bit expo
 detection recall; evaluation only) and the photoreal held-out tables
 (``benchmarks/photoreal.py``: whole tables, tiles read right, phantoms). The float
 and 7-bit models give the same sums on every x86 CPU; the 8-bit detectors need VNNI
-to sum exactly, so the ``int8`` figures hold for such a CPU only.
+to sum exactly, so the ``int8`` figures hold for such a CPU only. Each path is also
+read without the domino check (``vision.domino_check``; ``models.json`` without its
+``verifier`` entry): what the check changes on the same pictures.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -51,23 +55,42 @@ def _photoreal_summary(parts: dict[str, Any]) -> dict[str, Any]:
     return {side: {k: parts[side][k] for k in keys} for side in ("mat", "no_mat")}
 
 
+def _without_verifier(folder: Path) -> Path:
+    """A models folder like ``models/`` whose index lists no domino check."""
+    index = json.loads((ROOT / "models" / "models.json").read_text())
+    index.pop("verifier", None)
+    for entry in (ROOT / "models").iterdir():
+        if entry.suffix == ".onnx":
+            (folder / entry.name).symlink_to(entry)
+    (folder / "models.json").write_text(json.dumps(index))
+    return folder
+
+
+def _row(models: Path, realdata: Path, photoreal: Path) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    reader = TileReader(models)
+    row: dict[str, Any] = {"models": reader.model_files}
+    if realdata.is_dir():
+        row["real"] = _real_summary(real(reader, realdata))
+    if photoreal.is_dir() and any(photoreal.glob("photoreal_*.json")):
+        row["photoreal"] = _photoreal_summary(score(photoreal, models))
+    row["seconds"] = round(time.perf_counter() - t0, 1)
+    return row
+
+
 def compare(realdata: Path, photoreal: Path) -> dict[str, Any]:
-    """Each precision path's figures (see the module)."""
+    """Each precision path's figures, with and without the domino check."""
     out: dict[str, Any] = {}
     before = os.environ.get(PRECISION_ENV)
+    plain = Path(tempfile.mkdtemp(prefix="mtrain-models-"))
     try:
+        _without_verifier(plain)
         for path in PATHS:
             os.environ[PRECISION_ENV] = path
-            t0 = time.perf_counter()
-            reader = TileReader(ROOT / "models")
-            row: dict[str, Any] = {"models": reader.model_files}
-            if realdata.is_dir():
-                row["real"] = _real_summary(real(reader, realdata))
-            if photoreal.is_dir() and any(photoreal.glob("photoreal_*.json")):
-                row["photoreal"] = _photoreal_summary(score(photoreal, ROOT / "models"))
-            row["seconds"] = round(time.perf_counter() - t0, 1)
-            out[path] = row
+            out[path] = _row(ROOT / "models", realdata, photoreal)
+            out[f"{path} without the domino check"] = _row(plain, realdata, photoreal)
     finally:
+        shutil.rmtree(plain, ignore_errors=True)
         if before is None:
             os.environ.pop(PRECISION_ENV, None)
         else:
