@@ -237,8 +237,9 @@ def patterned(looks: np.ndarray) -> bool:
 class CheckedTileDetector(ObbDetector):
     """The tile detector whose tile boxes must be dominoes: on a frame where most boxes
     fail (:func:`patterned`: a cloth's pattern is boxed by the dozen), a box is dropped
-    that the domino check (``verifier``, ``vision.domino_check``) is sure is none, or
-    (with ``looks``) that fails the looks (:func:`looks_like_tile`). The phantoms are
+    that (with ``looks``) fails the looks (:func:`looks_like_tile`) or that the domino
+    check (``verifier``, ``vision.domino_check``) is sure is none; the check is asked
+    only on such a frame, of the boxes the looks pass. The phantoms are
     dropped where they are found, so that neither the reader's choice of how close to
     look nor its readings see them. On other frames every box is read, and the reader
     puts each reading's box to the domino check. Boxes of other classes (markers) pass
@@ -268,12 +269,15 @@ class CheckedTileDetector(ObbDetector):
         if not len(tiles):
             return found
         corners, scores = found.corners[tiles], found.confidence[tiles]
-        kept = np.ones(len(tiles), bool)
-        if self.verifier is not None:
-            kept &= ~self.verifier(image, corners, scores).dropped
-        if self.looks:
-            kept &= tile_mask(image, corners, scores)
+        kept = tile_mask(image, corners, scores) if self.looks else np.ones(len(tiles), bool)
         seen = self._patterned_image() if self._patterned_image is not None else None
+        if self.verifier is not None and (seen is image or not self.looks
+                                          or patterned(kept)):
+            # only where the looks find a pattern (or are off): the check costs a crop
+            # and a classifier pass a box, and on a plain top the reader checks the
+            # boxes it reads
+            ask = np.flatnonzero(kept)
+            kept[ask] = ~self.verifier(image, corners[ask], scores[ask]).dropped
         if seen is not image:  # a further look at a frame found patterned stays so
             if not patterned(kept):
                 return found
