@@ -9,10 +9,13 @@ a marker, a hand, a card). Training crops are cut by :func:`verifier_crop`, the 
 function the reader cuts with.
 
 :func:`verdicts` answers for many boxes in one batch. The reader
-(``vision.tile_check.CheckedTileDetector``) drops a box the classifier is sure is no
-domino (``NOT_SURE``; ``NOT_CERTAIN`` where the detector is sure of it) and marks the
-reading of a box it doubts (``NOT_DOUBT``) uncertain, with the reason
-``not-a-domino?``, so that it is shown, never counted silently.
+(``vision.tile_check.CheckedTileDetector``), on a patterned frame, drops a box the
+classifier is sure is no domino (``NOT_SURE``; ``NOT_CERTAIN`` where the detector is
+sure of it). The reader then judges the box each reading was read at: it drops one
+no domino beyond doubt (``NOT_CERTAIN``) and marks one it doubts (``NOT_DOUBT``)
+uncertain, with the reason ``not-a-domino?``, so that it is shown, never counted
+silently. Real tiles seen oddly (at a low angle, their sides showing; under an arm)
+are doubted rather than dropped.
 """
 
 from __future__ import annotations
@@ -110,9 +113,14 @@ class Verdicts:
         return self.not_domino >= np.where(sure, NOT_CERTAIN, NOT_SURE)
 
     @property
+    def certain(self) -> np.ndarray:
+        """Which boxes are no domino beyond doubt (``NOT_CERTAIN``), whatever their score."""
+        return self.not_domino >= NOT_CERTAIN
+
+    @property
     def doubted(self) -> np.ndarray:
-        """Which boxes may be no domino (``NOT_DOUBT`` up to ``NOT_SURE``): read, marked."""
-        return (self.not_domino >= NOT_DOUBT) & ~self.dropped
+        """Which boxes may be no domino (``NOT_DOUBT`` up to ``NOT_CERTAIN``)."""
+        return (self.not_domino >= NOT_DOUBT) & ~self.certain
 
 
 class DominoCheck:

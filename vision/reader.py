@@ -432,15 +432,15 @@ class TileReader:
         return split_face_down(image if gray is None else gray, readings)
 
     def _verified(self, image: np.ndarray, readings: list[TileReading]) -> list[TileReading]:
-        """``readings`` put to the domino check at the boxes they were read at: one it is
-        sure is no domino is dropped, one it doubts marked uncertain (``DOUBT_REASON``)."""
+        """``readings`` put to the domino check at the boxes they were read at: one that is
+        no domino beyond doubt is dropped, one it doubts marked uncertain
+        (``DOUBT_REASON``)."""
         if self.domino_check is None or not readings:
             return readings
-        verdicts = self.domino_check(image, np.array([r.corners for r in readings]),
-                                     np.array([r.detector_confidence for r in readings]))
+        verdicts = self.domino_check(image, np.array([r.corners for r in readings]))
         return [replace(r, uncertain=True, doubt=DOUBT_REASON) if doubted else r
-                for r, dropped, doubted in zip(readings, verdicts.dropped, verdicts.doubted,
-                                               strict=True) if not dropped]
+                for r, certain, doubted in zip(readings, verdicts.certain, verdicts.doubted,
+                                               strict=True) if not certain]
 
     def _box_variants(self, image: np.ndarray, tiles: Detections
                       ) -> tuple[list[np.ndarray], list[int], set[int], np.ndarray | None]:

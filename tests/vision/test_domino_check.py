@@ -86,7 +86,8 @@ class TestVerdicts:
                           [0.5, 0.5 - NOT_DOUBT / 2, NOT_DOUBT / 2]], np.float32)
         v = Verdicts(probs)
         assert v.dropped.tolist() == [False, False, True, False]
-        assert v.doubted.tolist() == [False, True, False, False]
+        assert v.certain.tolist() == [False, False, False, False]
+        assert v.doubted.tolist() == [False, True, True, False]
         assert NOT_DOUBT < NOT_SURE < NOT_CERTAIN
 
     def test_a_box_the_detector_is_sure_of_is_dropped_only_when_certain(self) -> None:
@@ -95,6 +96,7 @@ class TestVerdicts:
         sure = Verdicts(probs, np.array([DETECTOR_SURE] * 2))
         assert unsure.dropped.tolist() == [True, True]
         assert sure.dropped.tolist() == [False, True]
+        assert sure.certain.tolist() == [False, True]
         assert sure.doubted.tolist() == [True, False]
 
     def test_a_model_of_other_classes_is_refused(self, tmp_path: object) -> None:
