@@ -134,8 +134,8 @@ class TileReader:
     ``max_value`` is the largest half of the set on the table (12 for a double-12
     set), as the rule set names it; ``None`` when it is not known (any set up to
     double-18). ``precision`` (``"int8"``, ``"float"`` or ``"auto"``) picks each
-    model's export; by default ``MTRAIN_PRECISION``, else ``vision.precision`` picks
-    by what the CPU sums exactly.
+    model's export; by default ``MTRAIN_PRECISION``, else ``vision.precision``'s choice,
+    the same on every CPU.
     """
 
     def __init__(self, models_dir: str | os.PathLike[str] | None = "models", *,
