@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHMARKS = ("engine", "vision", "table", "inline_doubles", "serve", "realism", "photoreal")
+BENCHMARKS = ("engine", "vision", "table", "inline_doubles", "serve", "realism", "photoreal",
+              "precision")
 
 
 def main() -> int:
