@@ -21,13 +21,14 @@ are doubted rather than dropped.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
 from vision.crops import order_corners
 from vision.onnx_models import Classifier, ModelSpec
+from vision.readings import TileReading
 
 #: The classifier's classes, in order (``models.json`` ``verifier`` ``names``).
 CLASSES = ("face", "back", "not")
@@ -140,3 +141,14 @@ class DominoCheck:
             return Verdicts(np.zeros((0, len(CLASSES)), np.float32), scores)
         crops = [verifier_crop(image, b) for b in boxes]
         return Verdicts(self.classifier(crops), scores)
+
+    def judged(self, image: np.ndarray, readings: Sequence[TileReading]) -> list[TileReading]:
+        """``readings`` put to the check at the boxes they were read at: one that is no
+        domino beyond doubt (``certain``) is dropped, one it doubts marked uncertain
+        (``DOUBT_REASON``); the others as they were, in order."""
+        if not readings:
+            return []
+        verdicts = self(image, np.array([r.corners for r in readings], np.float32))
+        return [replace(r, uncertain=True, doubt=DOUBT_REASON) if doubted else r
+                for r, certain, doubted in zip(readings, verdicts.certain, verdicts.doubted,
+                                               strict=True) if not certain]

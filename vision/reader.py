@@ -28,7 +28,6 @@ from __future__ import annotations
 import copy
 import os
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import cv2
@@ -39,7 +38,7 @@ from vision.cover_check import CoverCheck
 from vision.crops import order_corners, tile_half_crops
 from vision.detections import Detections
 from vision.divider import even_about_divider, snap_to_divider
-from vision.domino_check import DOUBT_REASON, DominoCheck
+from vision.domino_check import DominoCheck
 from vision.face_down import markers_on_backs, split_face_down
 from vision.half_counts import (
     CLASSIFIED_UP_TO,
@@ -425,22 +424,12 @@ class TileReader:
         tiles = joined(self, tiles)
         boxes, owner, turned_at, gray = self._box_variants(image, tiles)
         found = self.read_at(image, np.array(boxes, np.float32), tiles.confidence[owner])
-        readings = self._verified(image, best_readings(found, boxes, owner, turned_at,
-                                                       len(tiles)))
+        readings = best_readings(found, boxes, owner, turned_at, len(tiles))
+        if self.domino_check is not None:
+            readings = self.domino_check.judged(image, readings)
         if not self.spot_face_down:
             return readings, []
         return split_face_down(image if gray is None else gray, readings)
-
-    def _verified(self, image: np.ndarray, readings: list[TileReading]) -> list[TileReading]:
-        """``readings`` put to the domino check at the boxes they were read at: one that is
-        no domino beyond doubt is dropped, one it doubts marked uncertain
-        (``DOUBT_REASON``)."""
-        if self.domino_check is None or not readings:
-            return readings
-        verdicts = self.domino_check(image, np.array([r.corners for r in readings]))
-        return [replace(r, uncertain=True, doubt=DOUBT_REASON) if doubted else r
-                for r, certain, doubted in zip(readings, verdicts.certain, verdicts.doubted,
-                                               strict=True) if not certain]
 
     def _box_variants(self, image: np.ndarray, tiles: Detections
                       ) -> tuple[list[np.ndarray], list[int], set[int], np.ndarray | None]:

@@ -145,3 +145,17 @@ def test_rendered_tiles_are_dominoes_and_their_surroundings_are_not(check: Domin
                      rng.uniform(0, np.pi, 12), strict=True)]
         nots.append(check(scene.image, np.array(boxes)).not_domino >= NOT_DOUBT)
     assert float(np.mean(np.concatenate(nots))) >= 0.9
+
+
+@needs_trained_models
+def test_readings_on_no_domino_are_dropped_or_doubted(check: DominoCheck) -> None:
+    """The reader's last word on each reading: a drawn tile's kept as it was, a box on an
+    empty checked cloth never kept as a sure tile."""
+    image, box = _tile_on_felt()
+    tile = TileReading((3, 5), box, 0.9, False)
+    assert check.judged(image, [tile]) == [tile]
+    scene = render_empty(scene_rng(SEED + 2, 0), "checks", size=(1280, 720))
+    boxes = [_box(float(x), 360.0, 40) for x in range(100, 1200, 100)]
+    judged = check.judged(scene.image, [TileReading((1, 2), b, 0.9, False) for b in boxes])
+    dropped = len(boxes) - len(judged)
+    assert dropped + sum(t.doubt == DOUBT_REASON for t in judged) >= 0.8 * len(boxes)
