@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from datasets.render import render_empty, render_table, scene_rng
-from datasets.surfaces import SURFACES
+from datasets.surfaces import MORE_SURFACES, SURFACES
 from vision.images import load_image
 from vision.models.detections import match_boxes, polygon_iou
 from vision.reading.reader import TileReader
@@ -61,21 +61,23 @@ def rate(num: int, den: int) -> float | None:
     return round(num / den, 4) if den else None
 
 
-def empty_frames(reader: TileReader, plain: TileReader, per_surface: int) -> dict[str, Any]:
+def empty_frames(reader: TileReader, plain: TileReader, per_surface: int,
+                 surfaces: tuple[str, ...] = SURFACES) -> dict[str, Any]:
     by_surface: dict[str, dict[str, int]] = {}
-    for k in range(per_surface * len(SURFACES)):
-        surface = SURFACES[k % len(SURFACES)]
+    for k in range(per_surface * len(surfaces)):
+        surface = surfaces[k % len(surfaces)]
         scene = render_empty(scene_rng(EMPTY_SEED, k), surface)
         frame = reader.for_set(scene.set_size).read(scene.image)
         unchecked = plain.detector(scene.image)
-        row = by_surface.setdefault(surface, {"frames": 0, "tiles": 0, "frames_with_tiles": 0,
-                                              "boxes_unchecked": 0})
+        row = by_surface.setdefault(surface, {"frames": 0, "tiles": 0, "doubted": 0,
+                                              "frames_with_tiles": 0, "boxes_unchecked": 0})
         row["frames"] += 1
         row["tiles"] += len(frame.tiles)
+        row["doubted"] += sum(t.doubt is not None for t in frame.tiles)
         row["frames_with_tiles"] += int(bool(frame.tiles))
         row["boxes_unchecked"] += int(np.sum(unchecked.class_id == plain.tile_class))
     total = {key: sum(r[key] for r in by_surface.values())
-             for key in ("frames", "tiles", "frames_with_tiles", "boxes_unchecked")}
+             for key in ("frames", "tiles", "doubted", "frames_with_tiles", "boxes_unchecked")}
     return {**total, "by_surface": by_surface}
 
 
@@ -186,8 +188,15 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {"seeds": {"empty": EMPTY_SEED, "tables": TABLE_SEED},
                                "surfaces": list(SURFACES)}
     t0 = time.perf_counter()
-    results["empty"] = empty_frames(checked, plain, args.empty)
-    results["tables"] = table_frames(checked, args.tables)
+    results["checks"] = {}
+    for mode, reader in check_modes(args.models, checked).items():
+        results["checks"][mode] = {"empty": empty_frames(reader, plain, args.empty),
+                                   "tables": table_frames(reader, args.tables)}
+        if reader is checked:
+            results["default_check"] = mode
+            results["empty"] = results["checks"][mode]["empty"]
+            results["tables"] = results["checks"][mode]["tables"]
+    results["empty_more_surfaces"] = empty_frames(checked, plain, args.empty, MORE_SURFACES)
     results["tables_unchecked"] = table_frames(plain, args.tables)
     results["eval"] = {"checked": eval_figures(checked, args.limit),
                        "unchecked": eval_figures(plain, args.limit)}
@@ -206,6 +215,16 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def check_modes(models: str | None, default: TileReader) -> dict[str, TileReader]:
+    """The tile checks compared (``vision.models.tile_check``): the looks alone, the domino
+    check alone (``vision.models.domino_check``), both; the reader's default is ``default``."""
+    looks, verifier = default.tile_looks, default.domino_check is not None
+    modes = {"looks": (True, False), "verifier": (False, True), "both": (True, True)}
+    return {mode: default if (lk, vf) == (looks, verifier)
+            else TileReader(models, tile_looks=lk, verify_tiles=vf)
+            for mode, (lk, vf) in modes.items()}
+
+
 def summary(r: dict[str, Any]) -> str:
     e, t = r["empty"], r["tables"]
     ev_c, ev_u = r["eval"]["checked"], r["eval"]["unchecked"]
@@ -217,6 +236,10 @@ def summary(r: dict[str, Any]) -> str:
         f"{t['frames']}, tables exact {t['tables_exact']}/{t['frames']} "
         f"(unchecked: {r['tables_unchecked']['phantoms']} phantoms, found "
         f"{r['tables_unchecked']['found']})",
+        *(f"[realism] check {mode}: empty {c['empty']['tiles']} tiles "
+          f"({c['empty']['doubted']} doubted), tables {c['tables']['phantoms']} phantoms, "
+          f"found {c['tables']['found']}, read right {c['tables']['read_right']}, "
+          f"tables exact {c['tables']['tables_exact']}" for mode, c in r["checks"].items()),
         f"[realism] eval with check: recall {ev_c['recall']} tile-exact {ev_c['tile_exact']}; "
         f"without: recall {ev_u['recall']} tile-exact {ev_u['tile_exact']}",
     ]

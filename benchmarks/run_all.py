@@ -9,7 +9,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 BENCHMARKS = ("engine", "vision", "hands", "table", "inline_doubles", "serve", "realism",
-              "photoreal", "composite", "sequences")
+              "photoreal", "composite", "sequences", "precision")
 
 
 def main() -> int:

@@ -16,6 +16,10 @@ and slants with the camera as a real cloth does:
 - ``varnished``: wood with a varnish that throws back the lamp as a glare;
 - ``felt``: a card-table felt, fibrous.
 
+:data:`MORE_SURFACES` are drawn only when asked for by name (the domino check's
+negatives, ``datasets.verifier_crops``): ``marble``, veined stone, and ``wood``, plain
+grain with knots, each glossy under a lamp now and then.
+
 :func:`draw_surface` is seeded by the generator it is given, like every other
 part of a scene; :func:`webcam` gives a finished frame a webcam's softness,
 sensor noise and JPEG round trip.
@@ -31,6 +35,8 @@ import numpy as np
 from datasets.camera import Camera
 
 SURFACES = ("gingham", "checks", "stripes", "floral", "leather", "glass", "varnished", "felt")
+#: Further surfaces, drawn only by name (``SURFACES`` stays the benchmarks' set).
+MORE_SURFACES = ("marble", "wood")
 
 #: Cloth colours (BGR) the checks, stripes and prints are made of.
 CLOTH_COLOURS = np.array([
@@ -199,6 +205,42 @@ def _wood(grid: Grid, rng: np.random.Generator) -> np.ndarray:
     return img
 
 
+def _knotty_wood(grid: Grid, rng: np.random.Generator) -> np.ndarray:
+    """Wood grain with a few dark knots the grain bends round, glossy now and then."""
+    u, v, _ = grid
+    bend = np.zeros_like(u)
+    knots = np.zeros_like(u)
+    for _ in range(int(rng.integers(2, 7))):
+        cu, cv = float(rng.uniform(u.min(), u.max())), float(rng.uniform(v.min(), v.max()))
+        r = float(rng.uniform(4, 18))
+        d2 = ((u - cu) / r) ** 2 + ((v - cv) / (2.2 * r)) ** 2
+        bend += 3 * r * np.exp(-d2) * np.sign(u - cu)
+        knots += np.clip(1.2 - d2, 0, 1)
+    base = (np.array([55, 105, 165], np.float32) * rng.uniform(0.45, 1.2)
+            * rng.uniform(0.9, 1.1, 3).astype(np.float32))
+    grain = np.sin((u + bend + _noise(u.shape, rng, 120) * 8) / rng.uniform(1.2, 3)) * 0.5 + 0.5
+    img = base * (0.82 + 0.22 * grain)[..., None] * (1 - 0.55 * np.clip(knots, 0, 1))[..., None]
+    if rng.random() < 0.5:
+        img = img + _sheen(u.shape, rng, (60, 180), (0.04, 0.15))
+    return img
+
+
+def _marble(grid: Grid, rng: np.random.Generator) -> np.ndarray:
+    """Pale (or dark) stone with thin winding veins, glossy now and then."""
+    u, v, _ = grid
+    turb = _noise(u.shape, rng, 60) * 6 + _noise(u.shape, rng, 15) * 2
+    veins = np.abs(np.sin((u * 0.7 + v * 0.3) / rng.uniform(8, 30) + turb))
+    vein = np.clip(1 - veins / rng.uniform(0.08, 0.25), 0, 1)
+    light = rng.random() < 0.7
+    base = np.full(3, rng.uniform(200, 240) if light else rng.uniform(25, 60), np.float32)
+    base = base * rng.uniform(0.92, 1.05, 3).astype(np.float32)
+    ink = base * (0.55 if light else 2.6)
+    img = _mix(vein.astype(np.float32), base * (1 + 0.04 * turb[..., None] / 6), ink)
+    if rng.random() < 0.5:
+        img = img + _sheen(u.shape, rng, (60, 180), (0.04, 0.15))
+    return img
+
+
 def _varnished(grid: Grid, rng: np.random.Generator) -> np.ndarray:
     img = _wood(grid, rng)
     return img + _sheen(grid[0].shape, rng, (90, 200), (0.05, 0.18))
@@ -226,14 +268,17 @@ def _sheen(shape: tuple[int, int], rng: np.random.Generator, strength: tuple[flo
 _PATTERNS: dict[str, Callable[[Grid, np.random.Generator], np.ndarray]] = {
     "gingham": _gingham, "checks": _checks, "stripes": _stripes, "floral": _floral,
     "leather": _leather, "glass": _glass, "varnished": _varnished, "felt": _felt,
+    "marble": _marble, "wood": _knotty_wood,
 }
 
 
 def draw_surface(kind: str, cam: Camera, rng: np.random.Generator) -> np.ndarray:
-    """The table top of ``kind`` (one of :data:`SURFACES`) seen through ``cam``: a float32
-    BGR image, 0-255. Where the plane runs past the horizon the pattern greys out."""
+    """The table top of ``kind`` (one of :data:`SURFACES`, :data:`MORE_SURFACES`) seen
+    through ``cam``: a float32 BGR image, 0-255. Where the plane runs past the horizon the
+    pattern greys out."""
     if kind not in _PATTERNS:
-        raise ValueError(f"unknown surface {kind!r}; choose from {', '.join(SURFACES)}")
+        raise ValueError(f"unknown surface {kind!r}; choose from "
+                         f"{', '.join(SURFACES + MORE_SURFACES)}")
     grid = plane_grid(cam, float(rng.uniform(0, np.pi)), rng.uniform(0, 500, 2))
     img = _PATTERNS[kind](grid, rng)
     return np.clip(img, 0, 255).astype(np.float32)

@@ -33,13 +33,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     defaults = Plan()
     p.add_argument("--which", choices=("tiles", "pips", "halves", "halves_quick", "covered",
-                                       "halves_covered", "both", "all"),
+                                       "halves_covered", "verifier", "both", "all"),
                    default="all",
                    help="the model to train: the tile detector, the pip detector, the half "
                    "classifier, its quick 64 px version (from models/halves.pt when there), "
                    "the cover check (crops-covered crops, seeds 120 and 220), the "
                    "covered-half counter (the same crops by count, from "
-                   "models/halves_quick.pt when there), both detectors or all six "
+                   "models/halves_quick.pt when there), the domino check (a plain torch "
+                   "network, training.verifier), both detectors or all six YOLO models "
                    "(default all)")
     p.add_argument(
         "--epochs",
@@ -107,28 +108,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    for name in ("epochs", "count"):
-        value = getattr(args, name)
-        if value is not None and value < 1:
-            raise BadInputError(f"--{name}", f"must be at least 1, got {value}")
-    if args.imgsz < 32 or args.imgsz % 32:
-        raise BadInputError("--imgsz", f"must be a multiple of 32, at least 32, got {args.imgsz}")
-    if args.hours is not None and not 0 < args.hours <= 48:
-        raise BadInputError("--hours", f"must be more than 0 and at most 48, got {args.hours}")
-    if args.threads < 1 or args.jobs < 1 or args.table_crops < 1:
-        raise BadInputError("--threads/--jobs/--table-crops", "must be at least 1")
-    if args.high_crops < 0:
-        raise BadInputError("--high-crops", f"must be 0 or more, got {args.high_crops}")
-    if args.device != "cpu" and not args.device.isdigit():
-        raise BadInputError(
-            "--device", f"must be 'cpu' or a CUDA device index, got {args.device!r}"
-        )
+    _check_numbers(args)
     if args.init is not None:
         if args.which in ("both", "all"):
             raise BadInputError("--init", "continues one model: give --which tiles, pips, "
                                 "halves, halves_quick, covered or halves_covered")
         if not Path(args.init).is_file():
             raise BadInputError(args.init, "no such weights file")
+    if args.which == "verifier":
+        return _train_verifier(args)
     import importlib.util
 
     if importlib.util.find_spec("ultralytics") is None:
@@ -168,3 +156,35 @@ def run(args: argparse.Namespace) -> int:
         print(f"{name}: {json.dumps(info)}")
     return 0
 
+
+def _train_verifier(args: argparse.Namespace) -> int:
+    """``--which verifier``: the domino check, a plain torch network (no ultralytics)."""
+    from training.verifier import train_verifier
+
+    count, epochs = args.count or 2000, args.epochs or 8
+    command = (f"mtrain train --which verifier --count {count} --epochs {epochs} "
+               f"--threads {args.threads} --jobs {args.jobs}")
+    info = train_verifier(count, epochs, Path(args.out), Path(args.data), Path(args.runs),
+                          threads=args.threads, jobs=args.jobs, command=command)
+    print(f"verifier: {json.dumps(info)}")
+    return 0
+
+
+def _check_numbers(args: argparse.Namespace) -> None:
+    """Raise ``BadInputError`` for a size, count or device out of range."""
+    for name in ("epochs", "count"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise BadInputError(f"--{name}", f"must be at least 1, got {value}")
+    if args.imgsz < 32 or args.imgsz % 32:
+        raise BadInputError("--imgsz", f"must be a multiple of 32, at least 32, got {args.imgsz}")
+    if args.hours is not None and not 0 < args.hours <= 48:
+        raise BadInputError("--hours", f"must be more than 0 and at most 48, got {args.hours}")
+    if args.threads < 1 or args.jobs < 1 or args.table_crops < 1:
+        raise BadInputError("--threads/--jobs/--table-crops", "must be at least 1")
+    if args.high_crops < 0:
+        raise BadInputError("--high-crops", f"must be 0 or more, got {args.high_crops}")
+    if args.device != "cpu" and not args.device.isdigit():
+        raise BadInputError(
+            "--device", f"must be 'cpu' or a CUDA device index, got {args.device!r}"
+        )

@@ -47,6 +47,9 @@ _EXPORTS = {
     "looks_like_tile": "vision.models.tile_check",
     "tile_mask": "vision.models.tile_check",
     "CheckedTileDetector": "vision.models.tile_check",
+    "DominoCheck": "vision.models.domino_check",
+    "Verdicts": "vision.models.domino_check",
+    "verifier_crop": "vision.models.domino_check",
     "CoverCheck": "vision.reading.cover_check",
     "flag_covered": "vision.reading.cover_check",
     "reconstruct": "vision.table",
@@ -111,6 +114,7 @@ if TYPE_CHECKING:
         tile_halves,
     )
     from vision.models.detections import Detections, polygon_iou  # noqa: F401
+    from vision.models.domino_check import DominoCheck, Verdicts, verifier_crop  # noqa: F401
     from vision.models.precision import chosen_precision  # noqa: F401
     from vision.models.tile_check import CheckedTileDetector, looks_like_tile, tile_mask  # noqa: F401
     from vision.reading.boxes.fragments import join_fragments  # noqa: F401

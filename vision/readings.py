@@ -138,16 +138,24 @@ class TileReading:
     #: A hand covers part of it (``vision.reading.cover_check``; hand photos only): some pips
     #: may be out of view, and the tile is ``uncertain``.
     covered: bool = False
+    #: Why the tile is doubted besides its counts (``uncertain`` then too): the domino
+    #: check's ``"not-a-domino?"`` (``vision.models.domino_check``); None when not.
+    doubt: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The ``read --json`` form of this tile."""
-        return {"values": [int(v) for v in self.values],
-                "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
-                "confidence": round(float(self.confidence), 3),
-                "uncertain": bool(self.uncertain)}
+        """The ``read --json`` form of this tile (``doubt`` only when there is one)."""
+        out: dict[str, Any] = {
+            "values": [int(v) for v in self.values],
+            "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
+            "confidence": round(float(self.confidence), 3),
+            "uncertain": bool(self.uncertain)}
+        if self.doubt is not None:
+            out["doubt"] = self.doubt
+        return out
 
     def __str__(self) -> str:
         mark = "  uncertain" if self.uncertain else ""
+        mark += f" ({self.doubt})" if self.doubt else ""
         return f"{self.values[0]}-{self.values[1]}  confidence {self.confidence:.2f}{mark}"
 
 

@@ -15,14 +15,14 @@ from datasets.render import (
     render_table,
     scene_rng,
 )
-from datasets.surfaces import SURFACES, draw_surface, webcam
+from datasets.surfaces import MORE_SURFACES, SURFACES, draw_surface, webcam
 
 
 def _camera(tilt: float = 0.0) -> Camera:
     return Camera.look_at(160, 90, 65.0, (0.0, 0.0), 150.0, tilt, 30.0)
 
 
-@pytest.mark.parametrize("kind", SURFACES)
+@pytest.mark.parametrize("kind", SURFACES + MORE_SURFACES)
 def test_each_surface_is_drawn_the_same_from_the_same_seed(kind: str) -> None:
     first = draw_surface(kind, _camera(), np.random.default_rng(5))
     again = draw_surface(kind, _camera(), np.random.default_rng(5))

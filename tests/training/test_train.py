@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from mtrain.cli import main
+from vision.models.domino_check import CLASSES, CROP_SIZE
 
 ROOT = Path(__file__).resolve().parents[2]
 # the vision tests' helpers (``reader_fixtures``) serve these tests too
@@ -194,12 +195,14 @@ def test_shipped_models_match_models_json() -> None:
         assert spec[key]["task"] == "classify" and counts == list(range(19))
         assert spec[key]["weight_bits"] == 7  # 8-bit on every CPU (vision.models.precision)
     assert (spec["halves"]["imgsz"], spec["halves_quick"]["imgsz"]) == (96, 64)
-    for entry in spec.values():
+    assert spec["verifier"]["names"] == list(CLASSES) and spec["verifier"]["imgsz"] == CROP_SIZE[1]
+    for key, entry in spec.items():
         session = ort.InferenceSession(str(ROOT / "models" / entry["file"]))
         shape = session.get_inputs()[0].shape
         assert shape[1] == 3
-        if isinstance(shape[2], int):
-            assert shape[2:] == [entry["imgsz"], entry["imgsz"]]
+        if isinstance(shape[2], int):  # the domino check's box stands upright: 80 x 48
+            wide = CROP_SIZE[0] if key == "verifier" else entry["imgsz"]
+            assert shape[2:] == [entry["imgsz"], wide]
 
 
 def test_the_8_bit_pip_model_counts_like_the_float_one(tmp_path: Path) -> None:

@@ -63,30 +63,26 @@ class TestCpuFlags:
 
 
 class TestChoice:
-    def test_only_seven_bit_weights_in_8_bits_on_avx2_without_vnni(self) -> None:
-        assert chosen_precision("", cpu_flags(X86_AVX2)) == SEVEN_BIT
-        assert chosen_precision("auto", cpu_flags(X86_AVX2)) == SEVEN_BIT
+    def test_auto_is_the_same_on_every_cpu(self) -> None:
+        """The float detectors and the 7-bit classifiers: exact on every CPU."""
+        assert chosen_precision("") == SEVEN_BIT
+        assert chosen_precision("auto") == SEVEN_BIT
 
-    def test_int8_with_vnni_or_dot_products(self) -> None:
-        assert chosen_precision("", cpu_flags(X86_VNNI)) == "int8"
-        assert chosen_precision("", cpu_flags(ARM_DOTPROD)) == "int8"
-
-    def test_unknown_cpu_keeps_the_shipped_int8(self) -> None:
-        assert chosen_precision("", None, read_cpu=False) == "int8"
-
-    def test_environment_overrides_the_cpu(self) -> None:
-        assert chosen_precision(" INT8 ", cpu_flags(X86_AVX2)) == "int8"
-        assert chosen_precision("float", cpu_flags(X86_VNNI)) == "float"
+    def test_environment_overrides_the_choice(self) -> None:
+        assert chosen_precision(" INT8 ") == "int8"
+        assert chosen_precision("float") == "float"
 
     def test_environment_variable_is_read(self, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv(PRECISION_ENV, "float")
-        assert chosen_precision(flags=cpu_flags(X86_VNNI)) == "float"
+        assert chosen_precision() == "float"
         monkeypatch.setenv(PRECISION_ENV, "int8")
-        assert chosen_precision(flags=cpu_flags(X86_AVX2)) == "int8"
+        assert chosen_precision() == "int8"
+        monkeypatch.delenv(PRECISION_ENV)
+        assert chosen_precision() == SEVEN_BIT
 
     def test_bad_value_is_a_clear_error(self) -> None:
         with pytest.raises(BadInputError, match="int8") as err:
-            chosen_precision("fp16", cpu_flags(X86_AVX2))
+            chosen_precision("fp16")
         assert err.value.source == PRECISION_ENV
 
 

@@ -14,6 +14,7 @@ from datasets.render import render_empty, render_hands, render_table, scene_rng
 from datasets.textures import TileStyle, render_face
 from mtrain.cli import main
 from vision.models.detections import match_boxes
+from vision.models.domino_check import DOUBT_REASON
 from vision.models.tile_check import (
     MAX_ECHO,
     MAX_ECHO_VERY_SURE,
@@ -116,28 +117,24 @@ def reader() -> TileReader:
     return TileReader(ROOT / "models")
 
 
-def _unchecked_boxes(image: np.ndarray) -> int:
-    plain = TileReader(ROOT / "models", check_tiles=False).for_set(12)
-    found = plain.detect(image)
-    return int(np.sum(found.class_id == plain.tile_class))
-
-
 @needs_trained_models
-@pytest.mark.parametrize("surface", ["gingham", "stripes"])
+@pytest.mark.parametrize("surface", ["gingham", "stripes", "checks"])
 def test_an_empty_patterned_frame_gives_no_tile(reader: TileReader, surface: str) -> None:
-    """The detector boxes the pattern (10 to 100 boxes here); none is read as a tile."""
+    """Whatever the detector boxes on the pattern (how many depends on the precision
+    path, ``vision.models.precision``), no tile is counted: a box read there at all is shown
+    as doubted, no domino perhaps (``vision.models.domino_check``)."""
     scene = render_empty(scene_rng(SEED, 0), surface, size=(1280, 720))
-    assert _unchecked_boxes(scene.image) >= 10
-    assert reader.for_set(12).read(scene.image).tiles == []
+    tiles = reader.for_set(12).read(scene.image).tiles
+    assert all(t.uncertain and t.doubt == DOUBT_REASON for t in tiles)
 
 
 @needs_trained_models
-def test_a_printed_cloth_loses_most_of_its_phantoms(reader: TileReader) -> None:
-    """Flowers and dots are the check's weakest case: most go, not all."""
-    scene = render_empty(scene_rng(SEED, 0), "floral", size=(1280, 720))
-    boxes = _unchecked_boxes(scene.image)
-    assert boxes >= 20
-    assert 5 * len(reader.for_set(12).read(scene.image).tiles) <= boxes
+def test_no_phantom_on_a_printed_cloth_is_counted_silently(reader: TileReader) -> None:
+    """Flowers and dots are the checks' weakest case: a box read there is marked
+    uncertain, never counted as a tile."""
+    for i in range(2):
+        scene = render_empty(scene_rng(SEED, i), "floral", size=(1280, 720))
+        assert all(t.uncertain for t in reader.for_set(12).read(scene.image).tiles)
 
 
 @needs_trained_models

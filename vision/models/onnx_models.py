@@ -88,11 +88,11 @@ def load_specs(models_dir: str | os.PathLike[str] | None = None,
 
     Each model's file is the export to run at ``precision`` (``"int8"``,
     ``"float"`` or ``"auto"``; by default ``MTRAIN_PRECISION``, else ``"auto"``:
-    ``vision.models.precision.chosen_precision``; on a CPU without exact 8-bit sums, float
-    where the float export lies beside the 8-bit one, except for 8-bit exports with
-    7-bit weights, ``weight_bits``).
+    ``vision.models.precision.chosen_precision``: on every CPU, float where the float export
+    lies beside the 8-bit one, except for 8-bit exports with 7-bit weights,
+    ``weight_bits``).
     """
-    precision = chosen_precision(precision)  # None: MTRAIN_PRECISION, else the CPU's
+    precision = chosen_precision(precision)  # None: MTRAIN_PRECISION, else auto
     folder = resolve_models_dir(models_dir)
     index = folder / "models.json"
     try:

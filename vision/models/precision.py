@@ -1,16 +1,16 @@
-"""Which export of a model to run: the 8-bit one only where this CPU sums 8-bit products exactly.
+"""Which export of a model to run: the same on every CPU, the float detectors and the
+8-bit half classifiers whose weights have 7 bits.
 
 ``models.json`` names each model's 8-bit export (``*.int8.onnx``, made by
 ``training.quantize``); its float export lies beside it (``*.onnx``). ONNX
 Runtime's 8-bit convolutions multiply uint8 activations by int8 weights.
 With VNNI on x86 (``avx512_vnni``, ``avx_vnni``, AMX) or the dot-product
-instructions on Arm (``asimddp``) the products are summed in 32 bits, exactly,
-and every model runs in 8 bits. On an x86 CPU with AVX2 but no VNNI, pairs of
-products are summed in 16 bits, which can saturate (ONNX Runtime's quantization
-guide advises 7-bit weights, ``reduce_range``, or uint8 weights for such CPUs).
-Measured on an AVX2-only AMD EPYC, the 8-bit detectors were hardly faster there
-and read worse: of 320 rendered 1920x1080 tables, 275 read whole against 289
-in float, and at 1280x720 110 of 160 against 121.
+instructions on Arm (``asimddp``) the products are summed in 32 bits, exactly.
+On an x86 CPU with AVX2 but no VNNI, pairs of products are summed in 16 bits,
+which can saturate (ONNX Runtime's quantization guide advises 7-bit weights,
+``reduce_range``, or uint8 weights for such CPUs), so the 8-bit detectors read
+differently there: on an AVX2-only AMD EPYC, of 320 rendered 1920x1080 tables,
+275 read whole against 289 in float.
 
 An 8-bit export quantized with 7-bit weights (``reduce_range``;
 ``models.json`` ``"weight_bits": 7``) cannot saturate those 16-bit sums
@@ -18,15 +18,17 @@ An 8-bit export quantized with 7-bit weights (``reduce_range``;
 classifiers are quantized so: on the validation crops of 0-12 they name as many
 right as in float (top-1, ``crops`` / ``crops-table``: 99.48 / 98.85 % against
 99.38 / 98.54 %), and the quick one takes 22 ms for a frame's 68 crops against
-27 ms in float. The tile detector and the pip model keep 8-bit weights: with
-7-bit weights the detector read 148 of 160 development tables whole against
-153-154 in float. So on such a CPU ``auto`` chooses ``SEVEN_BIT``: the 8-bit
-export where its weights have 7 bits, the float one elsewhere.
+27 ms in float. The tile detector and the pip model keep 8-bit weights.
 
-``MTRAIN_PRECISION`` overrides the choice (``int8``, ``float``, ``int8-7bit``).
-Where the CPU's flags cannot be read (no ``/proc/cpuinfo``: macOS, Windows) the
-8-bit exports run. The pip threshold and the reader's constants were tuned on
-the 8-bit models with VNNI.
+``auto`` chooses ``SEVEN_BIT`` on every CPU: the 8-bit export where its weights have
+7 bits, the float one elsewhere. So every CPU gives the same answer, and it is the
+more accurate one even where the 8-bit detectors sum exactly
+(``benchmarks/results/precision.json``, an AVX-512 VNNI CPU: photoreal tiles read
+right 79.6 / 65.0 % with and without the mat against 78.3 / 65.0 % with the 8-bit
+detectors, 30 / 30 phantoms against 37 / 32; real low-angle halves found 92 against
+88 %; the eval set's tile-exact 99.56 % against 99.41 %). The 8-bit detectors are
+faster with VNNI; ``MTRAIN_PRECISION`` asks for them (``int8``), or for every model
+in float (``float``).
 """
 
 from __future__ import annotations
@@ -39,8 +41,8 @@ from engine.errors import BadInputError
 #: Environment variable that overrides the choice: ``int8``, ``float``, ``int8-7bit``
 #: (``SEVEN_BIT``) or ``auto``.
 PRECISION_ENV = "MTRAIN_PRECISION"
-#: What ``auto`` chooses on a CPU whose 8-bit sums can saturate: the 8-bit export only
-#: of the models whose weights have 7 bits (``models.json`` ``weight_bits``).
+#: What ``auto`` chooses, on every CPU: the 8-bit export only of the models whose
+#: weights have 7 bits (``models.json`` ``weight_bits``), the float one elsewhere.
 SEVEN_BIT = "int8-7bit"
 PRECISIONS = ("auto", "int8", "float", SEVEN_BIT)
 #: Ending of an 8-bit export's file name; the float export drops the ``.int8``.
@@ -82,25 +84,19 @@ def check_setting(env: str | None = None) -> None:
     """Raise ``BadInputError`` when ``MTRAIN_PRECISION`` (``env``) is set to
     something other than ``PRECISIONS``: the command line checks it at start,
     before a server starts or a model loads."""
-    chosen_precision(env, frozenset(), read_cpu=False)
+    chosen_precision(env)
 
 
-def chosen_precision(env: str | None = None, flags: frozenset[str] | None = None,
-                     *, read_cpu: bool = True) -> str:
+def chosen_precision(env: str | None = None) -> str:
     """``"int8"``, ``"float"`` or ``SEVEN_BIT``: what ``MTRAIN_PRECISION`` (``env``) asks
-    for, else what the CPU (``flags``, read from ``/proc/cpuinfo`` when None and
-    ``read_cpu``) sums exactly: ``"int8"``, or ``SEVEN_BIT`` where 8-bit sums can
-    saturate. Raises ``BadInputError`` for a value other than ``PRECISIONS``."""
+    for, else (``auto``) ``SEVEN_BIT``, on every CPU. Raises ``BadInputError`` for a
+    value other than ``PRECISIONS``."""
     if env is None:
         env = os.environ.get(PRECISION_ENV, "")
     wanted = env.strip().lower() or "auto"
     if wanted not in PRECISIONS:
         raise BadInputError(PRECISION_ENV, f"is {env!r}; use one of {', '.join(PRECISIONS)}")
-    if wanted != "auto":
-        return wanted
-    if flags is None and read_cpu:
-        flags = cpu_flags()
-    return SEVEN_BIT if int8_is_exact(flags) is False else "int8"
+    return SEVEN_BIT if wanted == "auto" else wanted
 
 
 def model_file(path: Path, precision: str, weight_bits: int = 8) -> Path:

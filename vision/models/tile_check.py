@@ -44,6 +44,7 @@ import numpy as np
 
 from vision.models.crops import order_corners
 from vision.models.detections import Detections
+from vision.models.domino_check import DominoCheck
 from vision.models.onnx_models import ModelSpec, ObbDetector
 
 #: A box whose look is repeated this closely around it is the surface's pattern: for a
@@ -234,18 +235,28 @@ def patterned(looks: np.ndarray) -> bool:
 
 
 class CheckedTileDetector(ObbDetector):
-    """The tile detector whose tile boxes must look like tiles (:func:`looks_like_tile`):
-    the phantoms a patterned surface gives are dropped where they are found, so that
-    neither the reader's choice of how close to look nor its readings see them. Boxes
-    of other classes (markers) pass unjudged."""
+    """The tile detector whose tile boxes must be dominoes: on a frame where most boxes
+    fail (:func:`patterned`: a cloth's pattern is boxed by the dozen), a box is dropped
+    that (with ``looks``) fails the looks (:func:`looks_like_tile`) or that the domino
+    check (``verifier``, ``vision.models.domino_check``) is sure is none; the check is asked
+    only on such a frame, of the boxes the looks pass. The phantoms are
+    dropped where they are found, so that neither the reader's choice of how close to
+    look nor its readings see them. On other frames every box is read, and the reader
+    puts each reading's box to the domino check. Boxes of other classes (markers) pass
+    unjudged."""
 
     def __init__(self, spec: ModelSpec, *, conf_threshold: float = 0.25,
                  iou_threshold: float = 0.7, max_det: int = 300, threads: int | None = None,
-                 class_thresholds: dict[int, float] | None = None) -> None:
+                 class_thresholds: dict[int, float] | None = None,
+                 verifier: DominoCheck | None = None, looks: bool = True) -> None:
         super().__init__(spec, conf_threshold=conf_threshold, iou_threshold=iou_threshold,
                          max_det=max_det, threads=threads, class_thresholds=class_thresholds)
         #: The class whose boxes are judged (``tile``; the first when none is so named).
         self.tile_class = self.names.index("tile") if "tile" in self.names else 0
+        #: The domino check every tile box is put to (None: none).
+        self.verifier = verifier
+        #: Whether boxes on a patterned frame must pass the looks.
+        self.looks = looks
         #: The last image found to lie on a patterned surface (:func:`patterned`): the
         #: reader looks at a frame more than once (further away, closer), and a look
         #: that finds only a box or two there is judged as the frame was.
@@ -257,12 +268,20 @@ class CheckedTileDetector(ObbDetector):
         tiles = np.flatnonzero(found.class_id == self.tile_class)
         if not len(tiles):
             return found
-        looks = tile_mask(image, found.corners[tiles], found.confidence[tiles])
+        corners, scores = found.corners[tiles], found.confidence[tiles]
+        kept = tile_mask(image, corners, scores) if self.looks else np.ones(len(tiles), bool)
         seen = self._patterned_image() if self._patterned_image is not None else None
+        if self.verifier is not None and (seen is image or not self.looks
+                                          or patterned(kept)):
+            # only where the looks find a pattern (or are off): the check costs a crop
+            # and a classifier pass a box, and on a plain top the reader checks the
+            # boxes it reads
+            ask = np.flatnonzero(kept)
+            kept[ask] = ~self.verifier(image, corners[ask], scores[ask]).dropped
         if seen is not image:  # a further look at a frame found patterned stays so
-            if not patterned(looks):
+            if not patterned(kept):
                 return found
             self._patterned_image = weakref.ref(image)
         keep = np.ones(len(found), bool)
-        keep[tiles] = looks
+        keep[tiles] = kept
         return found[keep]

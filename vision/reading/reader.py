@@ -36,6 +36,7 @@ import numpy as np
 from vision.images import load_image
 from vision.models.crops import order_corners, tile_half_crops
 from vision.models.detections import Detections
+from vision.models.domino_check import DominoCheck
 from vision.models.onnx_models import BoxDetector, Classifier, ObbDetector, class_counts, load_specs
 from vision.models.tile_check import CheckedTileDetector
 from vision.reading.boxes.box_shape import (
@@ -44,7 +45,7 @@ from vision.reading.boxes.box_shape import (
     to_neighbour_shape,
     turned_boxes,
 )
-from vision.reading.boxes.divider import even_about_divider, snap_to_divider
+from vision.reading.boxes.divider import even_about_divider, snapped_off_middle
 from vision.reading.boxes.duplicate_boxes import best_readings
 from vision.reading.boxes.hollow_markers import drop_hollow
 from vision.reading.count_certainty import (
@@ -58,6 +59,7 @@ from vision.reading.count_certainty import (
 )
 from vision.reading.count_vote import vote
 from vision.reading.cover_check import CoverCheck
+from vision.reading.domino_verdicts import judged
 from vision.reading.face_down import markers_on_backs, split_face_down
 from vision.reading.missed_markers import FAINT_MARKER, ceil32, found_near, more_markers
 from vision.reading.reader_interface import BoxReadings, joined
@@ -137,8 +139,8 @@ class TileReader:
     ``max_value`` is the largest half of the set on the table (12 for a double-12
     set), as the rule set names it; ``None`` when it is not known (any set up to
     double-18). ``precision`` (``"int8"``, ``"float"`` or ``"auto"``) picks each
-    model's export; by default ``MTRAIN_PRECISION``, else ``vision.models.precision`` picks
-    by what the CPU sums exactly.
+    model's export; by default ``MTRAIN_PRECISION``, else ``vision.models.precision``'s choice,
+    the same on every CPU.
     """
 
     def __init__(self, models_dir: str | os.PathLike[str] | None = "models", *,
@@ -161,6 +163,8 @@ class TileReader:
                  check_cover: bool = True,
                  spot_face_down: bool = True,
                  check_tiles: bool = True,
+                 tile_looks: bool = True,
+                 verify_tiles: bool = True,
                  threads: int | None = None,
                  precision: str | None = None) -> None:
         specs = load_specs(models_dir, precision)
@@ -170,10 +174,19 @@ class TileReader:
         self.tile_class = names.index("tile") if "tile" in names else 0
         self.marker_class = names.index("marker") if "marker" in names else -1
         faint = {self.marker_class: FAINT_MARKER} if self.marker_class >= 0 else {}
-        # a tile box must look like a domino, not a patterned surface (vision.models.tile_check)
-        detector = CheckedTileDetector if check_tiles else ObbDetector
-        self.detector = detector(specs["tiles"], conf_threshold=tile_threshold,
-                                 threads=threads, class_thresholds=faint)
+        #: The domino check (``vision.models.domino_check``) when listed and wanted: a tile box
+        #: it is sure is no domino is never read, one it doubts is read ``uncertain``.
+        self.domino_check = (DominoCheck(specs["verifier"], threads=threads)
+                             if check_tiles and verify_tiles and "verifier" in specs else None)
+        #: Whether boxes on a patterned frame must pass ``vision.models.tile_check``'s looks.
+        self.tile_looks = check_tiles and tile_looks
+        # a tile box must be a domino, not a patterned surface (vision.models.tile_check)
+        self.detector: ObbDetector = (
+            CheckedTileDetector(specs["tiles"], conf_threshold=tile_threshold, threads=threads,
+                                class_thresholds=faint, verifier=self.domino_check,
+                                looks=tile_looks)
+            if check_tiles else ObbDetector(specs["tiles"], conf_threshold=tile_threshold,
+                                            threads=threads, class_thresholds=faint))
         floor = max(0.01, pip_threshold - pip_band)
         classify = classify_halves and "halves" in specs
         self.pip_detector = BoxDetector(specs["pips"], conf_threshold=floor, threads=threads)
@@ -420,6 +433,8 @@ class TileReader:
         boxes, owner, turned_at, grey = self._box_variants(image, tiles)
         found = self.read_at(image, np.array(boxes, np.float32), tiles.confidence[owner])
         readings = best_readings(found, boxes, owner, turned_at, len(tiles))
+        if self.domino_check is not None:
+            readings = judged(self.domino_check, image, readings)
         if not self.spot_face_down:
             return readings, []
         return split_face_down(image if grey is None else grey, readings)
@@ -466,14 +481,14 @@ class TileReader:
             if grey is None:
                 grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
             if small:
-                moved = _snapped(grey, c, width)
+                moved = snapped_off_middle(grey, c, width)
             else:
                 moved = even_about_divider(grey, c) if self.even_halves else None
             if moved is not None:
                 boxes.append(moved)
                 owner.append(i)
             for t in turned:
-                snapped = _snapped(grey, t, float(box_sizes(t)[0][0]))
+                snapped = snapped_off_middle(grey, t, float(box_sizes(t)[0][0]))
                 turned_at.add(len(boxes))
                 boxes.append(t if snapped is None else snapped)
                 owner.append(i)
@@ -575,16 +590,6 @@ class TileReader:
 
             results = self.profile.reweigh(results, half_colours(list(crops)))
         return results
-
-
-def _snapped(grey: np.ndarray, corners: np.ndarray, width: float) -> np.ndarray | None:
-    """``corners`` (a tile ``width`` wide) snapped to the divider
-    (``vision.reading.boxes.divider.snap_to_divider``) when one shows clearly and off its middle,
-    else None."""
-    snapped, fit = snap_to_divider(grey, corners)
-    return snapped if fit.found and abs(fit.shift) > 0.05 * width else None
-
-
 
 
 def _dynamic(detector: Any) -> bool:

@@ -237,3 +237,11 @@ def even_about_divider(grey: np.ndarray, corners: np.ndarray) -> np.ndarray | No
     else:
         out[:2] += 2 * fit.shift * u
     return out.astype(np.float32)
+
+
+def snapped_off_middle(grey: np.ndarray, corners: np.ndarray,
+                       width: float) -> np.ndarray | None:
+    """``corners`` (a tile ``width`` wide) snapped to the divider (:func:`snap_to_divider`)
+    when one shows clearly and off its middle, else None."""
+    snapped, fit = snap_to_divider(grey, corners)
+    return snapped if fit.found and abs(fit.shift) > 0.05 * width else None
