@@ -9,13 +9,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from companion_app.cli import main
 from known_table_fakes import PaintedRound, cloth_boxes, painted_round
 from reader_fixtures import untrained_dir
 
 from datasets.table_layout import SeenTile
 from datasets.table_sequence import exposed
 from engine.errors import BadInputError
+from mtrain.cli import main
 from vision.change.registration import register
 from vision.mat.geometry import apply_homography
 from vision.models.detections import Detections
