@@ -21,7 +21,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
 REALDATA = ROOT.parent / "shared" / "realdata"

@@ -27,13 +27,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.photoreal import FOLDER, score
+from benchmarks.vision_real import real
+from vision.models.precision import PRECISION_ENV, SEVEN_BIT
+from vision.reading.reader import TileReader
 
-from benchmarks.photoreal import FOLDER, score  # noqa: E402
-from benchmarks.vision_real import real  # noqa: E402
-from vision.models.precision import PRECISION_ENV, SEVEN_BIT  # noqa: E402
-from vision.reading.reader import TileReader  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 RESULTS = ROOT / "benchmarks" / "results" / "precision.json"
 REALDATA = ROOT.parent / "shared" / "realdata"

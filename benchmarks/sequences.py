@@ -19,7 +19,7 @@ Writes ``benchmarks/results/sequences.json``. Parts:
   table's candidates find (polygon IoU 0.5) and how many other candidates it
   makes.
 - **rounds** (the trained reader, skipped without it): bots play a round with
-  injected breaches (``engine.breaches``); each table is painted by the
+  injected breaches (``faults``); each table is painted by the
   generator's painter on the cloth (one fixed overhead camera, 1280x720, with
   and without the mat, the printed domino beside the trains), the bare table
   first; filmed at 10 fps as ``datasets.table_game.game_frames`` films (each
@@ -42,7 +42,6 @@ import argparse
 import json
 import random
 import statistics
-import sys
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -52,22 +51,19 @@ from typing import Any
 import cv2
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from engine.breaches import inject_breaches  # noqa: E402
-
-from datasets.table_game import FPS, Shown, camera_view, game_frames, play_round  # noqa: E402
-from datasets.table_layout import layout_sequence  # noqa: E402
-from datasets.table_sequence import (  # noqa: E402
+from datasets.table_game import FPS, Shown, camera_view, game_frames, play_round
+from datasets.table_layout import layout_sequence
+from datasets.table_sequence import (
     SEQUENCE_SURFACES,
     Picture,
     exposed,
     shadowed,
     table_pictures,
 )
-from engine import RuleSet, TableState  # noqa: E402
+from engine import RuleSet, TableState
+from faults import inject_breaches
+
+ROOT = Path(__file__).resolve().parents[1]
 
 RESULTS = ROOT / "benchmarks" / "results" / "sequences.json"
 #: Seeds of the rounds (one per cloth and mat setting), far from every other benchmark's.
