@@ -16,6 +16,7 @@ from datasets.table_layout import SeenTile, layout_sequence
 from datasets.table_sequence import Picture, table_pictures
 from engine import TableState
 from vision.models.detections import Detections
+from vision.reading.reader_interface import BoxReadings
 
 SIZE = (640, 360)
 #: What the painted reader reads where nothing was painted.
@@ -92,7 +93,7 @@ class PaintedReader:
         self.rnd = rnd
         self.missed = missed or {}
         self.offset = np.zeros(2)
-        self.read_boxes: list[np.ndarray] = []
+        self.boxes_read: list[np.ndarray] = []
 
     def _truth(self, frame: np.ndarray) -> Picture:
         return self.rnd.pictures[int(frame[0, 0, 0])]
@@ -123,11 +124,16 @@ class PaintedReader:
 
     def read_tiles_and_backs(self, frame: np.ndarray, tiles: Detections
                              ) -> tuple[list[Any], list[Any]]:
-        self.read_boxes += list(tiles.corners)
+        self.boxes_read += list(tiles.corners)
         return [SeenTile(self._value(frame, c), c) for c in tiles.corners], []
 
     def read_at(self, frame: np.ndarray, corners: np.ndarray) -> list[Any]:
         return [SeenTile(self._value(frame, c), c) for c in corners]
+
+    def read_boxes(self, frame: np.ndarray, tiles: Detections, again: np.ndarray
+                   ) -> BoxReadings:
+        fresh, backs = self.read_tiles_and_backs(frame, tiles) if len(tiles) else ([], [])
+        return BoxReadings(fresh, backs, self.read_at(frame, again) if len(again) else [])
 
     def read(self, frame: np.ndarray) -> PaintedFrame:
         found = self.detect(frame)

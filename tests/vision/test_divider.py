@@ -271,7 +271,7 @@ def test_a_box_snapped_onto_a_seam_does_not_replace_a_sure_single(
             return box + W * along(box), SimpleNamespace(found=True, shift=float(W))
         return box, SimpleNamespace(found=False, shift=0.0)
 
-    monkeypatch.setattr("vision.reading.reader.snap_to_divider", onto_the_seam)
+    monkeypatch.setattr("vision.reading.boxes.divider.snap_to_divider", onto_the_seam)
     reader = TileReader(untrained_models)
     vars(reader)["detector"] = _Detector(np.stack(boxes), [0.9, 0.9, 0.9], 64)
     vars(reader)["reshape_small"] = False

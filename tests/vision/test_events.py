@@ -23,7 +23,7 @@ class TestEvents:
         assert status.to_json() == {"event": "status", "frame": 3, "time": 1.5,
                                     "reason": reason.value, "message": "news"}
         assert status.ok == (reason in (CameraReason.STARTING, CameraReason.OPENED,
-                                        CameraReason.ENDED))
+                                        CameraReason.ENDED, CameraReason.MOVED))
 
     def test_watch_json_lines(self) -> None:
         table = TableState.parse("12 | 0: 12-5 | 1: | mexican:")

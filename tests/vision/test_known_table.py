@@ -173,13 +173,13 @@ def test_the_tracker_drops_the_phantom_and_reads_the_missed_tile(
     printed = rnd.pictures[0].printed
     assert printed is not None
     # read only while the bare table was being learned (the first still frames)
-    with_known = sum(np.allclose(b, printed) for b in reader.read_boxes)
+    with_known = sum(np.allclose(b, printed) for b in reader.boxes_read)
     assert with_known <= EMPTY_FRAMES
     # without the known table the printed domino (a sure 6-6 on the cloth) is
     # read and held, and the missed tile stays missing
     events, reader = follow(tmp_path, rnd, known=False, missed=missed)
     assert settled(events)[-1] != rnd.tables[-1]
-    assert sum(np.allclose(b, printed) for b in reader.read_boxes) >= 1
+    assert sum(np.allclose(b, printed) for b in reader.boxes_read) >= 1
     assert PRINTED == (6, 6)
 
 
