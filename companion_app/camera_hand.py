@@ -19,11 +19,12 @@ pointed out rather than summed in silence.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
+from companion_app.photo_tiles import PhotoTile
 from engine import TableState, Tile
 
 #: Tiles whose centres lie closer than this many tile lengths are in one group.
@@ -35,8 +36,8 @@ class CameraHand:
     """The hand's readings, the readings left out as the table's (drawn apart), and how
     many groups the hand's tiles lie in (more than one: maybe several hands)."""
 
-    hand: list[dict[str, Any]]
-    table: list[dict[str, Any]]
+    hand: list[PhotoTile]
+    table: list[PhotoTile]
     groups: int = 0
 
 
@@ -69,7 +70,7 @@ def table_tiles(settled: Mapping[str, Any] | None) -> set[Tile]:
     return set(TableState.from_json(dict(settled), "the settled table").tiles())
 
 
-def split_hand(readings: Sequence[Mapping[str, Any]], *, players: int, engine: int,
+def split_hand(readings: Sequence[PhotoTile], *, players: int, engine: int,
                settled: Mapping[str, Any] | None = None) -> CameraHand:
     """Split the readings of a whole camera frame into the hand and the table.
 
@@ -80,8 +81,10 @@ def split_hand(readings: Sequence[Mapping[str, Any]], *, players: int, engine: i
     from vision import reconstruct
     from vision.readings import SeenTile
 
-    seen = [SeenTile((int(r["values"][0]), int(r["values"][1])),
-                     np.asarray(r["corners"], dtype=np.float64), uncertain=bool(r.get("uncertain")))
+    if any(r.values is None for r in readings):
+        raise ValueError("a tile face down is not read: it has no values to split")
+    seen = [SeenTile(r.values or (0, 0), np.asarray(r.corners, dtype=np.float64),
+                     uncertain=r.uncertain)
             for r in readings]
     on_table: set[int] = set()
     if seen:
@@ -92,7 +95,7 @@ def split_hand(readings: Sequence[Mapping[str, Any]], *, players: int, engine: i
             on_table = {i for i, owner in enumerate(rebuilt.assignment) if owner is not None}
     known = table_tiles(settled)
     on_table |= {i for i, t in enumerate(seen) if Tile(*t.values) in known}
-    hand = [dict(r) for i, r in enumerate(readings) if i not in on_table]
-    table = [dict(r) | {"on_table": True} for i, r in enumerate(readings) if i in on_table]
+    hand = [r for i, r in enumerate(readings) if i not in on_table]
+    table = [replace(r, on_table=True) for i, r in enumerate(readings) if i in on_table]
     groups = count_groups([t.corners for i, t in enumerate(seen) if i not in on_table])
     return CameraHand(hand, table, groups)

@@ -1,6 +1,7 @@
 """Which readings of a hand photo still need a look, and a person's answer to each.
 
-A stored hand keeps the boxes read on its photo (``readings``, JSON dicts). Each box
+A stored hand keeps the boxes read on its photo (``readings``:
+:class:`companion_app.photo_tiles.PhotoTile`). Each box
 the reader doubted carries its reasons (``doubts``: the values of
 :class:`vision.stills.hand_photos.Doubt`; another check may add its own). A box the reader left
 out of the points (``left_out``: it may not be a tile) is doubted too. Until a
@@ -17,67 +18,67 @@ beside them (``extras``): :func:`hand_tiles`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import replace
 
-Reading = dict[str, Any]
+from companion_app.photo_tiles import PhotoTile
 
 
-def is_box(reading: Mapping[str, Any]) -> bool:
+def is_box(reading: PhotoTile) -> bool:
     """Whether a reading is a box of the hand (not a tile face down, not the table's)."""
-    return not reading.get("face_down") and not reading.get("on_table")
+    return not reading.face_down and not reading.on_table
 
 
-def counts(reading: Mapping[str, Any]) -> bool:
+def counts(reading: PhotoTile) -> bool:
     """Whether a box's values are in the hand's points."""
-    if not is_box(reading) or reading.get("not_tile"):
+    if not is_box(reading) or reading.not_tile:
         return False
-    return bool(reading.get("corrected")) or not reading.get("left_out")
+    return reading.corrected or not reading.left_out
 
 
-def doubts(reading: Mapping[str, Any]) -> list[str]:
+def doubts(reading: PhotoTile) -> list[str]:
     """The reasons a box needs a look (empty: none), answered or not."""
     if not is_box(reading):
         return []
-    found = [str(d) for d in reading.get("doubts") or []]
-    if reading.get("uncertain") and not found:  # a reading stored before reasons were kept
+    found = list(reading.doubts)
+    if reading.uncertain and not found:  # a reading stored before reasons were kept
         found = ["unsure"]
-    if reading.get("left_out") and "maybe-not-tile" not in found:
+    if reading.left_out and "maybe-not-tile" not in found:
         found.append("maybe-not-tile")
     return found
 
 
-def answered(reading: Mapping[str, Any]) -> bool:
-    return bool(reading.get("confirmed") or reading.get("corrected") or reading.get("not_tile"))
+def answered(reading: PhotoTile) -> bool:
+    return reading.confirmed or reading.corrected or reading.not_tile
 
 
-def open_doubts(readings: Sequence[Mapping[str, Any]]) -> list[int]:
+def open_doubts(readings: Sequence[PhotoTile]) -> list[int]:
     """Indices of the boxes doubted and not yet answered by a person."""
     return [i for i, r in enumerate(readings) if doubts(r) and not answered(r)]
 
 
-def needs_check(hand: Mapping[str, Any] | None) -> bool:
+def needs_check(readings: Sequence[PhotoTile] | None) -> bool:
     """Whether a stored hand's points rest on a box nobody has checked."""
-    return hand is not None and bool(open_doubts(hand.get("readings") or []))
+    return readings is not None and bool(open_doubts(readings))
 
 
-def counted_values(readings: Sequence[Mapping[str, Any]]) -> list[list[int]]:
-    return [[int(v) for v in r["values"]] for r in readings if counts(r)]
+def counted_values(readings: Sequence[PhotoTile]) -> list[list[int]]:
+    return [list(r.values) for r in readings if counts(r) and r.values is not None]
 
 
-def extras(readings: Sequence[Mapping[str, Any]], tiles: Sequence[Sequence[int]]
+def extras(readings: Sequence[PhotoTile], tiles: Sequence[Sequence[int]]
            ) -> list[list[int]]:
     """The stored tiles typed beside the photo's boxes (after the counted boxes' values)."""
     return [list(t) for t in tiles[len(counted_values(readings)):]]
 
 
-def hand_tiles(readings: Sequence[Mapping[str, Any]], typed: Sequence[Sequence[int]] = ()
+def hand_tiles(readings: Sequence[PhotoTile], typed: Sequence[Sequence[int]] = ()
                ) -> list[list[int]]:
     """The hand: the counted boxes' values in order, then the ``typed`` tiles."""
     return counted_values(readings) + [list(t) for t in typed]
 
 
-def answer(readings: Sequence[Mapping[str, Any]], index: int, *,
-           values: tuple[int, int] | None = None, not_tile: bool = False) -> list[Reading]:
+def answer(readings: Sequence[PhotoTile], index: int, *,
+           values: tuple[int, int] | None = None, not_tile: bool = False) -> list[PhotoTile]:
     """The readings with box ``index`` answered: corrected to ``values``, said to be no
     tile (``not_tile``), or, with neither, confirmed as read (a box left out as perhaps
     no tile is then a tile read right, and counts).
@@ -86,43 +87,44 @@ def answer(readings: Sequence[Mapping[str, Any]], index: int, *,
     """
     if not 0 <= index < len(readings) or not is_box(readings[index]):
         raise IndexError(index)
-    out = [dict(r) for r in readings]
+    out = list(readings)
     box = out[index]
     if not_tile:
-        box.update(not_tile=True, corrected=False, confirmed=False)
+        box = replace(box, not_tile=True, corrected=False, confirmed=False)
     elif values is not None:
-        box.update(values=[int(values[0]), int(values[1])], corrected=True, not_tile=False,
-                   confirmed=False)
-    elif box.get("left_out") and not box.get("corrected"):
-        box.update(corrected=True, confirmed=True, not_tile=False)
+        box = replace(box, values=(int(values[0]), int(values[1])), corrected=True,
+                      not_tile=False, confirmed=False)
+    elif box.left_out and not box.corrected:
+        box = replace(box, corrected=True, confirmed=True, not_tile=False)
     else:
-        box.update(confirmed=True)
+        box = replace(box, confirmed=True)
+    out[index] = box
     return out
 
 
-def confirm_all(readings: Sequence[Mapping[str, Any]]) -> list[Reading]:
+def confirm_all(readings: Sequence[PhotoTile]) -> list[PhotoTile]:
     """Every doubted box confirmed as it now stands."""
-    return [dict(r) | {"confirmed": True} if i in set(open_doubts(readings)) else dict(r)
-            for i, r in enumerate(readings)]
+    waiting = set(open_doubts(readings))
+    return [replace(r, confirmed=True) if i in waiting else r for i, r in enumerate(readings)]
 
 
-def apply_fields(readings: Sequence[Mapping[str, Any]], fields: Sequence[tuple[int, list[int]]]
-                 ) -> list[Reading]:
+def apply_fields(readings: Sequence[PhotoTile], fields: Sequence[tuple[int, list[int]]]
+                 ) -> list[PhotoTile]:
     """The readings after the page's tile fields were saved: ``fields`` pairs a counted
     box's index with the tile typed in its field (``[]``: cleared, not a tile). A field
     typed otherwise than read corrects its box; one left as read changes nothing."""
-    out = [dict(r) for r in readings]
+    out = list(readings)
     for index, tile in fields:
         if not 0 <= index < len(out) or not counts(out[index]):
             continue
         if not tile:
             out = answer(out, index, not_tile=True)
-        elif sorted(tile) != sorted(int(v) for v in out[index]["values"]):
+        elif sorted(tile) != sorted(out[index].values or ()):
             out = answer(out, index, values=(tile[0], tile[1]))
     return out
 
 
-def marked_scores(readings: Mapping[tuple[int, int], Sequence[Mapping[str, Any]]],
+def marked_scores(readings: Mapping[tuple[int, int], Sequence[PhotoTile]],
                   sources: Mapping[tuple[int, int], str]) -> set[tuple[int, int]]:
     """The (round, seat) scores on the pad counted from a hand whose photo has a box
     nobody has checked: the pad marks them until someone does."""
@@ -141,6 +143,6 @@ DOUBT_WORDS = {
 }
 
 
-def doubt_words(reading: Mapping[str, Any]) -> str:
+def doubt_words(reading: PhotoTile) -> str:
     """Why a box needs a look, for the page (``""``: it does not)."""
     return "; ".join(DOUBT_WORDS.get(d, d) for d in doubts(reading))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from companion_app.photo_tiles import PhotoTile
 from engine.errors import BadInputError
 
 if TYPE_CHECKING:
@@ -119,7 +120,7 @@ _readers: dict[str, Any] = {}
 
 
 def read_tiles(photo: Photo, models_dir: str | os.PathLike[str],
-               rules: RuleSet) -> list[dict[str, Any]]:
+               rules: RuleSet) -> list[PhotoTile]:
     """The boxes of a hand photo through the vision scoring: the tiles counted, left to
     right as they lie, then the boxes left out (``left_out``: they may not be tiles).
     Each has ``values``, ``corners`` (image pixels), ``confidence``, ``uncertain``,
@@ -134,7 +135,7 @@ def read_tiles(photo: Photo, models_dir: str | os.PathLike[str],
 def read_hand_photo(photo: Photo, models_dir: str | os.PathLike[str], rules: RuleSet,
                     profile_path: str | os.PathLike[str] | None = None,
                     empty: str | os.PathLike[str] | None = None,
-                    ) -> tuple[list[dict[str, Any]], list[list[list[float]]]]:
+                    ) -> tuple[list[PhotoTile], list[list[list[float]]]]:
     """``read_tiles``'s tiles, and the boxes (corners, image pixels) of the tiles lying
     face down in the photo: those are not read (``vision.reading.face_down``), and the player
     must turn them over. The set profile at ``profile_path`` (``vision.reading.set_profile``), when
@@ -173,16 +174,17 @@ def read_hand_photo(photo: Photo, models_dir: str | os.PathLike[str], rules: Rul
     def corners(box: Any) -> list[list[float]]:
         return [[round(float(x) * sx, 1), round(float(y) * sy, 1)] for x, y in box]
 
-    def box(tile: TileReading, doubts: Sequence[Doubt], left_out: bool) -> dict[str, Any]:
-        return {
-            "values": [int(v) for v in tile.values],
-            "corners": corners(tile.corners),
-            "confidence": round(float(tile.confidence), 3),
-            "uncertain": bool(doubts),
-            "covered": bool(tile.covered),
-            "doubts": [str(d) for d in doubts],
-            "left_out": left_out,
-        }
+    def box(tile: TileReading, doubts: Sequence[Doubt], left_out: bool) -> PhotoTile:
+        a, b = (int(v) for v in tile.values)
+        return PhotoTile(
+            values=(a, b),
+            corners=tuple((x, y) for x, y in corners(tile.corners)),
+            confidence=round(float(tile.confidence), 3),
+            uncertain=bool(doubts),
+            covered=bool(tile.covered),
+            doubts=tuple(str(d) for d in doubts),
+            left_out=left_out,
+        )
 
     return ([box(tile, doubts, False) for tile, doubts in zip(
                 hand.readings, hand.doubts, strict=True)]

@@ -19,6 +19,7 @@ from typing import Any
 
 from companion_app.changes import ChangeLog
 from companion_app.db import transaction
+from companion_app.photo_tiles import PhotoTile, tiles_from_json, tiles_to_json
 from engine import Game as EngineGame
 from engine import RuleSet
 
@@ -292,6 +293,20 @@ def score_history(db: sqlite3.Connection, game_id: int) -> list[sqlite3.Row]:
 # -- hands ----------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class StoredHand:
+    """A hand kept for a seat of a round (without the photo bytes): whether it has a
+    photo, the photo's size, the boxes read on it, the hand's tiles and the reading's
+    note."""
+
+    has_photo: bool
+    width: int | None
+    height: int | None
+    readings: tuple[PhotoTile, ...]
+    tiles: list[list[int]]
+    note: str | None
+
+
 def save_hand_photo(
     db: sqlite3.Connection,
     game_id: int,
@@ -301,7 +316,7 @@ def save_hand_photo(
     photo: bytes,
     photo_type: str,
     size: tuple[int, int],
-    readings: list[dict[str, Any]],
+    readings: Sequence[PhotoTile],
     tiles: list[list[int]],
     note: str | None,
 ) -> None:
@@ -314,7 +329,7 @@ def save_hand_photo(
             "readings = excluded.readings, tiles = excluded.tiles, read_note = excluded.read_note, "
             "updated = excluded.updated",
             (game_id, number, seat, photo, photo_type, size[0], size[1],
-             json.dumps(readings), json.dumps(tiles), note),
+             json.dumps(tiles_to_json(readings)), json.dumps(tiles), note),
         )
 
 
@@ -337,8 +352,8 @@ def save_hand_tiles(
 
 
 def save_hand_readings(
-    db: sqlite3.Connection, game_id: int, number: int, seat: int, readings: list[dict[str, Any]],
-    log: ChangeLog | None = None,
+    db: sqlite3.Connection, game_id: int, number: int, seat: int,
+    readings: Sequence[PhotoTile], log: ChangeLog | None = None,
 ) -> None:
     """Keep a hand's photo readings as a person answered them (``hand_check``); ``log``
     notes the readings they replace, for undoing."""
@@ -346,21 +361,22 @@ def save_hand_readings(
         if log is not None:
             row = db.execute("SELECT readings FROM hands WHERE game_id = ? AND round = ? "
                              "AND seat = ?", (game_id, number, seat)).fetchone()
-            if row is not None and json.loads(row["readings"]) != readings:
+            if row is not None and tiles_from_json(json.loads(row["readings"])) != list(readings):
                 log.readings_replaced((number, seat, str(row["readings"])))
         db.execute("UPDATE hands SET readings = ?, updated = datetime('now') "
                    "WHERE game_id = ? AND round = ? AND seat = ?",
-                   (json.dumps(readings), game_id, number, seat))
+                   (json.dumps(tiles_to_json(readings)), game_id, number, seat))
 
 
-def hand_readings(db: sqlite3.Connection, game_id: int) -> dict[tuple[int, int], list[Any]]:
+def hand_readings(db: sqlite3.Connection, game_id: int
+                  ) -> dict[tuple[int, int], list[PhotoTile]]:
     """(round, seat) → the readings of every hand of the game kept with a photo."""
-    return {(int(r["round"]), int(r["seat"])): json.loads(r["readings"])
+    return {(int(r["round"]), int(r["seat"])): tiles_from_json(json.loads(r["readings"]))
             for r in db.execute("SELECT round, seat, readings FROM hands WHERE game_id = ? "
                                 "AND readings != '[]'", (game_id,))}
 
 
-def hands(db: sqlite3.Connection, game_id: int, number: int) -> dict[int, dict[str, Any]]:
+def hands(db: sqlite3.Connection, game_id: int, number: int) -> dict[int, StoredHand]:
     """seat → the stored hand (without the photo bytes)."""
     out = {}
     for r in db.execute(
@@ -368,14 +384,14 @@ def hands(db: sqlite3.Connection, game_id: int, number: int) -> dict[int, dict[s
         "FROM hands WHERE game_id = ? AND round = ?",
         (game_id, number),
     ):
-        out[int(r["seat"])] = {
-            "has_photo": bool(r["has_photo"]),
-            "width": r["width"],
-            "height": r["height"],
-            "readings": json.loads(r["readings"]),
-            "tiles": json.loads(r["tiles"]),
-            "note": r["read_note"],
-        }
+        out[int(r["seat"])] = StoredHand(
+            has_photo=bool(r["has_photo"]),
+            width=None if r["width"] is None else int(r["width"]),
+            height=None if r["height"] is None else int(r["height"]),
+            readings=tuple(tiles_from_json(json.loads(r["readings"]))),
+            tiles=[[int(v) for v in t] for t in json.loads(r["tiles"])],
+            note=None if r["read_note"] is None else str(r["read_note"]),
+        )
     return out
 
 

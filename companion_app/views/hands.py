@@ -25,6 +25,7 @@ from companion_app import hands as hand_reading
 from companion_app.camera_hand import split_hand
 from companion_app.db import get_db
 from companion_app.photo_privacy import without_metadata
+from companion_app.photo_tiles import PhotoTile
 from companion_app.score_pad import close_round
 from companion_app.security import AccessError, is_unlocked, pin_required
 from companion_app.views.calibrate import profile_path
@@ -53,7 +54,7 @@ def _page(game: store.Game, number: int, error: str | None = None,
     previews: dict[int, int | None] = {}
     for seat, hand in stored.items():
         try:
-            previews[seat] = hand_reading.points(hand["tiles"], game.rules)
+            previews[seat] = hand_reading.points(hand.tiles, game.rules)
         except ValueError:
             previews[seat] = None
     w = worker()
@@ -65,14 +66,14 @@ def _page(game: store.Game, number: int, error: str | None = None,
         alerts=[a.to_json(game.players) for a in alert_log.alerts(db, game.id, number)],
         overlays={seat: overlay(hand) for seat, hand in stored.items()},
         slots={seat: tile_slots(hand) for seat, hand in stored.items()},
-        to_check={seat: hand_check.open_doubts(hand["readings"]) for seat, hand in stored.items()},
+        to_check={seat: hand_check.open_doubts(hand.readings) for seat, hand in stored.items()},
         models_problem=hand_reading.models_status(current_app.config["MODELS_DIR"]),
         camera=camera, error=error, error_seat=error_seat,
         bare_table=bare_table.path_of(game) is not None,
     ), status
 
 
-def overlay(hand: dict[str, Any]) -> list[dict[str, Any]]:
+def overlay(hand: store.StoredHand) -> list[dict[str, Any]]:
     """The boxes drawn over a hand's photo: ``points``, ``kind`` (``""``, ``"uncertain"``:
     doubted and not yet checked, ``"checked"``: doubted and answered, ``"left-out"``: may
     not be a tile, not counted, ``"not-tile"``, ``"face-down"``, ``"on-table"``) and, for
@@ -82,11 +83,11 @@ def overlay(hand: dict[str, Any]) -> list[dict[str, Any]]:
     ``why``: its doubts in words)."""
     boxes = []
     number = 0
-    waiting = set(hand_check.open_doubts(hand["readings"]))
-    for i, r in enumerate(hand["readings"]):
-        corners = [(float(x), float(y)) for x, y in r["corners"]]
-        kind = ("face-down" if r.get("face_down") else "on-table" if r.get("on_table")
-                else "not-tile" if r.get("not_tile")
+    waiting = set(hand_check.open_doubts(hand.readings))
+    for i, r in enumerate(hand.readings):
+        corners = list(r.corners)
+        kind = ("face-down" if r.face_down else "on-table" if r.on_table
+                else "not-tile" if r.not_tile
                 else "left-out" if not hand_check.counts(r)
                 else "uncertain" if i in waiting
                 else "checked" if hand_check.doubts(r) else "")
@@ -95,33 +96,31 @@ def overlay(hand: dict[str, Any]) -> list[dict[str, Any]]:
             number += 1
             label = str(number)
         short = min(math.dist(corners[i], corners[(i + 1) % 4]) for i in range(4))
-        values = r.get("values") or []
         boxes.append({
             "points": " ".join(f"{x:.1f},{y:.1f}" for x, y in corners), "kind": kind,
             "label": label, "x": round(sum(x for x, _ in corners) / 4, 1),
             "y": round(sum(y for _, y in corners) / 4, 1),
-            "size": round(max(min(0.6 * short, (hand["width"] or 600) / 16), 1.0), 1),
-            "index": i, "box": hand_check.is_box(r),
-            "text": f"{values[0]}-{values[1]}" if len(values) == 2 else "",
+            "size": round(max(min(0.6 * short, (hand.width or 600) / 16), 1.0), 1),
+            "index": i, "box": hand_check.is_box(r), "text": r.text,
             "why": hand_check.doubt_words(r), "counted": hand_check.counts(r),
         })
     return boxes
 
 
-def tile_slots(hand: dict[str, Any]) -> list[int | None]:
+def tile_slots(hand: store.StoredHand) -> list[int | None]:
     """For each of the hand's tiles, the index of the photo box it was read from (None:
     typed beside the photo)."""
-    boxes = [i for i, r in enumerate(hand["readings"]) if hand_check.counts(r)]
-    return [boxes[k] if k < len(boxes) else None for k in range(len(hand["tiles"]))]
+    boxes = [i for i, r in enumerate(hand.readings) if hand_check.counts(r)]
+    return [boxes[k] if k < len(boxes) else None for k in range(len(hand.tiles))]
 
 
-def tiles_in_two_hands(game: store.Game, stored: dict[int, dict[str, Any]]
+def tiles_in_two_hands(game: store.Game, stored: dict[int, store.StoredHand]
                        ) -> dict[str, list[str]]:
     """Tile text (``"5-7"``) → the players whose hands hold it, for every tile kept in more
     than one hand of the round (a set has one of each tile: one reading is wrong)."""
     holders: dict[str, list[str]] = {}
     for seat in sorted(stored):
-        for a, b in stored[seat]["tiles"]:
+        for a, b in stored[seat].tiles:
             holders.setdefault(f"{min(a, b)}-{max(a, b)}", []).append(game.players[seat])
     return {tile: who for tile, who in holders.items() if len(set(who)) > 1}
 
@@ -148,7 +147,7 @@ def photo(game_id: int, number: int, seat: int) -> Response:
 
 
 def _read(game: store.Game, photo: hand_reading.Photo
-          ) -> tuple[list[dict[str, Any]], list[list[list[float]]], str | None]:
+          ) -> tuple[list[PhotoTile], list[list[list[float]]], str | None]:
     """The photo's tiles, the boxes of tiles face down, and why it was not read (or None)."""
     problem = hand_reading.models_status(current_app.config["MODELS_DIR"])
     if problem is not None:
@@ -163,11 +162,11 @@ def _read(game: store.Game, photo: hand_reading.Photo
     return readings, backs, None
 
 
-def _note(readings: list[dict[str, Any]], where: str = "") -> str:
+def _note(readings: list[PhotoTile], where: str = "") -> str:
     """``"3 tile(s) read, 1 uncertain — check them."``"""
     counted = [r for r in readings if hand_check.counts(r)]
     uncertain = sum(bool(hand_check.doubts(r)) for r in counted)
-    covered = sum(bool(r.get("covered")) for r in counted)
+    covered = sum(r.covered for r in counted)
     left = sum(not hand_check.counts(r) for r in readings if hand_check.is_box(r))
     return (f"{len(counted)} tile(s) read{where}" +
             (f", {uncertain} uncertain" if uncertain else "") +
@@ -177,7 +176,7 @@ def _note(readings: list[dict[str, Any]], where: str = "") -> str:
 
 
 def _store_photo(game: store.Game, number: int, seat: int, photo: hand_reading.Photo,
-                 readings: list[dict[str, Any]], drawn: list[dict[str, Any]],
+                 readings: list[PhotoTile], drawn: list[PhotoTile],
                  note: str | None) -> Any:
     """Keep the photo with the hand's readings (``drawn``: more boxes shown over it)."""
     tiles = hand_check.hand_tiles(readings)  # out-of-set values show, and must be corrected
@@ -193,8 +192,8 @@ def _store_photo(game: store.Game, number: int, seat: int, photo: hand_reading.P
     return redirect(url_for("hands.page", game_id=game.id, number=number) + f"#seat-{seat}")
 
 
-def _face_down(backs: list[list[list[float]]]) -> list[dict[str, Any]]:
-    return [{"corners": box, "face_down": True} for box in backs]
+def _face_down(backs: list[list[list[float]]]) -> list[PhotoTile]:
+    return [PhotoTile.face_down_at(box) for box in backs]
 
 
 @bp.post("/<int:game_id>/rounds/<int:number>/hands/<int:seat>/photo")
@@ -282,7 +281,7 @@ def save_tiles(game_id: int, number: int, seat: int) -> Any:
         return _page(game, number, f"{game.players[seat]}: {exc}", seat, 400)
     db = get_db()
     stored = store.hands(db, game.id, number).get(seat)
-    readings = stored["readings"] if stored else []
+    readings: list[PhotoTile] = list(stored.readings) if stored else []
     if len(request.form.getlist("reading")) == len(texts):
         readings = hand_check.apply_fields(readings, answers)
         tiles = hand_check.hand_tiles(readings, typed)
@@ -310,10 +309,10 @@ def _answer(game: store.Game, number: int, seat: int, index: int | None) -> Any:
     confirmed); the hand's tiles follow, and so does its score when the pad has it."""
     db = get_db()
     stored = store.hands(db, game.id, number).get(seat)
-    if stored is None or not stored["readings"]:
+    if stored is None or not stored.readings:
         abort(404)
-    readings = stored["readings"]
-    typed = hand_check.extras(readings, stored["tiles"])
+    readings = list(stored.readings)
+    typed = hand_check.extras(readings, stored.tiles)
     action = request.form.get("action", "confirm")
     try:
         if index is None:

@@ -11,6 +11,7 @@ from flask import Flask
 from PIL import Image
 
 from companion_app import hands
+from companion_app.photo_tiles import PhotoTile
 
 from .tablet import Table
 
@@ -69,7 +70,7 @@ def test_every_hand_photo_is_read_knowing_it(game: Table, monkeypatch: pytest.Mo
 
     def fake_read(photo: hands.Photo, folder: object, rules: object,
                   profile_path: object = None, empty: object = None
-                  ) -> tuple[list[dict[str, object]], list[object]]:
+                  ) -> tuple[list[PhotoTile], list[object]]:
         seen.append(empty)
         return [], []
 

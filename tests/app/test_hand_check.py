@@ -14,6 +14,7 @@ from flask import Flask
 from PIL import Image
 
 from companion_app import hand_check, hands
+from companion_app.photo_tiles import PhotoTile, tiles_from_json
 from vision.models.detections import Detections
 from vision.reading.reader import FrameReading, TileReading
 
@@ -188,10 +189,10 @@ def test_the_camera_refuses_a_table_that_never_settled(game: Table, app: Flask,
 
     read: list[object] = []
 
-    def read_photo(*args: object, **kw: object) -> tuple[list[dict[str, object]], list[object]]:
+    def read_photo(*args: object, **kw: object) -> tuple[list[PhotoTile], list[object]]:
         read.append(args)
-        return [{"values": [12, 5], "corners": [[0, 0], [9, 0], [9, 20], [0, 20]],
-                 "confidence": 0.9, "uncertain": False}], []
+        return tiles_from_json([{"values": [12, 5], "corners": [[0, 0], [9, 0], [9, 20], [0, 20]],
+                                 "confidence": 0.9, "uncertain": False}]), []
 
     monkeypatch.setattr(hands, "models_status", lambda folder: None)
     monkeypatch.setattr(hands, "read_hand_photo", read_photo)
@@ -226,9 +227,10 @@ def test_the_camera_refuses_a_table_that_never_settled(game: Table, app: Flask,
 
 
 def test_marks_survive_in_the_stored_readings() -> None:
-    readings = [{"values": [4, 6], "corners": [], "doubts": ["range"]},
-                {"values": [1, 2], "corners": [], "doubts": ["maybe-not-tile"], "left_out": True},
-                {"corners": [], "face_down": True}]
+    readings = tiles_from_json([
+        {"values": [4, 6], "corners": [], "doubts": ["range"]},
+        {"values": [1, 2], "corners": [], "doubts": ["maybe-not-tile"], "left_out": True},
+        {"corners": [], "face_down": True}])
     assert hand_check.open_doubts(readings) == [0, 1]
     assert hand_check.hand_tiles(readings, [[0, 0]]) == [[4, 6], [0, 0]]
     fixed = hand_check.answer(readings, 1, values=(1, 3))

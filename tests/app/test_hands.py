@@ -10,6 +10,7 @@ from flask import Flask
 from PIL import Image
 
 from companion_app import hands
+from companion_app.photo_tiles import PhotoTile, tiles_from_json
 from engine import RuleSet
 
 from .tablet import Table, make_app
@@ -173,15 +174,15 @@ def test_read_tiles_with_a_fake_reader(game: Table, monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(hands, "models_status", lambda folder: None)
 
     def fake_read(photo: hands.Photo, folder: object, rules: object,
-                  profile_path: object = None) -> tuple[list[dict[str, object]], list[object]]:
-        return [
+                  profile_path: object = None) -> tuple[list[PhotoTile], list[object]]:
+        return tiles_from_json([
             {"values": [3, 4], "corners": [[1, 1], [9, 1], [9, 20], [1, 20]], "confidence": 0.9,
              "uncertain": False},
             {"values": [6, 6], "corners": [[20, 1], [29, 1], [29, 20], [20, 20]],
              "confidence": 0.4, "uncertain": True},
             {"values": [1, 2], "corners": [[30, 1], [39, 1], [39, 20], [30, 20]],
              "confidence": 0.9, "uncertain": True, "covered": True},
-        ], []
+        ]), []
 
     monkeypatch.setattr(hands, "read_hand_photo", fake_read)
     upload(game, png(40, 30))
@@ -205,9 +206,9 @@ def test_tiles_face_down_are_named_and_not_counted(game: Table, monkeypatch: pyt
     monkeypatch.setattr(hands, "models_status", lambda folder: None)
 
     def fake_read(photo: hands.Photo, folder: object, rules: object,
-                  profile_path: object = None) -> tuple[list[dict[str, object]], list[object]]:
-        return [{"values": [3, 4], "corners": [[1, 1], [9, 1], [9, 20], [1, 20]],
-                 "confidence": 0.9, "uncertain": False}], [
+                  profile_path: object = None) -> tuple[list[PhotoTile], list[object]]:
+        return tiles_from_json([{"values": [3, 4], "corners": [[1, 1], [9, 1], [9, 20], [1, 20]],
+                                 "confidence": 0.9, "uncertain": False}]), [
             [[12, 1], [20, 1], [20, 20], [12, 20]], [[22, 1], [30, 1], [30, 20], [22, 20]]]
 
     monkeypatch.setattr(hands, "read_hand_photo", fake_read)
@@ -272,14 +273,14 @@ def test_a_hand_photo_is_read_for_the_game_s_set(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(vision.stills.hand_photos, "read_hand", read_hand)
     photo = hands.check_photo(png(), "hand.png")
     tiles = hands.read_tiles(photo, tmp_path, RuleSet.preset("standard").with_values(set=15))
-    assert asked == [15] and [t["values"] for t in tiles] == [[15, 2]]
+    assert asked == [15] and [t.values for t in tiles] == [(15, 2)]
     back = np.array([[30, 0], [40, 0], [40, 20], [30, 20]], np.float32)
     monkeypatch.setattr(vision.stills.hand_photos, "read_hand", lambda reader, path: FrameReading(
         [TileReading((15, 2), back - [30, 0], 0.9, False)], Detections.empty(), (20, 40),
         (back,)))
     tiles, backs = hands.read_hand_photo(photo, tmp_path,
                                          RuleSet.preset("standard").with_values(set=15))
-    assert [t["values"] for t in tiles] == [[15, 2]]
+    assert [t.values for t in tiles] == [(15, 2)]
     assert backs == [[[30.0, 0.0], [40.0, 0.0], [40.0, 20.0], [30.0, 20.0]]]
 
 
@@ -340,12 +341,16 @@ def test_a_tile_read_in_two_hands_is_flagged(game: Table) -> None:
 
 
 def test_number_labels_fit_inside_small_tiles() -> None:
+    from companion_app.store import StoredHand
     from companion_app.views.hands import overlay
 
     small = [[[x, 10], [x + 12, 10], [x + 12, 34], [x, 34]] for x in (0, 13, 26)]
-    boxes = overlay({"width": 4000, "height": 3000, "readings": [
-        {"values": [1, 2], "corners": c, "uncertain": False} for c in small] + [
-        {"corners": [[50, 10], [62, 10], [62, 34], [50, 34]], "face_down": True}]})
+    readings = tiles_from_json([{"values": [1, 2], "corners": c, "uncertain": False}
+                                for c in small]
+                               + [{"corners": [[50, 10], [62, 10], [62, 34], [50, 34]],
+                                   "face_down": True}])
+    boxes = overlay(StoredHand(has_photo=True, width=4000, height=3000,
+                               readings=tuple(readings), tiles=[[1, 2]] * 3, note=None))
     assert [b["label"] for b in boxes] == ["1", "2", "3", ""]
     for b, corners in zip(boxes, small, strict=False):
         # no wider than the tile: neighbours' labels do not meet
@@ -370,12 +375,15 @@ def test_the_table_camera_reads_only_the_hand(game: Table, app: Flask,
     layout = layout_table(table, 2, rng)
     to_image = overhead_homography(rng=rng)
     seen, _ = seen_tiles(layout, to_image, rng)
-    readings = [{"values": list(t.values), "corners": t.corners.tolist(), "confidence": 0.9,
-                 "uncertain": False} for t in seen]
+    readings = tiles_from_json([{"values": list(t.values), "corners": t.corners.tolist(),
+                                 "confidence": 0.9, "uncertain": False} for t in seen])
     hand = [(2, 6), (4, 10), (0, 0)]  # laid in a row in a corner of the frame
-    readings += [{"values": list(v), "corners": [[20 + 30 * i, 20], [44 + 30 * i, 20],
-                                                 [44 + 30 * i, 68], [20 + 30 * i, 68]],
-                  "confidence": 0.9, "uncertain": False} for i, v in enumerate(hand)]
+    readings += tiles_from_json([{"values": list(v), "corners": [[20 + 30 * i, 20],
+                                                                 [44 + 30 * i, 20],
+                                                                 [44 + 30 * i, 68],
+                                                                 [20 + 30 * i, 68]],
+                                  "confidence": 0.9, "uncertain": False}
+                                 for i, v in enumerate(hand)])
     monkeypatch.setattr(hands, "models_status", lambda folder: None)
     monkeypatch.setattr(hands, "read_hand_photo",
                         lambda photo, folder, rules, profile_path=None: (readings, []))
@@ -407,20 +415,21 @@ def test_the_table_camera_reads_only_the_hand(game: Table, app: Flask,
 def test_a_settled_table_s_tiles_are_never_a_hand_s() -> None:
     from companion_app.camera_hand import split_hand
 
-    readings = [{"values": [5, 12], "corners": [[0, 0], [20, 0], [20, 40], [0, 40]]},
-                {"values": [1, 2], "corners": [[400, 0], [420, 0], [420, 40], [400, 40]]}]
+    readings = tiles_from_json([
+        {"values": [5, 12], "corners": [[0, 0], [20, 0], [20, 40], [0, 40]]},
+        {"values": [1, 2], "corners": [[400, 0], [420, 0], [420, 40], [400, 40]]}])
     settled = {"engine": 12, "trains": [{"owner": 0, "tiles": [[12, 5]], "marker": False}]}
     split = split_hand(readings, players=2, engine=11, settled=settled)
-    assert [r["values"] for r in split.hand] == [[1, 2]]
-    assert [r["values"] for r in split.table] == [[5, 12]]
+    assert [r.values for r in split.hand] == [(1, 2)]
+    assert [r.values for r in split.table] == [(5, 12)] and split.table[0].on_table
 
 
 def test_hands_laid_out_together_are_pointed_out() -> None:
     from companion_app.camera_hand import split_hand
 
-    def tile(x: float, y: float, values: list[int]) -> dict[str, object]:
-        return {"values": values, "corners": [[x, y], [x + 20, y], [x + 20, y + 40],
-                                              [x, y + 40]]}
+    def tile(x: float, y: float, values: list[int]) -> PhotoTile:
+        return PhotoTile.from_json({"values": values, "corners": [[x, y], [x + 20, y],
+                                                                  [x + 20, y + 40], [x, y + 40]]})
 
     one_hand = [tile(500 + 24 * i, 300, [1, i]) for i in range(4)]
     assert split_hand(one_hand, players=2, engine=12).groups == 1
@@ -433,8 +442,9 @@ def test_a_hand_s_double_is_not_taken_for_the_table() -> None:
     """Without the round's engine in view, a double and the tiles beside it stay the hand's."""
     from companion_app.camera_hand import split_hand
 
-    readings = [{"values": [5, 5], "corners": [[100, 100], [140, 100], [140, 120], [100, 120]]},
-                {"values": [5, 3], "corners": [[140, 100], [180, 100], [180, 120], [140, 120]]},
-                {"values": [3, 9], "corners": [[180, 100], [220, 100], [220, 120], [180, 120]]}]
+    readings = tiles_from_json([
+        {"values": [5, 5], "corners": [[100, 100], [140, 100], [140, 120], [100, 120]]},
+        {"values": [5, 3], "corners": [[140, 100], [180, 100], [180, 120], [140, 120]]},
+        {"values": [3, 9], "corners": [[180, 100], [220, 100], [220, 120], [180, 120]]}])
     split = split_hand(readings, players=3, engine=12)
     assert len(split.hand) == 3 and split.table == [] and split.groups == 1

@@ -108,7 +108,7 @@ def test_a_photo_read_reduced_gives_corners_in_its_own_pixels(
     photo = hands.check_photo(photo_file.read_bytes(), "hand.png")
     tiles, backs = hands.read_hand_photo(photo, tmp_path, RuleSet.preset("standard"))
     assert seen == [(15, 20, 3)]  # read at a quarter of its size
-    assert tiles[0]["corners"] == [[4.0, 4.0], [20.0, 4.0], [20.0, 12.0], [4.0, 12.0]]
+    assert tiles[0].corners == ((4.0, 4.0), (20.0, 4.0), (20.0, 12.0), (4.0, 12.0))
     assert backs == [[[44.0, 4.0], [60.0, 4.0], [60.0, 12.0], [44.0, 12.0]]]
 
 

@@ -17,6 +17,7 @@ from PIL import Image, ImageDraw
 
 from companion_app import create_app, store
 from companion_app.db import connect
+from companion_app.photo_tiles import tiles_from_json
 from companion_app.rules import build_rules
 
 from .test_round_flow import ARGS, ARTIFACTS, CHROMIUM, PHONE, TABLET, go
@@ -67,7 +68,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     data, readings = photo()
     tiles = [r["values"] for r in readings]
     store.save_hand_photo(conn, 1, 1, 0, photo=data, photo_type="image/jpeg",
-                          size=(2400, 1500), readings=readings, tiles=tiles,
+                          size=(2400, 1500), readings=tiles_from_json(readings), tiles=tiles,
                           note="4 tile(s) read, 1 uncertain — check them.")
     store.set_score(conn, 1, 1, 0, 7 + 10 + 13 + 5, "hand")  # saved without a look
     conn.close()

@@ -22,6 +22,7 @@ from PIL import Image, ImageDraw
 
 from companion_app import create_app, store
 from companion_app.db import connect
+from companion_app.photo_tiles import tiles_from_json
 from companion_app.rules import build_rules
 
 if TYPE_CHECKING:
@@ -181,7 +182,7 @@ def test_a_game_played_through_on_a_tablet_and_a_phone(server: tuple[str, Path],
         data, readings = hand_photo(values)
         count = len(values)
         store.save_hand_photo(conn, 1, 3, seat, photo=data, photo_type="image/jpeg",
-                              size=(1600, 1000), readings=readings,
+                              size=(1600, 1000), readings=tiles_from_json(readings),
                               tiles=[r["values"] for r in readings], note=f"{count} tile(s) read.")
     page.goto(url + "/games/1/rounds/3/hands")
     height = page.evaluate("document.documentElement.scrollHeight")
