@@ -222,7 +222,7 @@ def follow_round(pictures: Sequence[Picture], truth: Sequence[TableState], seed:
                  reader: Any, known: bool, mat: bool) -> dict[str, Any]:
     """Follow the round's video; its counts against the true tables (``truth[k]`` is
     shown by ``pictures[k + 1]``; ``pictures[0]`` is the bare table)."""
-    from vision.referee import judge
+    from engine.referee import judge
 
     from vision.events import AlertRaised, CameraReason, CameraStatus, TableSettled
     from vision.tracking.tracker import Tracker
