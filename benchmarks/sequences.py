@@ -223,7 +223,6 @@ def follow_round(pictures: Sequence[Picture], truth: Sequence[TableState], seed:
     """Follow the round's video; its counts against the true tables (``truth[k]`` is
     shown by ``pictures[k + 1]``; ``pictures[0]`` is the bare table)."""
     from engine.referee import judge
-
     from vision.events import AlertRaised, CameraReason, CameraStatus, TableSettled
     from vision.tracking.tracker import Tracker
 
