@@ -104,6 +104,53 @@ def _extent(layouts: Sequence[TableLayout],
     return lo, hi
 
 
+@dataclass(frozen=True)
+class OverheadView:
+    """One fixed camera straight above the table (60° field of view) framing the table
+    mm from ``lo`` to ``hi`` in a ``size`` frame, seat 0 at the bottom."""
+
+    camera: Any  # datasets.camera.Camera
+    origin: np.ndarray
+
+    @classmethod
+    def framing(cls, lo: np.ndarray, hi: np.ndarray, size: tuple[int, int]) -> OverheadView:
+        from datasets.camera import Camera
+
+        fov = 60.0
+        probe = Camera.look_at(size[0], size[1], fov, (0.0, 0.0), 1000.0, 0.0, 0.0)
+        half = (hi - lo) / 2
+        distance = probe.focal * max(half[0] / (0.5 * size[0]), half[1] / (0.5 * size[1]))
+        return cls(Camera.look_at(size[0], size[1], fov, (0.0, 0.0), distance, 0.0, 0.0),
+                   (lo + hi) / 2)
+
+    def plane(self, points: Any) -> np.ndarray:
+        """Table mm as the generator's plane has them (y up; ours y towards seat 0)."""
+        return (np.asarray(points, float) - self.origin) * np.array([1.0, -1.0])
+
+    @property
+    def table_to_image(self) -> np.ndarray:
+        """The homography table mm -> pixels."""
+        return np.asarray(self.camera.plane_homography() @ np.array(
+            [[1.0, 0.0, -self.origin[0]], [0.0, -1.0, self.origin[1]], [0.0, 0.0, 1.0]]))
+
+    def scene(self, layout: TableLayout, backs: Sequence[np.ndarray] = ()) -> Any:
+        """``layout`` (and face-down ``backs``) as the generator's painter takes it."""
+        from datasets.table_scene import PlaneMarker, PlaneScene, PlaneTile
+
+        markers = []
+        for m in layout.markers:
+            c = self.plane(m.corners)
+            edge = c[1] - c[0]
+            markers.append(PlaneMarker(kind=str(m.kind), centre=c.mean(axis=0),
+                                       angle=float(np.arctan2(edge[1], edge[0])),
+                                       size={"coin": 23.0, "toy-train": 40.0, "pawn": 18.0}
+                                       .get(str(m.kind), 20.0)))
+        return PlaneScene(tiles=[PlaneTile((int(t.values[0]), int(t.values[1])),
+                                           self.plane(t.corners)) for t in layout.tiles]
+                          + [PlaneTile((0, 0), self.plane(b), face_down=True) for b in backs],
+                          markers=markers, hub=None, table=None, set_size=12)
+
+
 def framing(layouts: Sequence[TableLayout], size: tuple[int, int] = FRAME_SIZE,
             margin_mm: float = 40.0,
             area_mm: tuple[float, float, float, float] | None = None) -> np.ndarray:
@@ -262,8 +309,6 @@ def _render_with_generator(layouts: Sequence[TableLayout], size: tuple[int, int]
                            boneyard: int = 0) -> list[Shown]:
     """The generator's painter (``datasets.render``), one fixed overhead camera, seat 0 down."""
     from datasets import render
-    from datasets.camera import Camera
-    from datasets.table_scene import PlaneMarker, PlaneScene, PlaneTile
 
     backs = boneyard_tiles(layouts, boneyard, style_seed) if boneyard else []
     if backs:
@@ -274,40 +319,16 @@ def _render_with_generator(layouts: Sequence[TableLayout], size: tuple[int, int]
             min(area_mm[0], heap[0]), min(area_mm[1], heap[1]),
             max(area_mm[2], heap[2]), max(area_mm[3], heap[3]))
     lo, hi = _extent(layouts, area_mm)
-    lo, hi = lo - 40.0, hi + 40.0
-    origin = (lo + hi) / 2
-    flip = np.array([1.0, -1.0])  # the generator's plane has y up; ours y towards seat 0
-
-    def plane(points: np.ndarray) -> np.ndarray:
-        return (np.asarray(points, float) - origin) * flip
-
-    fov = 60.0
-    probe = Camera.look_at(size[0], size[1], fov, (0.0, 0.0), 1000.0, 0.0, 0.0)
-    half = (hi - lo) / 2
-    distance = probe.focal * max(half[0] / (0.5 * size[0]), half[1] / (0.5 * size[1]))
-    cam = Camera.look_at(size[0], size[1], fov, (0.0, 0.0), distance, 0.0, 0.0)
+    view = OverheadView.framing(lo - 40.0, hi + 40.0, size)
     out = []
     for lay in layouts:
-        markers = []
-        for m in lay.markers:
-            c = plane(m.corners)
-            edge = c[1] - c[0]
-            markers.append(PlaneMarker(kind=str(m.kind), centre=c.mean(axis=0),
-                                       angle=float(np.arctan2(edge[1], edge[0])),
-                                       size={"coin": 23.0, "toy-train": 40.0, "pawn": 18.0}
-                                       .get(str(m.kind), 20.0)))
-        scene = PlaneScene(tiles=[PlaneTile((int(t.values[0]), int(t.values[1])),
-                                            plane(t.corners)) for t in lay.tiles]
-                           + [PlaneTile((0, 0), plane(b), face_down=True) for b in backs],
-                           markers=markers, hub=None, table=None, set_size=12)
-        painted = render._paint(scene, cam, np.random.default_rng(style_seed), 24.0, "table", 0,
-                                steady=style_seed)
+        scene = view.scene(lay, backs)
+        painted = render._paint(scene, view.camera, np.random.default_rng(style_seed), 24.0,
+                                "table", 0, steady=style_seed)
         tiles = [(t.values, np.asarray(t.corners, float)) for t in painted.tiles]
         if lay.hub.mat:
-            table_to_image = cam.plane_homography() @ np.array(
-                [[1.0, 0.0, -origin[0]], [0.0, -1.0, origin[1]], [0.0, 0.0, 1.0]])
             keep = [c for _, c in tiles] + [np.asarray(m.corners, float) for m in painted.markers]
-            composite_mat(painted.image, table_to_image, lay, keep)
+            composite_mat(painted.image, view.table_to_image, lay, keep)
         marker_corners = np.array([np.asarray(m.corners, float) for m in painted.markers])
         out.append(Shown(painted.image, tiles, marker_corners.reshape(-1, 4, 2),
                          "generator (datasets.render)"))

@@ -82,26 +82,12 @@ def table_pictures(layouts: Sequence[TableLayout], surface: str, seed: int,
     on ``surface`` by one fixed overhead camera with seat 0 at the bottom; with
     ``printed``, a printed 6-6 lies on the table beside the trains throughout."""
     from datasets import render
-    from datasets.camera import Camera
-    from datasets.table_game import composite_mat
-    from datasets.table_scene import PlaneMarker, PlaneScene, PlaneTile
-
-    lo, hi = _extent(layouts)
-    origin = (lo + hi) / 2
-    flip = np.array([1.0, -1.0])  # the generator's plane has y up; ours y towards seat 0
-
-    def plane(points: np.ndarray) -> np.ndarray:
-        return (np.asarray(points, float) - origin) * flip
-
-    fov = 60.0
-    probe = Camera.look_at(size[0], size[1], fov, (0.0, 0.0), 1000.0, 0.0, 0.0)
-    half = (hi - lo) / 2
-    distance = probe.focal * max(half[0] / (0.5 * size[0]), half[1] / (0.5 * size[1]))
-    cam = Camera.look_at(size[0], size[1], fov, (0.0, 0.0), distance, 0.0, 0.0)
-    table_to_image = cam.plane_homography() @ np.array(
-        [[1.0, 0.0, -origin[0]], [0.0, -1.0, origin[1]], [0.0, 0.0, 1.0]])
+    from datasets.table_game import OverheadView, composite_mat
     from vision.mat.geometry import apply_homography
 
+    lo, hi = _extent(layouts)
+    view = OverheadView.framing(lo, hi, size)
+    table_to_image = view.table_to_image
     all_tiles = [apply_homography(table_to_image, t.corners) for lay in layouts
                  for t in lay.tiles]
     tile_px = float(np.median([np.linalg.norm(c[1] - c[0]) for c in all_tiles]))
@@ -110,18 +96,8 @@ def table_pictures(layouts: Sequence[TableLayout], surface: str, seed: int,
                        layouts[0].mexican_angle, layouts[0].size, layouts[0].players)
     out = []
     for lay in [bare, *layouts]:
-        markers = []
-        for m in lay.markers:
-            c = plane(m.corners)
-            edge = c[1] - c[0]
-            markers.append(PlaneMarker(kind=str(m.kind), centre=c.mean(axis=0),
-                                       angle=float(np.arctan2(edge[1], edge[0])),
-                                       size={"coin": 23.0, "toy-train": 40.0, "pawn": 18.0}
-                                       .get(str(m.kind), 20.0)))
-        scene = PlaneScene(tiles=[PlaneTile((int(t.values[0]), int(t.values[1])),
-                                            plane(t.corners)) for t in lay.tiles],
-                           markers=markers, hub=None, table=None, set_size=12)
-        painted = render._paint(scene, cam, np.random.default_rng(seed), 24.0, "table", 0,
+        scene = view.scene(lay)
+        painted = render._paint(scene, view.camera, np.random.default_rng(seed), 24.0, "table", 0,
                                 steady=seed, surface=surface)
         image = painted.image
         tiles = [(t.values, np.asarray(t.corners, float)) for t in painted.tiles]
