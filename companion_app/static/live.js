@@ -292,15 +292,8 @@
     const where = `Table ${replay.index + 1} of ${frames.length} · ${clock(frame.at)}`;
     document.getElementById("replay-where").textContent = where;
     document.getElementById("replay-flag-text").textContent = where;
-    const list = document.getElementById("replay-alerts");
-    list.replaceChildren(...frame.alerts.map((alert) => {
-      const li = document.createElement("li");
-      li.className = "replay-alert" + (isNotice(alert) ? " notice" : "");
-      const strong = document.createElement("strong");
-      strong.textContent = titleOf(alert);
-      li.append(strong, " ", alert.text || alert.message);
-      return li;
-    }));
+    document.getElementById("replay-alerts").replaceChildren(
+      ...TableView.replayAlertItems(frame.alerts, titleOf));
     document.querySelectorAll("#replay-marks button").forEach((b) => {
       b.classList.toggle("here", Number(b.dataset.index) === replay.index);
     });
@@ -308,21 +301,8 @@
   }
 
   function drawMarks() {
-    const marks = document.getElementById("replay-marks");
-    const last = Math.max(1, replay.frames.length - 1);
-    marks.replaceChildren(...replay.frames.flatMap((frame, i) => {
-      if (!frame.alerts.length) return [];
-      const b = document.createElement("button");
-      const notices = frame.alerts.every(isNotice);
-      b.type = "button";
-      b.className = "mark" + (notices ? " notice" : "");
-      b.dataset.index = String(i);
-      b.style.left = `${(100 * i) / last}%`;
-      b.title = frame.alerts.map((a) => `${titleOf(a)}: ${a.text || a.message}`).join("\n");
-      b.setAttribute("aria-label", `Table ${i + 1}: ${frame.alerts.map(titleOf).join(", ")}`);
-      b.addEventListener("click", () => showFrame(i));
-      return [b];
-    }));
+    document.getElementById("replay-marks").replaceChildren(
+      ...TableView.replayMarks(replay.frames, titleOf, showFrame));
   }
 
   async function loadReplay() {

@@ -8,7 +8,6 @@
   const range = document.getElementById("replay-range");
   const where = document.getElementById("replay-where");
   const view = { frames: [], players: [], index: 0 };
-  const isNotice = (alert) => alert.code === "open-double";
   const titleOf = (alert) => alert.title || alert.code;
 
   function clock(seconds) {
@@ -25,33 +24,16 @@
     range.value = String(view.index);
     TableView.draw(svg, { table: frame.table, turn: frame.turn, players: view.players, before });
     where.textContent = `Table ${view.index + 1} of ${frames.length} · ${clock(frame.at)}`;
-    document.getElementById("replay-alerts").replaceChildren(...frame.alerts.map((alert) => {
-      const li = document.createElement("li");
-      li.className = "replay-alert" + (isNotice(alert) ? " notice" : "");
-      const strong = document.createElement("strong");
-      strong.textContent = titleOf(alert);
-      li.append(strong, " ", alert.text || alert.message);
-      return li;
-    }));
+    document.getElementById("replay-alerts").replaceChildren(
+      ...TableView.replayAlertItems(frame.alerts, titleOf));
     document.querySelectorAll("#replay-marks button").forEach((b) => {
       b.classList.toggle("here", Number(b.dataset.index) === view.index);
     });
   }
 
   function marks() {
-    const last = Math.max(1, view.frames.length - 1);
-    document.getElementById("replay-marks").replaceChildren(...view.frames.flatMap((frame, i) => {
-      if (!frame.alerts.length) return [];
-      const b = document.createElement("button");
-      b.type = "button";
-      b.className = "mark" + (frame.alerts.every(isNotice) ? " notice" : "");
-      b.dataset.index = String(i);
-      b.style.left = `${(100 * i) / last}%`;
-      b.title = frame.alerts.map((a) => `${titleOf(a)}: ${a.text || a.message}`).join("\n");
-      b.setAttribute("aria-label", `Table ${i + 1}: ${frame.alerts.map(titleOf).join(", ")}`);
-      b.addEventListener("click", () => show(i));
-      return [b];
-    }));
+    document.getElementById("replay-marks").replaceChildren(
+      ...TableView.replayMarks(view.frames, titleOf, show));
   }
 
   range.addEventListener("input", () => show(Number(range.value)));

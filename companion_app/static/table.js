@@ -159,5 +159,36 @@ const TableView = (() => {
     });
   }
 
-  return { draw, ownerName, COLOURS };
+  /* -- a round's replay: shared by the live page and a past round's page ------------ */
+
+  /** A replay frame's alerts as list items (notices marked), titled by ``titleOf``. */
+  function replayAlertItems(alerts, titleOf) {
+    return alerts.map((alert) => {
+      const li = document.createElement("li");
+      li.className = "replay-alert" + (alert.notice ? " notice" : "");
+      const strong = document.createElement("strong");
+      strong.textContent = titleOf(alert);
+      li.append(strong, " ", alert.text || alert.message);
+      return li;
+    });
+  }
+
+  /** One button on the timeline per frame that raised alerts; ``pick(i)`` shows frame i. */
+  function replayMarks(frames, titleOf, pick) {
+    const last = Math.max(1, frames.length - 1);
+    return frames.flatMap((frame, i) => {
+      if (!frame.alerts.length) return [];
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "mark" + (frame.alerts.every((a) => a.notice) ? " notice" : "");
+      b.dataset.index = String(i);
+      b.style.left = `${(100 * i) / last}%`;
+      b.title = frame.alerts.map((a) => `${titleOf(a)}: ${a.text || a.message}`).join("\n");
+      b.setAttribute("aria-label", `Table ${i + 1}: ${frame.alerts.map(titleOf).join(", ")}`);
+      b.addEventListener("click", () => pick(i));
+      return [b];
+    });
+  }
+
+  return { draw, ownerName, COLOURS, replayAlertItems, replayMarks };
 })();
