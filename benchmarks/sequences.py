@@ -51,8 +51,9 @@ from typing import Any
 import cv2
 import numpy as np
 
-from datasets.table_game import FPS, Shown, camera_view, game_frames, play_round
+from datasets.table_game import FPS, camera_view, game_frames, play_round
 from datasets.table_layout import layout_sequence
+from datasets.table_pictures import Shown
 from datasets.table_sequence import (
     SEQUENCE_SURFACES,
     Picture,

@@ -226,7 +226,8 @@ def rendered(n: int, mat: bool, reader: Any, seed_base: int = RENDERED_SEED_BASE
     if camera not in ("table", "fit"):
         raise ValueError(f"camera must be 'table' or 'fit', not {camera!r}")
     from benchmarks.matching import match
-    from datasets.table_game import OracleReader, render_tables
+    from datasets.table_game import OracleReader
+    from datasets.table_pictures import render_tables
     from vision.mat.hub_mat import detect_mat
     from vision.stills.table_photo import read_table, reconstruct_table
 

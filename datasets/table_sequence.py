@@ -82,7 +82,7 @@ def table_pictures(layouts: Sequence[TableLayout], surface: str, seed: int,
     on ``surface`` by one fixed overhead camera with seat 0 at the bottom; with
     ``printed``, a printed 6-6 lies on the table beside the trains throughout."""
     from datasets import render
-    from datasets.table_game import OverheadView, composite_mat
+    from datasets.table_pictures import OverheadView, composite_mat
     from vision.mat.geometry import apply_homography
 
     lo, hi = _extent(layouts)

@@ -22,9 +22,9 @@ from datasets.table_game import (
     inject_breaches,
     observer_alerts,
     play_round,
-    render_tables,
 )
 from datasets.table_layout import layout_sequence
+from datasets.table_pictures import render_tables
 from engine import AlertCode, RuleSet, TableState
 from vision.events import TableSettled
 from vision.tracking.tracker import Tracker

@@ -197,7 +197,7 @@ def test_a_train_broken_where_the_first_look_missed_a_tile_is_read_whole() -> No
     together from the first look, so the closer look is tested with a reader that
     does not, ``turn_squarish=False``.)"""
     from datasets.table_draw import draw_table
-    from datasets.table_game import render_tables
+    from datasets.table_pictures import render_tables
     from vision.reading.reader import TileReader
     from vision.stills.table_photo import read_table
 
