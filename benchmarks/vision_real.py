@@ -86,7 +86,7 @@ def real_tiles(reader: TileReader, folder: Path) -> dict[str, Any]:
         whole = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
         box = Detections(whole[None], np.array([1.0]), np.array([0]))
         given = reader.read_tiles(image, box)
-        got = sorted(given[0].values)
+        got = sorted(given.reading(0).values)
         exact_box += got == want
         if got != want:
             misses.append(f"tiles/{path.name}: with the photo as box read {got}")

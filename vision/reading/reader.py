@@ -63,7 +63,7 @@ from vision.reading.domino_verdicts import judged
 from vision.reading.face_down import markers_on_backs, split_face_down
 from vision.reading.missed_markers import FAINT_MARKER, ceil32, found_near, more_markers
 from vision.reading.reader_interface import BoxReadings, joined
-from vision.readings import MAX_VALUE, FrameReading, HalfCount, TileReading
+from vision.readings import MAX_VALUE, FrameReading, HalfCount, TileReading, TileReadings
 
 if TYPE_CHECKING:
     from vision.reading.set_profile import SetProfile
@@ -319,8 +319,8 @@ class TileReader:
                      for i in np.flatnonzero(on_backs)
                      if not found_near(markers.corners[i:i + 1], np.array(down))[0]]
             markers = markers[~on_backs]
-        return FrameReading(tiles, markers, (int(image.shape[0]), int(image.shape[1])),
-                            tuple(down))
+        return FrameReading(TileReadings.of(tiles), markers,
+                            (int(image.shape[0]), int(image.shape[1])), tuple(down))
 
     def detect(self, image: np.ndarray) -> Detections:
         """Tiles and markers in ``image``, looked at from the distance that suits them.
@@ -401,10 +401,10 @@ class TileReader:
         sides = np.linalg.norm(np.roll(tiles.corners, -1, axis=1) - tiles.corners, axis=2)
         return float(np.median(sides.min(axis=1))) * float(tiles.metadata.get("gain", 1.0))
 
-    def read_tiles(self, image: np.ndarray, tiles: Detections) -> list[TileReading]:
+    def read_tiles(self, image: np.ndarray, tiles: Detections) -> TileReadings:
         """Read the values of already-located tiles (corners in ``image`` pixels); the
         backs of tiles lying face down are left out (``read_tiles_and_backs``)."""
-        return self.read_tiles_and_backs(image, tiles)[0]
+        return TileReadings.of(self.read_tiles_and_backs(image, tiles)[0])
 
     def read_tiles_and_backs(self, image: np.ndarray, tiles: Detections
                              ) -> tuple[list[TileReading], list[TileReading]]:
@@ -431,7 +431,7 @@ class TileReader:
             return [], []
         tiles = joined(self, tiles)
         boxes, owner, turned_at, grey = self._box_variants(image, tiles)
-        found = self.read_at(image, np.array(boxes, np.float32), tiles.confidence[owner])
+        found = self._read_each(image, np.array(boxes, np.float32), tiles.confidence[owner])
         readings = best_readings(found, boxes, owner, turned_at, len(tiles))
         if self.domino_check is not None:
             readings = judged(self.domino_check, image, readings)
@@ -445,7 +445,8 @@ class TileReader:
         boxes ``tiles`` as :meth:`read_tiles_and_backs` reads them, and the outlines
         ``again`` as :meth:`read_at` does."""
         fresh, backs = self.read_tiles_and_backs(image, tiles) if len(tiles) else ([], [])
-        return BoxReadings(fresh, backs, self.read_at(image, again) if len(again) else [])
+        return BoxReadings(TileReadings.of(fresh), TileReadings.of(backs),
+                           self.read_at(image, again))
 
     def _box_variants(self, image: np.ndarray, tiles: Detections
                       ) -> tuple[list[np.ndarray], list[int], set[int], np.ndarray | None]:
@@ -494,11 +495,16 @@ class TileReader:
                 owner.append(i)
         return boxes, owner, turned_at, grey
 
-    def read_at(self, image: np.ndarray, corners: np.ndarray,
-                detector_confidence: np.ndarray | None = None) -> list[TileReading]:
+    def read_at(self, image: np.ndarray, corners: np.ndarray) -> TileReadings:
         """One reading per box ``corners`` ``(N, 4, 2)`` (corner convention), read exactly
         there, in order: no snapping, merging or sorting. A video tracker uses it to
-        look again where a tile lay."""
+        look again where a tile lay, and the table where it does not hold together."""
+        return TileReadings.of(self._read_each(image, corners))
+
+    def _read_each(self, image: np.ndarray, corners: np.ndarray,
+                   detector_confidence: np.ndarray | None = None) -> list[TileReading]:
+        """:meth:`read_at`, one :class:`TileReading` per box (scored ``detector_confidence``,
+        1 when not given)."""
         boxes = np.asarray(corners, np.float32).reshape(-1, 4, 2)
         if not len(boxes):
             return []
@@ -520,7 +526,6 @@ class TileReader:
             b, low_b, high_b = within_set(second.value, second.low, second.high, self.max_value)
             readings.append(TileReading((a, b), box, confidence, uncertain, det,
                                         (first.certainty, second.certainty),
-                                        (first.pips, second.pips),
                                         ((low_a, high_a), (low_b, high_b))))
         return readings
 
