@@ -308,12 +308,8 @@ def test_a_double_boxed_over_the_seam_of_two_tiles_is_no_tile() -> None:
 
 
 def test_distinct_keeps_the_first_of_overlapping_boxes() -> None:
-    class R:
-        def __init__(self, corners: np.ndarray) -> None:
-            self.corners = corners
-
     box = np.array([[0, 0], [0, 10], [20, 10], [20, 0]], np.float32)
-    items = [R(box), R(box + [2, 0]), R(box + [30, 0]), R(box + [11, 0])]
+    items = [TileReading((1, 2), box + [dx, 0]) for dx in (0, 2, 30, 11)]
     assert distinct(items) == [0, 2, 3]
 
 
