@@ -1,5 +1,5 @@
-"""vision.table.consistency: counts settled by a tile's neighbours, the set's one tile
-of each kind and the reader's ranges (``matched-read``)."""
+"""vision.table.counts.consistency: counts settled by a tile's neighbours, the set's one
+tile of each kind and the reader's ranges (``matched-read``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The table decoded jointly under the set's one tile of each kind (``vision.table.decode``)."""
+"""The table decoded jointly under the set's one tile of each kind
+(``vision.table.counts.decode``)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from vision.mat.geometry import apply_homography
 from vision.readings import TileReading, TileReadings
 from vision.table.build import TableBuild
 from vision.table.chains import grow, report_leftovers, start_trains
-from vision.table.consistency import correct_counts, within_ranges
+from vision.table.counts.consistency import correct_counts, within_ranges
 from vision.table.gaps import bridge_gap
 from vision.table.geometry import PlacedTile, make_tile
 from vision.table.hub import on_printed_marker, on_printed_ring, place_engine

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from vision.readings import TileReading
 from vision.table.build import Chain, TableBuild, end_ranges, lies_along
-from vision.table.decode import decode_set
+from vision.table.counts.decode import decode_set
 from vision.table.reading import Uncertainty
 from vision.table.rereads import reread_mismatches
 
