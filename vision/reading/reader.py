@@ -311,7 +311,7 @@ class TileReader:
                                _dynamic(self.detector))
         if self.drop_hollow_markers:
             markers = drop_hollow(markers, image)
-        down = [np.asarray(b.corners, np.float32) for b in backs]
+        down = list(backs.corners)
         if down and len(markers):  # a back the detector called a marker is a back
             grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
             on_backs = markers_on_backs(grey, markers.corners, down)
@@ -319,8 +319,8 @@ class TileReader:
                      for i in np.flatnonzero(on_backs)
                      if not found_near(markers.corners[i:i + 1], np.array(down))[0]]
             markers = markers[~on_backs]
-        return FrameReading(TileReadings.of(tiles), markers,
-                            (int(image.shape[0]), int(image.shape[1])), tuple(down))
+        return FrameReading(tiles, markers, (int(image.shape[0]), int(image.shape[1])),
+                            tuple(down))
 
     def detect(self, image: np.ndarray) -> Detections:
         """Tiles and markers in ``image``, looked at from the distance that suits them.
@@ -404,10 +404,10 @@ class TileReader:
     def read_tiles(self, image: np.ndarray, tiles: Detections) -> TileReadings:
         """Read the values of already-located tiles (corners in ``image`` pixels); the
         backs of tiles lying face down are left out (``read_tiles_and_backs``)."""
-        return TileReadings.of(self.read_tiles_and_backs(image, tiles)[0])
+        return self.read_tiles_and_backs(image, tiles)[0]
 
     def read_tiles_and_backs(self, image: np.ndarray, tiles: Detections
-                             ) -> tuple[list[TileReading], list[TileReading]]:
+                             ) -> tuple[TileReadings, TileReadings]:
         """Read the values of already-located tiles (corners in ``image`` pixels), and set
         apart the backs of tiles lying face down (``vision.reading.face_down``; read 0-0).
 
@@ -428,7 +428,7 @@ class TileReader:
         sides = np.linalg.norm(np.roll(tiles.corners, -1, axis=1) - tiles.corners, axis=2)
         tiles = tiles[sides.min(axis=1) >= MIN_SIDE_PX] if len(tiles) else tiles
         if not len(tiles):
-            return [], []
+            return TileReadings.empty(), TileReadings.empty()
         tiles = joined(self, tiles)
         boxes, owner, turned_at, grey = self._box_variants(image, tiles)
         found = self._read_each(image, np.array(boxes, np.float32), tiles.confidence[owner])
@@ -436,17 +436,16 @@ class TileReader:
         if self.domino_check is not None:
             readings = judged(self.domino_check, image, readings)
         if not self.spot_face_down:
-            return readings, []
-        return split_face_down(image if grey is None else grey, readings)
+            return TileReadings.of(readings), TileReadings.empty()
+        up, down = split_face_down(image if grey is None else grey, readings)
+        return TileReadings.of(up), TileReadings.of(down)
 
     def read_boxes(self, image: np.ndarray, tiles: Detections, again: np.ndarray
                    ) -> BoxReadings:
         """What a tracker's still frame needs read, in one call (``TileSource``): the
         boxes ``tiles`` as :meth:`read_tiles_and_backs` reads them, and the outlines
         ``again`` as :meth:`read_at` does."""
-        fresh, backs = self.read_tiles_and_backs(image, tiles) if len(tiles) else ([], [])
-        return BoxReadings(TileReadings.of(fresh), TileReadings.of(backs),
-                           self.read_at(image, again))
+        return BoxReadings(*self.read_tiles_and_backs(image, tiles), self.read_at(image, again))
 
     def _box_variants(self, image: np.ndarray, tiles: Detections
                       ) -> tuple[list[np.ndarray], list[int], set[int], np.ndarray | None]:
@@ -503,8 +502,7 @@ class TileReader:
 
     def _read_each(self, image: np.ndarray, corners: np.ndarray,
                    detector_confidence: np.ndarray | None = None) -> list[TileReading]:
-        """:meth:`read_at`, one :class:`TileReading` per box (scored ``detector_confidence``,
-        1 when not given)."""
+        """:meth:`read_at` as a list, each box scored ``detector_confidence`` (or 1)."""
         boxes = np.asarray(corners, np.float32).reshape(-1, 4, 2)
         if not len(boxes):
             return []
