@@ -48,7 +48,7 @@ def _right(scene: Scene, reader: TileReader) -> tuple[int, int]:
         counted += 1
         centre = tile.corners.mean(axis=0)
         width = float(np.linalg.norm(tile.corners[1] - tile.corners[0]))
-        near = [r for r in frame.tiles
+        near = [r for r in frame.tiles.each()
                 if float(np.linalg.norm(r.corners.mean(axis=0) - centre)) < 0.5 * width]
         right += any(sorted(r.values) == sorted(tile.values) for r in near)
     return right, counted

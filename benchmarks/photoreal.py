@@ -74,9 +74,9 @@ class _Part:
             seconds: float, name: str) -> None:
         truth = TableState.from_json(labels["table"])
         want = np.array([t["corners"] for t in labels["tiles"]], np.float32).reshape(-1, 4, 2)
-        got = np.array([t.corners for t in frame.tiles], np.float32).reshape(-1, 4, 2)
+        got = np.array([t.corners for t in frame.tiles.each()], np.float32).reshape(-1, 4, 2)
         pairs = match(want, got)
-        right = sum(sorted(labels["tiles"][a]["values"]) == sorted(frame.tiles[b].values)
+        right = sum(sorted(labels["tiles"][a]["values"]) == sorted(frame.tiles.reading(b).values)
                     for a, b in pairs)
         backs = np.array([t["corners"] for t in labels.get("face_down", [])],
                          np.float32).reshape(-1, 4, 2)

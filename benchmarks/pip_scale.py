@@ -81,7 +81,7 @@ def measure(scenes: int) -> dict[str, Any]:
                                interpolation=cv2.INTER_AREA)
             bins = np.searchsorted(BINS, width * s * PIP_MM / TILE_WIDTH_MM, side="right") - 1
             for kind, image in (("sharp", small), ("webcam", _webcam(small, noise))):
-                for t, reading, b in zip(twelves, reader.read_at(image, corners * s), bins,
+                for t, reading, b in zip(twelves, reader.read_at(image, corners * s).each(), bins,
                                          strict=True):
                     for k in (0, 1):
                         if b >= 0 and t.values[k] == 12:

@@ -73,7 +73,7 @@ def empty_frames(reader: TileReader, plain: TileReader, per_surface: int,
                                               "frames_with_tiles": 0, "boxes_unchecked": 0})
         row["frames"] += 1
         row["tiles"] += len(frame.tiles)
-        row["doubted"] += sum(t.doubt is not None for t in frame.tiles)
+        row["doubted"] += sum(t.doubt is not None for t in frame.tiles.each())
         row["frames_with_tiles"] += int(bool(frame.tiles))
         row["boxes_unchecked"] += int(np.sum(unchecked.class_id == plain.tile_class))
     total = {key: sum(r[key] for r in by_surface.values())
@@ -111,9 +111,9 @@ def table_frames(reader: TileReader, per_surface: int) -> dict[str, Any]:
                                   scene_reader)
         truth = np.array([t.corners for t in scene.tiles], np.float32).reshape(-1, 4, 2)
         backs = np.array([t.corners for t in scene.face_down], np.float32).reshape(-1, 4, 2)
-        read = np.array([t.corners for t in frame.tiles], np.float32).reshape(-1, 4, 2)
+        read = np.array([t.corners for t in frame.tiles.each()], np.float32).reshape(-1, 4, 2)
         pairs = match_boxes(truth, read, 0.5)
-        right = sum(sorted(frame.tiles[j].values) == sorted(scene.tiles[i].values)
+        right = sum(sorted(frame.tiles.reading(j).values) == sorted(scene.tiles[i].values)
                     for i, j in pairs)
         phantoms = _phantoms(read, np.concatenate([truth, backs]).reshape(-1, 4, 2))
         state = getattr(table, "table", None)
@@ -163,7 +163,7 @@ def real_detect(reader: TileReader, folder: Path) -> dict[str, Any]:
                 truth.append([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
         boxes = np.array(truth, np.float32).reshape(-1, 4, 2)
         bounds = []
-        for t in frame.tiles:
+        for t in frame.tiles.each():
             (x0, y0), (x1, y1) = t.corners.min(0), t.corners.max(0)
             bounds.append([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
         read = np.array(bounds, np.float32).reshape(-1, 4, 2)

@@ -159,7 +159,7 @@ def _layout_scene(base: int, i: int, mat: bool, extra: str
     from vision.mat.geometry import apply_homography
     from vision.mat.hub_mat import MatView
     from vision.models.detections import Detections
-    from vision.readings import SeenTile
+    from vision.readings import TileReading
 
     rng = np.random.default_rng(base + i)
     drawn = draw_table(rng, i, mat)
@@ -176,7 +176,7 @@ def _layout_scene(base: int, i: int, mat: bool, extra: str
                         key=lambda t: (str(t.owner), t.index)):
             trains.setdefault(t.owner, []).append(
                 (t.values, apply_homography(to_image, t.corners)))
-        tiles = tiles + _phantoms(list(trains.values()), more, SeenTile)
+        tiles = tiles + _phantoms(list(trains.values()), more, TileReading)
     n = len(marker_corners)
     markers = Detections(marker_corners, np.ones(n), np.ones(n))
     view = None
@@ -190,7 +190,7 @@ def _straight_scene(base: int, i: int, inline: bool) -> tuple[Any, list[Any], in
     boxes across their joints: truth, tiles, players, where the phantom boxes start."""
     from datasets.table_layout import random_table
     from engine import TableState, Train
-    from vision.readings import SeenTile
+    from vision.readings import TileReading
 
     rng = np.random.default_rng(base + 10_000 + i)
     players = 2 + i % 3
@@ -198,7 +198,7 @@ def _straight_scene(base: int, i: int, inline: bool) -> tuple[Any, list[Any], in
                          marker_rate=0.0)
     w = STRAIGHT_W
     e = truth.engine
-    tiles = [SeenTile((e, e), _box(np.array([-w / 2, 0.0]), np.array([w / 2, 0.0]), w))]
+    tiles = [TileReading((e, e), _box(np.array([-w / 2, 0.0]), np.array([w / 2, 0.0]), w))]
     laid: list[list[tuple[tuple[int, int], np.ndarray]]] = []
     kept = []
     for train in truth.trains:
@@ -221,12 +221,12 @@ def _straight_scene(base: int, i: int, inline: bool) -> tuple[Any, list[Any], in
         for (a, c), corners in row:
             flip = bool(rng.random() < 0.5)
             noisy = corners + rng.normal(0.0, 0.5, size=corners.shape)
-            tiles.append(SeenTile((c, a), np.roll(noisy, 2, axis=0)) if flip
-                         else SeenTile((a, c), noisy))
+            tiles.append(TileReading((c, a), np.roll(noisy, 2, axis=0)) if flip
+                         else TileReading((a, c), noisy))
     order = list(rng.permutation(len(tiles)))
     tiles = [tiles[k] for k in order]
     n_read = len(tiles)
-    tiles += _phantoms(laid, np.random.default_rng(base + EXTRA + 10_000 + i), SeenTile)
+    tiles += _phantoms(laid, np.random.default_rng(base + EXTRA + 10_000 + i), TileReading)
     return TableState(e, tuple(kept)), tiles, players, n_read
 
 

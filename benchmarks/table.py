@@ -257,8 +257,8 @@ def rendered(n: int, mat: bool, reader: Any, seed_base: int = RENDERED_SEED_BASE
         times.append(time.perf_counter() - t0)
         mats_found += detect_mat(shown.image) is not None
         want = np.array([c for _, c in shown.tiles], np.float32).reshape(-1, 4, 2)
-        got = np.array([t.corners for t in frame.tiles], np.float32).reshape(-1, 4, 2)
-        right = sum(sorted(shown.tiles[a][0]) == sorted(frame.tiles[b].values)
+        got = np.array([t.corners for t in frame.tiles.each()], np.float32).reshape(-1, 4, 2)
+        right = sum(sorted(shown.tiles[a][0]) == sorted(frame.tiles.reading(b).values)
                     for a, b in match(want, got))
         tiles_total += len(want)
         tiles_right += right

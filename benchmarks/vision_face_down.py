@@ -48,14 +48,14 @@ def face_down(reader: TileReader, count: int) -> dict[str, Any]:
             width = float(np.median([np.linalg.norm(t.corners[1] - t.corners[0])
                                      for t in scene.tiles + scene.face_down]))
             backs += len(shown)
-            apart = [c for c in frame.face_down if _centre_in(c, shown, 0.5 * width)]
-            on_backs = [t for t in frame.tiles if _centre_in(t.corners, shown)]
+            apart = [c for c in frame.backs if _centre_in(c, shown, 0.5 * width)]
+            on_backs = [t for t in frame.tiles.each() if _centre_in(t.corners, shown)]
             set_apart += len(apart)
             read_as_tiles += len(on_backs)
             found += sum(any(_centre_in(c, [b]) for c in
-                             [*frame.face_down, *(t.corners for t in frame.tiles)])
+                             [*frame.backs, *(t.corners for t in frame.tiles.each())])
                          for b in shown)
-            for c in frame.face_down:
+            for c in frame.backs:
                 if not _centre_in(c, shown, 0.5 * width):
                     stray += 1
                     under = [t.values for t in scene.tiles if _centre_in(c, [t.corners])]
@@ -64,7 +64,7 @@ def face_down(reader: TileReader, count: int) -> dict[str, Any]:
             blank += len(blanks)
             for t in blanks:
                 blank_read += any(r.values == (0, 0) and _centre_in(r.corners, [t.corners])
-                                  for r in frame.tiles)
+                                  for r in frame.tiles.each())
         out[kind] = {"backs": backs, "backs_found": found, "set_apart": set_apart,
                      "read_as_tiles": read_as_tiles,
                      "set_apart_share": rate(set_apart, set_apart + read_as_tiles),

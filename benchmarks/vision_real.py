@@ -76,7 +76,7 @@ def real_tiles(reader: TileReader, folder: Path) -> dict[str, Any]:
         reader.reset()  # a still: no closer look carried from the last one
         frame = reader.read(image)
         if frame.tiles:
-            got = sorted(frame.tiles[0].values)
+            got = sorted(frame.tiles.reading(0).values)
             exact_reader += got == want
             if got != want:
                 misses.append(f"tiles/{path.name}: reader read {got}")
@@ -86,7 +86,7 @@ def real_tiles(reader: TileReader, folder: Path) -> dict[str, Any]:
         whole = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
         box = Detections(whole[None], np.array([1.0]), np.array([0]))
         given = reader.read_tiles(image, box)
-        got = sorted(given[0].values)
+        got = sorted(given.reading(0).values)
         exact_box += got == want
         if got != want:
             misses.append(f"tiles/{path.name}: with the photo as box read {got}")
@@ -123,7 +123,7 @@ def real_oblique(reader: TileReader, folder: Path) -> dict[str, Any]:
         reader.reset()  # a still: no closer look carried from the last one
         frame = reader.read(image)
         halves, values = [], []
-        for t in frame.tiles:
+        for t in frame.tiles.each():
             pa, pb = half_polygons(t.corners)
             halves += [pa, pb]
             values += [t.values[0], t.values[1]]
@@ -155,7 +155,7 @@ def real_oblique(reader: TileReader, folder: Path) -> dict[str, Any]:
 def real_row(reader: TileReader, path: Path) -> dict[str, Any]:
     reader.reset()  # a still: no closer look carried from the last one
     frame = reader.read(path)
-    tiles = sorted(frame.tiles, key=lambda t: float(t.corners[:, 0].mean()))
+    tiles = sorted(frame.tiles.each(), key=lambda t: float(t.corners[:, 0].mean()))
     read = [(min(t.values), max(t.values)) for t in tiles]
     want = Counter(ROW_TRUTH)
     got = Counter(read)
@@ -186,7 +186,7 @@ def real_detect(reader: TileReader, folder: Path) -> dict[str, Any]:
                                       (cx + bw / 2) * w, (cy + bh / 2) * h]))
         bounds = np.array([box_corners(b) for b in
                            (np.concatenate([t.corners.min(0), t.corners.max(0)])
-                            for t in frame.tiles)], np.float32).reshape(-1, 4, 2)
+                            for t in frame.tiles.each())], np.float32).reshape(-1, 4, 2)
         pairs = match(np.array(truth, np.float32).reshape(-1, 4, 2), bounds)
         total += len(truth)
         found += len(pairs)
@@ -202,7 +202,7 @@ def real_topdown(reader: TileReader, folder: Path) -> dict[str, Any]:
         reader.reset()  # a still: no closer look carried from the last one
         frame = reader.read(path)
         out[path.name] = [f"{t.values[0]}-{t.values[1]}{'?' if t.uncertain else ''}"
-                          for t in frame.tiles]
+                          for t in frame.tiles.each()]
     return {"read": out, "note": "no labels: for looking at, not scored"}
 
 

@@ -61,7 +61,7 @@ def synthetic(reader: TileReader, folder: Path, limit: int | None,
         else:
             frame = scene_reader.read(image)
         truth = np.array([t["corners"] for t in obj["tiles"]], np.float32).reshape(-1, 4, 2)
-        read = np.array([t.corners for t in frame.tiles], np.float32).reshape(-1, 4, 2)
+        read = np.array([t.corners for t in frame.tiles.each()], np.float32).reshape(-1, 4, 2)
         pairs = match(truth, read)
         n_truth += len(truth)
         n_read += len(read)
@@ -72,7 +72,7 @@ def synthetic(reader: TileReader, folder: Path, limit: int | None,
             if i not in matched_t:
                 misses.append(f"{obj['image']}: tile {t['values']} not found")
         for j in set(range(len(read))) - matched_r:
-            misses.append(f"{obj['image']}: extra tile read as {frame.tiles[j].values}")
+            misses.append(f"{obj['image']}: extra tile read as {frame.tiles.reading(j).values}")
         counts = by_kind.setdefault(obj["kind"], [0, 0, 0])
         counts[0] += len(truth)
         counts[1] += len(pairs)
@@ -81,7 +81,7 @@ def synthetic(reader: TileReader, folder: Path, limit: int | None,
             in_view[legible[i]][0] += 1
         for i, j in pairs:
             want = tuple(obj["tiles"][i]["values"])
-            reading = frame.tiles[j]
+            reading = frame.tiles.reading(j)
             got = aligned_values(truth[i], reading.corners, reading.values)
             halves_ok += int(got[0] == want[0]) + int(got[1] == want[1])
             ok = sorted(got) == sorted(want)
@@ -101,7 +101,7 @@ def synthetic(reader: TileReader, folder: Path, limit: int | None,
         if obj["kind"] == "hands":
             hands += 1
             want_points = hand_points([Tile(*t["values"]) for t in obj["tiles"]], rules)
-            got_points = hand_points([Tile(*t.values) for t in frame.tiles], rules)
+            got_points = hand_points([Tile(*t.values) for t in frame.tiles.each()], rules)
             hands_ok += want_points == got_points
         marker_truth += len(obj.get("markers", []))
         marker_read += len(frame.markers)

@@ -61,9 +61,9 @@ def tune(reader: TileReader, count: int) -> dict[str, Any]:
             reader.pip_detector.conf_threshold = pip_floor
             reader.reset()  # a still: no closer look carried from the last one
             frame = reader.read(scene.image)
-            for i, j in match(truth, np.array([t.corners for t in frame.tiles],
+            for i, j in match(truth, np.array([t.corners for t in frame.tiles.each()],
                                                np.float32).reshape(-1, 4, 2)):
-                tile = frame.tiles[j]
+                tile = frame.tiles.reading(j)
                 readings.append((tile.confidence,
                                  sorted(tile.values) == sorted(labels["tiles"][i]["values"])))
             reader.detector.conf_threshold = 0.05

@@ -79,11 +79,11 @@ def split_hand(readings: Sequence[PhotoTile], *, players: int, engine: int,
     last settled table (TABLE JSON), or None.
     """
     from vision import reconstruct
-    from vision.readings import SeenTile
+    from vision.readings import TileReading
 
     if any(r.values is None for r in readings):
         raise ValueError("a tile face down is not read: it has no values to split")
-    seen = [SeenTile(r.values or (0, 0), np.asarray(r.corners, dtype=np.float64),
+    seen = [TileReading(r.values or (0, 0), np.asarray(r.corners, dtype=np.float64),
                      uncertain=r.uncertain)
             for r in readings]
     on_table: set[int] = set()

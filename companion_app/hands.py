@@ -165,7 +165,7 @@ def read_hand_photo(photo: Photo, models_dir: str | os.PathLike[str], rules: Rul
             if empty is not None:
                 frame = _on_bare_table(frame, image, empty)
             hand = hand_from_reading(frame, rules, "photo")
-            face_down = frame.face_down
+            backs = frame.backs
         except BadInputError as exc:
             raise HandError(f"The photo could not be read: {exc.problem}") from None
     # corners in the photo's own pixels (a large photo was read reduced)
@@ -189,7 +189,7 @@ def read_hand_photo(photo: Photo, models_dir: str | os.PathLike[str], rules: Rul
     return ([box(tile, doubts, False) for tile, doubts in zip(
                 hand.readings, hand.doubts, strict=True)]
             + [box(out.reading, out.doubts, True) for out in hand.left_out],
-            [corners(back) for back in face_down])
+            [corners(back) for back in backs])
 
 
 def _on_bare_table(frame: Any, image: np.ndarray, empty: str | os.PathLike[str]) -> Any:

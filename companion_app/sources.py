@@ -302,7 +302,8 @@ def demo_labels(demo_dir: Path | None = None) -> Path | None:
 
 
 def source_from_arg(text: str, turn_seconds: float = 2.0) -> Source:
-    """``--source``: ``sim``, ``demo``, a camera index, a video file or a folder of frames."""
+    """``--source``: ``sim``, ``demo``, or what ``vision.tracking.frame_source`` takes: a
+    camera index, a video file or a folder of frames."""
     from engine.errors import BadInputError
 
     if text == "sim":
@@ -312,12 +313,13 @@ def source_from_arg(text: str, turn_seconds: float = 2.0) -> Source:
             raise BadInputError("--source", f"demo: no recording in {DEMO_DIR}")
         source, _ = default_source(turn_seconds)
         return source
-    if text.isdigit():
-        return TrackerSource(int(text))
-    path = Path(text)
-    if not path.exists():
-        raise BadInputError("--source", f"{text}: no such camera index, video file or folder")
-    if path.is_file() and path.suffix.lower() not in VIDEO_SUFFIXES:
+    from vision.tracking.frame_source import VideoFrames, frame_source
+
+    try:  # the tracker's own reading of a source: a camera index, a video, a folder
+        frames = frame_source(text)
+    except BadInputError as exc:
+        raise BadInputError("--source", f"{text}: {exc.problem}") from None
+    if isinstance(frames, VideoFrames) and Path(text).suffix.lower() not in VIDEO_SUFFIXES:
         raise BadInputError("--source", f"{text}: not a video file ({', '.join(VIDEO_SUFFIXES)})")
-    return TrackerSource(str(path))
+    return TrackerSource(int(text) if frames.live else text)
 

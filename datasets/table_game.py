@@ -23,7 +23,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
@@ -33,6 +33,9 @@ from datasets.table_pictures import FRAME_SIZE, Shown, render_tables
 from engine import AlertCode, RuleSet, TableState
 from faults import BREACHES as BREACHES  # the kinds this module's rounds break
 from faults import Observation, inject_breaches
+
+if TYPE_CHECKING:
+    from vision.readings import FrameReading
 
 FPS = 10.0
 
@@ -145,17 +148,14 @@ class OracleReader:
     def reset(self) -> None:
         """As ``TileReader.reset``: this reader learns nothing from earlier frames."""
 
-    def read(self, image: np.ndarray) -> Any:
-        from types import SimpleNamespace
-
+    def read(self, image: np.ndarray) -> FrameReading:
         from vision.models.detections import Detections
-        from vision.readings import SeenTile
+        from vision.readings import FrameReading, TileReading, TileReadings
 
         assert self.current is not None
-        tiles = [SeenTile(v, c) for v, c in self.current.tiles]
+        tiles = TileReadings.of([TileReading(v, c) for v, c in self.current.tiles])
         m = self.current.markers
-        return SimpleNamespace(tiles=tiles,
-                               markers=Detections(m, np.ones(len(m)), np.ones(len(m))))
+        return FrameReading(tiles, Detections(m, np.ones(len(m)), np.ones(len(m))))
 
 
 class _Capture:

@@ -36,7 +36,7 @@ import numpy as np
 
 from datasets.random_table import random_table as random_table  # re-exported
 from vision.mat.geometry import SLOT_RADIUS_MM, mat_to_table, slot_angles
-from vision.readings import SeenTile
+from vision.readings import TileReading
 
 if TYPE_CHECKING:
     from engine import TableState
@@ -533,7 +533,7 @@ def overhead_homography(size: tuple[float, float] = (TABLE_MM, TABLE_MM),
 
 
 def seen_tiles(layout: TableLayout, table_to_image: np.ndarray, rng: np.random.Generator, *,
-               noise_px: float = 0.0, shuffle: bool = True) -> tuple[list[SeenTile], np.ndarray]:
+               noise_px: float = 0.0, shuffle: bool = True) -> tuple[list[TileReading], np.ndarray]:
     """The layout's tiles and marker corners as a camera (and reader) would report them.
 
     A reader does not know which end of a tile is near the hub: with
@@ -553,6 +553,6 @@ def seen_tiles(layout: TableLayout, table_to_image: np.ndarray, rng: np.random.G
             corners, values = np.roll(corners, 2, axis=0), (values[1], values[0])
         if noise_px > 0:
             corners = corners + rng.normal(0.0, noise_px, size=corners.shape)
-        out.append(SeenTile((int(values[0]), int(values[1])), corners))
+        out.append(TileReading((int(values[0]), int(values[1])), corners))
     markers = np.array([apply_homography(table_to_image, m.corners) for m in layout.markers])
     return out, markers.reshape(-1, 4, 2)

@@ -198,7 +198,7 @@ def reader_rates(models: Path, scenes: list[tuple[Path, dict[str, Any]]],
     reader = TileReader(models, threads=threads)
     by_kind: dict[str, list[int]] = {}
     for image_path, labels in scenes:
-        readings = reader.for_set(labels.get("set")).read(load_image(image_path)).tiles
+        readings = reader.for_set(labels.get("set")).read(load_image(image_path)).tiles.each()
         stats = by_kind.setdefault(labels["kind"], [0, 0, 0])
         for tile in labels["tiles"]:
             if tile.get("visible", 1) < 1:

@@ -31,7 +31,6 @@ _EXPORTS = {
     "TileReader": "vision.reading.reader",
     "TileReading": "vision.readings",
     "FrameReading": "vision.readings",
-    "ReadTile": "vision.readings",
     "TileReadings": "vision.readings",
     "PolygonAnnotator": "vision.stills.annotate",
     "ReadingAnnotator": "vision.stills.annotate",
@@ -131,7 +130,7 @@ if TYPE_CHECKING:
         load_profile,
         save_profile,
     )
-    from vision.readings import FrameReading, ReadTile, TileReading, TileReadings  # noqa: F401
+    from vision.readings import FrameReading, TileReading, TileReadings  # noqa: F401
     from vision.stills.annotate import PolygonAnnotator, ReadingAnnotator  # noqa: F401
     from vision.stills.hand_photos import (  # noqa: F401
         LEFT_OUT,

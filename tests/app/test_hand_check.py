@@ -16,7 +16,7 @@ from PIL import Image
 from companion_app import hand_check, hands
 from companion_app.photo_tiles import PhotoTile, tiles_from_json
 from vision.models.detections import Detections
-from vision.reading.reader import FrameReading, TileReading
+from vision.readings import FrameReading, TileReading, TileReadings
 
 from .tablet import Table
 from .test_hands import png, settle, upload
@@ -25,20 +25,20 @@ BOX = np.array([[0, 0], [20, 0], [20, 40], [0, 40]], np.float32)
 
 
 def sure(values: tuple[int, int], x: float) -> TileReading:
-    return TileReading(values, BOX + [x, 0], 0.95, False, 0.95, (1.0, 1.0), None,
+    return TileReading(values, BOX + [x, 0], 0.95, False, 0.95, (1.0, 1.0),
                        ((values[0], values[0]), (values[1], values[1])))
 
 
 def doubtful(values: tuple[int, int], x: float) -> TileReading:
     """Read 4-6 where the 6's pips allow 5 or 6: the reader's own doubt, not flagged
     uncertain as a whole (the case that slipped through: 147 entered as 146)."""
-    return TileReading(values, BOX + [x, 0], 0.9, False, 0.9, (1.0, 0.8), None,
+    return TileReading(values, BOX + [x, 0], 0.9, False, 0.9, (1.0, 0.8),
                        ((values[0], values[0]), (values[1] - 1, values[1])))
 
 
 def grain(x: float) -> TileReading:
     """A box on bare wood: the detector scores it low."""
-    return TileReading((1, 2), BOX + [x, 0], 0.1, True, 0.12, (0.5, 0.5), None,
+    return TileReading((1, 2), BOX + [x, 0], 0.1, True, 0.12, (0.5, 0.5),
                        ((0, 1), (0, 2)))
 
 
@@ -63,7 +63,7 @@ def plant(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Callable[[list[Til
     monkeypatch.setattr(hands, "models_status", lambda folder: None)
     monkeypatch.setitem(hands._readers, str(Path(models).resolve()), Reader())
     monkeypatch.setattr(vision.stills.hand_photos, "read_hand", lambda reader, image: FrameReading(
-        list(planted), Detections.empty(), (60, 120)))
+        TileReadings.of(planted), Detections.empty(), (60, 120)))
 
     def put(tiles: list[TileReading]) -> None:
         planted[:] = tiles

@@ -256,7 +256,7 @@ def test_a_hand_photo_is_read_for_the_game_s_set(monkeypatch: pytest.MonkeyPatch
 
     import vision.stills.hand_photos
     from vision.models.detections import Detections
-    from vision.reading.reader import FrameReading, TileReading
+    from vision.readings import FrameReading, TileReading, TileReadings
 
     asked: list[int | None] = []
 
@@ -267,7 +267,8 @@ def test_a_hand_photo_is_read_for_the_game_s_set(monkeypatch: pytest.MonkeyPatch
 
     def read_hand(reader: object, path: object) -> FrameReading:
         corners = np.array([[0, 0], [10, 0], [10, 20], [0, 20]], np.float32)
-        return FrameReading([TileReading((15, 2), corners, 0.9, False)], Detections.empty())
+        return FrameReading(TileReadings.of([TileReading((15, 2), corners, 0.9, False)]),
+                            Detections.empty())
 
     monkeypatch.setitem(hands._readers, str(tmp_path.resolve()), Reader())
     monkeypatch.setattr(vision.stills.hand_photos, "read_hand", read_hand)
@@ -276,7 +277,8 @@ def test_a_hand_photo_is_read_for_the_game_s_set(monkeypatch: pytest.MonkeyPatch
     assert asked == [15] and [t.values for t in tiles] == [(15, 2)]
     back = np.array([[30, 0], [40, 0], [40, 20], [30, 20]], np.float32)
     monkeypatch.setattr(vision.stills.hand_photos, "read_hand", lambda reader, path: FrameReading(
-        [TileReading((15, 2), back - [30, 0], 0.9, False)], Detections.empty(), (20, 40),
+        TileReadings.of([TileReading((15, 2), back - [30, 0], 0.9, False)]), Detections.empty(),
+        (20, 40),
         (back,)))
     tiles, backs = hands.read_hand_photo(photo, tmp_path,
                                          RuleSet.preset("standard").with_values(set=15))

@@ -69,9 +69,12 @@ def test_source_arguments(tmp_path: Path) -> None:
     camera = sources.source_from_arg("0")
     assert isinstance(camera, sources.TrackerSource) and camera.live and camera.source == 0
     (tmp_path / "frames").mkdir()
+    with pytest.raises(BadInputError, match="holds no images"):  # as the tracker says
+        sources.source_from_arg(str(tmp_path / "frames"))
+    (tmp_path / "frames" / "0001.png").write_bytes(b"")
     folder = sources.source_from_arg(str(tmp_path / "frames"))
     assert isinstance(folder, sources.TrackerSource) and not folder.live
-    with pytest.raises(BadInputError, match="no such camera index"):
+    with pytest.raises(BadInputError, match="no such file, folder or camera index"):
         sources.source_from_arg(str(tmp_path / "missing.mp4"))
     (tmp_path / "notes.txt").write_text("x")
     with pytest.raises(BadInputError, match="not a video file"):

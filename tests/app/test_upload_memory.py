@@ -84,7 +84,7 @@ def test_a_photo_read_reduced_gives_corners_in_its_own_pixels(
     import vision.images
     import vision.stills.hand_photos
     from vision.models.detections import Detections
-    from vision.reading.reader import FrameReading, TileReading
+    from vision.readings import FrameReading, TileReading, TileReadings
 
     seen: list[tuple[int, ...]] = []
 
@@ -95,7 +95,8 @@ def test_a_photo_read_reduced_gives_corners_in_its_own_pixels(
     def read_hand(reader: object, image: np.ndarray) -> FrameReading:
         seen.append(image.shape)
         corners = np.array([[1, 1], [5, 1], [5, 3], [1, 3]], np.float32)
-        return FrameReading([TileReading((3, 4), corners, 0.9, False)], Detections.empty(),
+        return FrameReading(TileReadings.of([TileReading((3, 4), corners, 0.9, False)]),
+                            Detections.empty(),
                             (15, 20), (corners + [10, 0],))
 
     photo_file = tmp_path / "hand.png"

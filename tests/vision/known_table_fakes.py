@@ -12,11 +12,12 @@ import cv2
 import numpy as np
 
 from datasets.table_game import camera_view, play_round
-from datasets.table_layout import SeenTile, layout_sequence
+from datasets.table_layout import layout_sequence
 from datasets.table_sequence import Picture, table_pictures
 from engine import TableState
 from vision.models.detections import Detections
 from vision.reading.reader_interface import BoxReadings
+from vision.readings import FrameReading, TileReading, TileReadings
 
 SIZE = (640, 360)
 #: What the painted reader reads where nothing was painted.
@@ -125,28 +126,21 @@ class PaintedReader:
     def read_tiles_and_backs(self, frame: np.ndarray, tiles: Detections
                              ) -> tuple[list[Any], list[Any]]:
         self.boxes_read += list(tiles.corners)
-        return [SeenTile(self._value(frame, c), c) for c in tiles.corners], []
+        return [TileReading(self._value(frame, c), c) for c in tiles.corners], []
 
-    def read_at(self, frame: np.ndarray, corners: np.ndarray) -> list[Any]:
-        return [SeenTile(self._value(frame, c), c) for c in corners]
+    def read_at(self, frame: np.ndarray, corners: np.ndarray) -> TileReadings:
+        return TileReadings.of([TileReading(self._value(frame, c), c) for c in corners])
 
     def read_boxes(self, frame: np.ndarray, tiles: Detections, again: np.ndarray
                    ) -> BoxReadings:
         fresh, backs = self.read_tiles_and_backs(frame, tiles) if len(tiles) else ([], [])
-        return BoxReadings(fresh, backs, self.read_at(frame, again) if len(again) else [])
+        return BoxReadings(TileReadings.of(fresh), TileReadings.of(backs),
+                           self.read_at(frame, again))
 
-    def read(self, frame: np.ndarray) -> PaintedFrame:
+    def read(self, frame: np.ndarray) -> FrameReading:
         found = self.detect(frame)
         tiles, _ = self.read_tiles_and_backs(frame, found[found.class_id == self.tile_class])
-        return PaintedFrame(tiles, found[found.class_id == self.marker_class])
-
-
-@dataclass(frozen=True)
-class PaintedFrame:
-    """What :meth:`PaintedReader.read` gives: a frame's tiles and markers."""
-
-    tiles: list[SeenTile]
-    markers: Detections
+        return FrameReading(TileReadings.of(tiles), found[found.class_id == self.marker_class])
 
 
 class FramesCapture:

@@ -12,7 +12,7 @@ from datasets.table_layout import layout_table, overhead_homography, random_tabl
 from engine import TableState
 from vision.mat.hub_mat import MatView
 from vision.models.detections import Detections
-from vision.readings import SeenTile
+from vision.readings import TileReading
 from vision.table import Look, TableReading, reconstruct
 
 
@@ -37,19 +37,19 @@ def read_layout(seed: int, players: int, n_tiles: int, mat: bool,
 
 
 def lengthwise(near: tuple[float, float], far: tuple[float, float],
-                values: tuple[int, int]) -> SeenTile:
+                values: tuple[int, int]) -> TileReading:
     """A tile whose near-half centre is ``near`` and far-half centre ``far``."""
     n, f = np.array(near, float), np.array(far, float)
     a = (f - n) / np.linalg.norm(f - n)
     p = np.array([-a[1], a[0]])
     ne, fe = n - 12 * a, f + 12 * a
-    return SeenTile(values, np.array([ne - 12 * p, ne + 12 * p, fe + 12 * p, fe - 12 * p]))
+    return TileReading(values, np.array([ne - 12 * p, ne + 12 * p, fe + 12 * p, fe - 12 * p]))
 
 
-def crosswise(centre: tuple[float, float], axis: tuple[float, float], value: int) -> SeenTile:
+def crosswise(centre: tuple[float, float], axis: tuple[float, float], value: int) -> TileReading:
     c, a = np.array(centre, float), np.array(axis, float)
     p = np.array([-a[1], a[0]])
-    return SeenTile((value, value), np.array([c - 24 * a - 12 * p, c - 24 * a + 12 * p,
+    return TileReading((value, value), np.array([c - 24 * a - 12 * p, c - 24 * a + 12 * p,
                                               c + 24 * a + 12 * p, c + 24 * a - 12 * p]))
 
 
@@ -69,7 +69,7 @@ class MatScene(NamedTuple):
     """A laid-out 3-player mat table as a camera sees it, and its reading as laid."""
 
     good: TableReading
-    tiles: list[SeenTile]
+    tiles: list[TileReading]
     markers: Detections
     view: MatView
     mat_to_image: np.ndarray
@@ -90,27 +90,22 @@ def mat_scene(seed: int, n_tiles: int = 10) -> MatScene:
                      MatView(3, np.linalg.inv(mat_to_image), (), 0.0), mat_to_image)
 
 
-class Ranged:
-    """A read tile with the counts each half could be (``TileReading.ranges``), each
-    half read surely."""
-
-    confidence = 1.0
-    uncertain = False
-    half_certainty = (1.0, 1.0)
-
-    def __init__(self, tile: SeenTile, ranges: tuple[tuple[int, int], tuple[int, int]]) -> None:
-        self.values, self.corners, self.ranges = tile.values, tile.corners, ranges
+def ranged(tile: TileReading, ranges: tuple[tuple[int, int], tuple[int, int]]
+           ) -> TileReading:
+    """``tile`` with the counts each half could be (``TileReading.ranges``), each half
+    read surely."""
+    return TileReading(tile.values, tile.corners, ranges=ranges)
 
 
-class Doubted(Ranged):
-    """A read tile the reader doubted (``TileReading.uncertain``)."""
+def doubted(tile: TileReading, ranges: tuple[tuple[int, int], tuple[int, int]]
+            ) -> TileReading:
+    """:func:`ranged`, and the reader doubted it (``TileReading.uncertain``)."""
+    return TileReading(tile.values, tile.corners, uncertain=True, ranges=ranges)
 
-    uncertain = True
 
-
-def crosswise_read(centre: tuple[float, float], values: tuple[int, int]) -> SeenTile:
+def crosswise_read(centre: tuple[float, float], values: tuple[int, int]) -> TileReading:
     """A tile lying across a train running along x, read ``values``."""
-    return SeenTile(values, crosswise(centre, (0, 1), 0).corners)
+    return TileReading(values, crosswise(centre, (0, 1), 0).corners)
 
 
 MEXICAN_TO_11 = [ENGINE, lengthwise((72, 0), (96, 0), (9, 3)),
@@ -121,22 +116,19 @@ MEXICAN_TO_11 = [ENGINE, lengthwise((72, 0), (96, 0), (9, 3)),
 ELEVEN_EIGHT = lengthwise((192, 0), (216, 0), (11, 8))
 
 
-class Looked:
+def looked(values: tuple[int, int], uncertain: bool = False) -> TileReading:
     """What a reader gives for a box read again: ``values`` in corner order, neither
     half read surely (``half_certainty`` 0)."""
-
-    def __init__(self, values: tuple[int, int], uncertain: bool = False) -> None:
-        self.values, self.uncertain, self.confidence = values, uncertain, 0.2 if uncertain else 1.0
-        self.ranges = ((values[0], values[0]), (values[1], values[1]))
-        self.half_certainty = (0.0, 0.0)
-        self.corners = np.zeros((4, 2))
+    return TileReading(values, np.zeros((4, 2)), 0.2 if uncertain else 1.0, uncertain,
+                       half_certainty=(0.0, 0.0),
+                       ranges=((values[0], values[0]), (values[1], values[1])))
 
 
-def oracle_look(truth: list[SeenTile], calls: list[np.ndarray] | None = None) -> Look:
+def oracle_look(truth: list[TileReading], calls: list[np.ndarray] | None = None) -> Look:
     """A ``look`` that reads the true tile lying in the outline asked for, and doubted
     junk where none lies so."""
 
-    def look(corners: np.ndarray) -> Looked:
+    def look(corners: np.ndarray) -> TileReading:
         c = np.asarray(corners, float)
         if calls is not None:
             calls.append(c)
@@ -145,20 +137,20 @@ def oracle_look(truth: list[SeenTile], calls: list[np.ndarray] | None = None) ->
             tc = np.asarray(t.corners, float)
             ta, tb = (tc[0] + tc[1]) / 2, (tc[2] + tc[3]) / 2
             if np.linalg.norm(ta - a_end) < 6 and np.linalg.norm(tb - b_end) < 6:
-                return Looked((int(t.values[0]), int(t.values[1])))
+                return looked((int(t.values[0]), int(t.values[1])))
             if np.linalg.norm(tb - a_end) < 6 and np.linalg.norm(ta - b_end) < 6:
-                return Looked((int(t.values[1]), int(t.values[0])))
-        return Looked((0, 5), uncertain=True)
+                return looked((int(t.values[1]), int(t.values[0])))
+        return looked((0, 5), uncertain=True)
 
     return look
 
 
-def turned_box(tile: SeenTile, degrees: float,
-            about: tuple[float, float] | None = None) -> SeenTile:
+def turned_box(tile: TileReading, degrees: float,
+            about: tuple[float, float] | None = None) -> TileReading:
     """``tile``'s box turned about its centre (or ``about``): a box the detector laid
     askew."""
     c = np.asarray(tile.corners, float)
     m = c.mean(axis=0) if about is None else np.array(about, float)
     a = math.radians(degrees)
     rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-    return SeenTile(tile.values, (c - m) @ rot.T + m)
+    return TileReading(tile.values, (c - m) @ rot.T + m)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from vision.models.detections import Detections
-from vision.reading.reader import FrameReading, TileReading
+from vision.readings import FrameReading, TileReading, TileReadings
 from vision.stills.annotate import PolygonAnnotator, ReadingAnnotator
 
 TILE = np.array([[100, 140], [100, 100], [180, 100], [180, 140]], np.float32)
@@ -33,7 +33,7 @@ def test_reading_annotator_colours_by_certainty() -> None:
     sure = TileReading((3, 5), TILE, 0.9, False)
     doubtful = TileReading((1, 2), TILE + [0, 120], 0.2, True)
     marker = Detections((TILE + [200, 0])[None], np.array([0.8]), np.array([1]))
-    frame = FrameReading([sure, doubtful], marker)
+    frame = FrameReading(TileReadings.of([sure, doubtful]), marker)
     annotator = ReadingAnnotator(color=(0, 255, 0), uncertain_color=(0, 0, 255),
                                  marker_color=(255, 0, 0), thickness=1)
     drawn = annotator.annotate(scene(), frame)
@@ -51,7 +51,7 @@ def test_reading_annotator_accepts_a_list_of_readings() -> None:
 
 
 def test_tiles_face_down_are_outlined_apart() -> None:
-    frame = FrameReading([], Detections.empty(), (300, 400), (TILE + [0, 120],))
+    frame = FrameReading(TileReadings.empty(), Detections.empty(), (300, 400), (TILE + [0, 120],))
     drawn = ReadingAnnotator(face_down_color=(200, 0, 200), thickness=1).annotate(scene(), frame)
     assert is_colour(drawn[220, 110], (200, 0, 200))
     assert (drawn[230:250, 110:170] == 255).all(axis=2).any()  # its "down" label

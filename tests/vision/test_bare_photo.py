@@ -12,14 +12,13 @@ import pytest
 from known_table_fakes import PaintedRound, cloth_boxes, painted_round
 from reader_fixtures import untrained_dir
 
-from datasets.table_layout import SeenTile
 from datasets.table_sequence import exposed
 from engine.errors import BadInputError
 from mtrain.cli import main
 from vision.change.registration import register
 from vision.mat.geometry import apply_homography
 from vision.models.detections import Detections
-from vision.readings import FrameReading
+from vision.readings import FrameReading, TileReading, TileReadings
 from vision.stills.bare_photo import BarePhoto
 
 SIZE = (960, 540)
@@ -62,17 +61,17 @@ def test_boxes_on_the_bare_table_go_and_tiles_stay(
     bare, photo, matrix = hand_held
     last = rnd.pictures[-1]
     assert last.printed is not None
-    tiles = [SeenTile(v, apply_homography(matrix, c)) for v, c in last.tiles]
+    tiles = [TileReading(v, apply_homography(matrix, c)) for v, c in last.tiles]
     phantoms = [apply_homography(matrix, c)
                 for c in [last.printed, *cloth_boxes(last, 10, np.random.default_rng(8), SIZE)]]
     inside = [c for c in phantoms if (c >= 0).all() and (c[:, 0] < SIZE[0]).all()
               and (c[:, 1] < SIZE[1]).all()]
-    frame = FrameReading([*tiles, *(SeenTile((6, 6), c) for c in inside)],  # type: ignore[list-item]
+    frame = FrameReading(TileReadings.of([*tiles, *(TileReading((6, 6), c) for c in inside)]),
                          Detections(np.array([inside[0]]), np.ones(1), np.ones(1)), SIZE[::-1],
                          (inside[-1],))
     screened = BarePhoto(bare, photo).screen(frame)
-    assert [t.values for t in screened.tiles] == [t.values for t in tiles]
-    assert len(screened.markers) == 0 and screened.face_down == ()
+    assert [t.values for t in screened.tiles.each()] == [t.values for t in tiles]
+    assert len(screened.markers) == 0 and screened.backs == ()
 
 
 def test_photos_that_do_not_register_are_bad_input(

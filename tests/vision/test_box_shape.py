@@ -115,7 +115,7 @@ def test_reader_reads_a_short_small_box_in_its_neighbours_shape(
     frame = reader.read(np.full((360, 640, 3), 90, np.uint8))  # small tiles: 16 px wide
     assert len(frame.tiles) == 9
     centre = short.mean(0)
-    tile = min(frame.tiles, key=lambda t: float(np.linalg.norm(t.corners.mean(0) - centre)))
+    tile = min(frame.tiles.each(), key=lambda t: float(np.linalg.norm(t.corners.mean(0) - centre)))
     _, length = box_sizes(tile.corners[None])
     assert length[0] == pytest.approx(32 if reshape else 26, abs=0.01)
 
@@ -191,7 +191,8 @@ def test_reader_reads_a_double_across_a_train_from_an_askew_box(
     vars(reader)["half_classifier"] = _FaceClassifier()
     vars(reader)["pip_detector"] = _Pips()
     frame = reader.read(image)
-    tile = min(frame.tiles, key=lambda t: float(np.linalg.norm(t.corners.mean(0) - (cx, cy))))
+    tile = min(frame.tiles.each(),
+               key=lambda t: float(np.linalg.norm(t.corners.mean(0) - (cx, cy))))
     across = abs(float(axis_degrees(tile.corners[None])[0]) - 90) < 1
     assert across == turn
     assert (tile.values == (5, 5) and not tile.uncertain) == turn

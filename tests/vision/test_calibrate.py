@@ -27,6 +27,7 @@ from vision.reading.set_profile import (
     reader_belief,
     save_profile,
 )
+from vision.readings import FrameReading
 
 
 class TestAssignment:
@@ -208,8 +209,8 @@ def test_calibrate_labels_a_rendered_unseen_set(tmp_path: Path) -> None:
     with_profile = reader.with_profile(result.profile).read(scene.image)
     truth_values = sorted(tuple(sorted(t.values)) for t in scene.tiles)
 
-    def hits(frame: object) -> int:
-        got = sorted(tuple(sorted(t.values)) for t in frame.tiles)  # type: ignore[attr-defined]
+    def hits(frame: FrameReading) -> int:
+        got = sorted(tuple(sorted(t.values)) for t in frame.tiles.each())
         return sum(min(got.count(v), truth_values.count(v)) for v in set(truth_values))
 
     assert hits(with_profile) >= hits(plain)
@@ -233,8 +234,8 @@ def test_no_profile_reads_as_before() -> None:
     reader = TileReader(MODELS, max_value=12)
     first = reader.read(scene.image)
     again = reader.with_profile(None).read(scene.image)
-    assert [t.values for t in first.tiles] == [t.values for t in again.tiles]
-    assert [t.confidence for t in first.tiles] == [t.confidence for t in again.tiles]
+    assert [t.values for t in first.tiles.each()] == [t.values for t in again.tiles.each()]
+    assert [t.confidence for t in first.tiles.each()] == [t.confidence for t in again.tiles.each()]
 
 
 def test_profile_for_another_set_is_bad_input(tmp_path: Path,

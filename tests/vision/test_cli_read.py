@@ -145,7 +145,7 @@ def test_read_hands_a_mat_in_view_to_the_table_reconstruction(
     import vision.table
     from vision.mat.hub_mat import MatView, mat_image
     from vision.models.detections import Detections
-    from vision.reading.reader import FrameReading
+    from vision.readings import FrameReading, TileReading, TileReadings
     from vision.stills import table_photo
 
     seen: list[object] = []
@@ -157,7 +157,7 @@ def test_read_hands_a_mat_in_view_to_the_table_reconstruction(
         looks.append(look)
 
     monkeypatch.setattr(vision.table, "reconstruct", spy)
-    frame = FrameReading(tiles=[], markers=Detections.empty())
+    frame = FrameReading(tiles=TileReadings.empty(), markers=Detections.empty())
     with_mat = cv2_bgr(mat_image(4, px_per_mm=3.0))
     table_photo.reconstruct_table(frame, 4, with_mat)
     table_photo.reconstruct_table(frame, 4, np.full((300, 400, 3), 200, np.uint8))
@@ -169,9 +169,9 @@ def test_read_hands_a_mat_in_view_to_the_table_reconstruction(
         def __init__(self) -> None:
             self.asked: list[np.ndarray] = []
 
-        def read_at(self, image: np.ndarray, corners: np.ndarray) -> list[str]:
+        def read_at(self, image: np.ndarray, corners: np.ndarray) -> TileReadings:
             self.asked.append(corners)
-            return ["read"]
+            return TileReadings.of([TileReading((2, 5), corners[0])])
 
     reader = Reader()
     image = np.full((300, 400, 3), 200, np.uint8)
@@ -179,7 +179,7 @@ def test_read_hands_a_mat_in_view_to_the_table_reconstruction(
     look = looks[-1]
     assert callable(look)
     box = np.array([[10, 10], [30, 10], [30, 50], [10, 50]], np.float32)
-    assert look(box) == "read"
+    assert look(box).values == (2, 5)
     assert reader.asked[0].shape == (1, 4, 2)
 
 

@@ -141,7 +141,7 @@ def test_a_frame_reading_hands_on_its_tiles_as_detections_with_their_values() ->
     tiles = [TileReading((3, 5), box, 0.9, False), TileReading((12, 0), box + 30, 0.4, True)]
     tiles.append(TileReading((4, 4), box + 60, 0.6, True, half_certainty=(0.5, 0.9),
                              ranges=((3, 5), (4, 4))))
-    found = FrameReading(tiles, Detections.empty()).detections
+    found = FrameReading(TileReadings.of(tiles), Detections.empty()).tiles
     assert found.values.tolist() == [[3, 5], [12, 0], [4, 4]]
     assert np.allclose(found.confidence, [0.9, 0.4, 0.6])
     assert np.allclose(found.corners[1], box + 30)
@@ -151,6 +151,9 @@ def test_a_frame_reading_hands_on_its_tiles_as_detections_with_their_values() ->
     assert found.track_id.tolist() == [-1, -1, -1]  # read from one image: not tracked
     sure = found[~found.uncertain]
     assert isinstance(sure, TileReadings) and sure.values.tolist() == [[3, 5]]
-    assert len(FrameReading([], Detections.empty()).detections) == 0
+    assert [(t.values, t.confidence, t.uncertain, t.half_certainty, t.ranges)
+            for t in found.each()] == [(t.values, t.confidence, t.uncertain, t.half_certainty,
+                                        t.ranges) for t in tiles]  # each as it was given
+    assert len(TileReadings.empty()) == 0
     with pytest.raises(ValueError, match="lacks"):
         TileReadings(np.zeros((0, 4, 2)), np.zeros(0), np.zeros(0))

@@ -200,7 +200,7 @@ class TestReaderSnaps:
         true = boxes[2]
         straddler = true + 0.9 * W * along(true)
         vars(reader)["detector"] = _Detector(np.stack([true, straddler]), [0.6, 0.9], 64)
-        got = reader.read(colour).tiles
+        got = reader.read(colour).tiles.each()
         # the straddler, snapped, is tile 2 or 3; if tile 2 it merges with the box there
         assert 1 <= len(got) <= 2
         for t in got:
@@ -212,7 +212,7 @@ class TestReaderSnaps:
         reader = TileReader(untrained_models)
         off = boxes[1] + 0.3 * 80 * along(boxes[1])
         vars(reader)["detector"] = _Detector(off[None], [0.9], 416)
-        (t,) = reader.read(colour).tiles
+        (t,) = reader.read(colour).tiles.each()
         assert np.allclose(t.corners.mean(0), off.mean(0), atol=0.5)
 
     def test_a_big_tiles_box_short_at_one_end_is_also_read_evened(
@@ -225,11 +225,11 @@ class TestReaderSnaps:
         reader = TileReader(untrained_models)
         vars(reader)["pip_detector"] = SurePips()  # a tie: the evened box is kept
         vars(reader)["detector"] = _Detector(short[None], [0.9], 416)
-        (t,) = reader.read(colour).tiles
+        (t,) = reader.read(colour).tiles.each()
         assert np.abs(t.corners.mean(0) - true.mean(0)).max() < 0.05 * 80
         # told not to, the reader reads the box as found
         reader.even_halves = False
-        (t,) = reader.read(colour).tiles
+        (t,) = reader.read(colour).tiles.each()
         assert np.allclose(t.corners.mean(0), short.mean(0), atol=0.5)
 
 
@@ -275,12 +275,12 @@ def test_a_box_snapped_onto_a_seam_does_not_replace_a_sure_single(
     reader = TileReader(untrained_models)
     vars(reader)["detector"] = _Detector(np.stack(boxes), [0.9, 0.9, 0.9], 64)
     vars(reader)["reshape_small"] = False
-    vars(reader)["read_at"] = _SeamReads(boxes)
-    got = sorted(t.values for t in reader.read(colour).tiles)
+    vars(reader)["_read_each"] = _SeamReads(boxes)
+    got = sorted(t.values for t in reader.read(colour).tiles.each())
     assert got == [(2, 6), (3, 5), (5, 2)]
     # a doubted single gives way to the snapped box's reading, as before
-    vars(reader)["read_at"] = _SeamReads(boxes, doubt=True)
-    got = sorted(t.values for t in reader.read(colour).tiles)
+    vars(reader)["_read_each"] = _SeamReads(boxes, doubt=True)
+    got = sorted(t.values for t in reader.read(colour).tiles.each())
     assert (2, 2) in got and (5, 2) not in got
 
 
@@ -308,12 +308,8 @@ def test_a_double_boxed_over_the_seam_of_two_tiles_is_no_tile() -> None:
 
 
 def test_distinct_keeps_the_first_of_overlapping_boxes() -> None:
-    class R:
-        def __init__(self, corners: np.ndarray) -> None:
-            self.corners = corners
-
     box = np.array([[0, 0], [0, 10], [20, 10], [20, 0]], np.float32)
-    items = [R(box), R(box + [2, 0]), R(box + [30, 0]), R(box + [11, 0])]
+    items = [TileReading((1, 2), box + [dx, 0]) for dx in (0, 2, 30, 11)]
     assert distinct(items) == [0, 2, 3]
 
 

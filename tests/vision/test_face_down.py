@@ -18,7 +18,8 @@ from vision.reading.face_down import (
     middle_darkness,
     split_face_down,
 )
-from vision.reading.reader import FrameReading, TileReader, TileReading
+from vision.reading.reader import TileReader
+from vision.readings import FrameReading, TileReading, TileReadings
 from vision.stills.hand_photos import hand_from_reading
 
 BOX = np.array([[40, 30], [80, 30], [80, 110], [40, 110]], np.float32)
@@ -63,14 +64,14 @@ def test_only_blank_readings_are_taken_for_backs() -> None:
 
 def test_a_hand_s_tiles_face_down_are_not_priced() -> None:
     tile = TileReading((0, 0), BOX, 0.9, False)
-    frame = FrameReading([tile, TileReading((3, 4), BOX + [60, 0], 0.9, False)],
+    frame = FrameReading(TileReadings.of([tile, TileReading((3, 4), BOX + [60, 0], 0.9, False)]),
                          Detections.empty(), (140, 200), (BOX + [120, 0], BOX + [180, 0]))
     hand = hand_from_reading(frame, RuleSet())
     assert hand.points == 50 + 7 and hand.face_down == 2
     assert hand.to_json()["face_down"] == 2
     assert "2 tiles face down, not counted" in hand.text()
     assert frame.to_json()["face_down"][1]["corners"][0] == [220.0, 30.0]
-    alone = FrameReading([tile], Detections.empty())
+    alone = FrameReading(TileReadings.of([tile]), Detections.empty())
     assert "face_down" not in alone.to_json()
     assert "face_down" not in hand_from_reading(alone, RuleSet()).to_json()
 
@@ -100,7 +101,7 @@ def _near(corners: np.ndarray, boxes: list[np.ndarray], reach: float = 0.0) -> b
 
 
 def _blank(frame: FrameReading) -> list[TileReading]:
-    return [t for t in frame.tiles if t.values == (0, 0)]
+    return [t for t in frame.tiles.each() if t.values == (0, 0)]
 
 
 @needs_trained_models
@@ -124,9 +125,9 @@ def test_a_boneyard_is_not_read_as_double_blanks(reader: TileReader) -> None:
         if width >= MIN_WIDTH_PX:
             backs += sum(_near(t.corners, boxes) for t in _blank(plain))
             read_backs += sum(_near(t.corners, boxes) for t in _blank(frame))
-        assert (sorted(t.values for t in frame.tiles if t.values != (0, 0))
-                == sorted(t.values for t in plain.tiles if t.values != (0, 0)))
-        assert len(_blank(frame)) + len(frame.face_down) == len(_blank(plain))
-        assert all(_near(c, boxes, width) for c in frame.face_down)
+        assert (sorted(t.values for t in frame.tiles.each() if t.values != (0, 0))
+                == sorted(t.values for t in plain.tiles.each() if t.values != (0, 0)))
+        assert len(_blank(frame)) + len(frame.backs) == len(_blank(plain))
+        assert all(_near(c, boxes, width) for c in frame.backs)
     assert backs >= 30  # the detector finds backs as tiles: without the check, 0-0s
     assert read_backs <= 0.1 * backs

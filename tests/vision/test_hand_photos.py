@@ -11,7 +11,7 @@ import pytest
 from engine import RuleSet, Tile
 from vision.models.detections import Detections
 from vision.reading.cover_check import COVERED_SURE
-from vision.reading.reader import FrameReading, TileReading
+from vision.readings import FrameReading, TileReading, TileReadings
 from vision.stills.hand_photos import Doubt, flag_duplicates, hand_from_reading, read_hand
 
 BASE = np.array([[0, 40], [0, 0], [80, 0], [80, 40]], np.float32)
@@ -23,7 +23,7 @@ def frame(*tiles: tuple[tuple[int, int], float, bool]) -> FrameReading:
     # place each tile at its x (so the order of the list is not the order on the photo)
     readings = [TileReading(r.values, BASE + [x, 0], r.confidence, r.uncertain)
                 for r, (_, x, _) in zip(readings, tiles, strict=True)]
-    return FrameReading(readings, Detections.empty())
+    return FrameReading(TileReadings.of(readings), Detections.empty())
 
 
 class TestHand:
@@ -61,8 +61,9 @@ class TestDoubts:
 
     def test_a_half_with_a_range_of_counts_is_doubted(self) -> None:
         corners = BASE.copy()
-        read = TileReading((4, 6), corners, 0.9, False, 0.9, (1.0, 0.7), None, ((4, 4), (5, 6)))
-        hand = hand_from_reading(FrameReading([read], Detections.empty()), RuleSet())
+        read = TileReading((4, 6), corners, 0.9, False, 0.9, (1.0, 0.7), ((4, 4), (5, 6)))
+        hand = hand_from_reading(FrameReading(TileReadings.of([read]), Detections.empty()),
+                                 RuleSet())
         assert hand.doubts == ((Doubt.RANGE,),) and hand.needs_check
         assert hand.points == 10  # counted as read, and marked
         assert hand.to_json()["check"] is True and hand.to_json()["doubts"] == [["range"]]
@@ -70,11 +71,13 @@ class TestDoubts:
     def test_a_box_that_may_not_be_a_tile_is_left_out_and_marked(self) -> None:
         grain = TileReading((1, 2), BASE + [200, 0], 0.1, True, detector_confidence=0.12)
         tile = TileReading((3, 4), BASE.copy(), 0.9, False, detector_confidence=0.9)
-        hand = hand_from_reading(FrameReading([grain, tile], Detections.empty()), RuleSet())
+        hand = hand_from_reading(FrameReading(TileReadings.of([grain, tile]), Detections.empty()),
+                                 RuleSet())
         assert hand.tiles == (Tile(3, 4),) and hand.points == 7  # not counted...
         assert hand.needs_check and hand.uncertain == ()  # ...but the hand is marked
         (box,) = hand.left_out
-        assert box.reading is grain and Doubt.MAYBE_NOT_TILE in box.doubts
+        assert box.reading.values == grain.values and Doubt.MAYBE_NOT_TILE in box.doubts
+        assert box.reading.detector_confidence == grain.detector_confidence
         assert hand.to_json()["left_out"][0]["values"] == [1, 2]
         assert "left out: 1-2" in hand.text() and "CHECK" in hand.text()
 
@@ -108,7 +111,7 @@ class _Reader:
 
     def read(self, image: np.ndarray) -> FrameReading:
         self.reads += 1
-        return FrameReading(list(self.tiles), Detections.empty(), image.shape[:2])
+        return FrameReading(TileReadings.of(list(self.tiles)), Detections.empty(), image.shape[:2])
 
 
 def _scored(values: tuple[int, int], x: float, detector: float) -> TileReading:
@@ -120,7 +123,7 @@ class TestReadHand:
         path = tmp_path / "hand.png"
         cv2.imwrite(str(path), np.full((120, 160, 3), 200, np.uint8))
         frame = read_hand(_Reader([_scored((2, 5), 0, 0.8)]), path)  # type: ignore[arg-type]
-        assert frame.shape == (120, 160) and [t.values for t in frame.tiles] == [(2, 5)]
+        assert frame.shape == (120, 160) and [t.values for t in frame.tiles.each()] == [(2, 5)]
 
 
 class _Check:
@@ -165,7 +168,7 @@ class TestCoveredTiles:
         frame = read_hand(_CheckedReader(tiles, check),  # type: ignore[arg-type]
                           np.zeros((300, 800, 3), np.uint8))
         assert check.calls == 1 and check.tops == [12]  # counted up to the set's largest
-        assert [(t.values, t.uncertain, t.covered) for t in frame.tiles] == [
+        assert [(t.values, t.uncertain, t.covered) for t in frame.tiles.each()] == [
             ((6, 6), False, False), ((3, 9), True, True), ((9, 2), True, True),
             ((0, 4), False, False)]
         hand = hand_from_reading(frame, RuleSet())
@@ -174,4 +177,4 @@ class TestCoveredTiles:
     def test_without_a_check_nothing_is_flagged(self) -> None:
         frame = read_hand(_CheckedReader([_scored((4, 4), 0, 0.9)], None),  # type: ignore[arg-type]
                           np.zeros((300, 600, 3), np.uint8))
-        assert not frame.tiles[0].uncertain
+        assert not frame.tiles.reading(0).uncertain

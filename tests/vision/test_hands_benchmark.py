@@ -10,7 +10,7 @@ import numpy as np
 from benchmarks.vision_real import hands_marked, real_hand_truths
 from engine import RuleSet
 from vision.models.detections import Detections
-from vision.reading.reader import FrameReading, TileReading
+from vision.readings import FrameReading, TileReading, TileReadings
 
 BOX = np.array([[0, 40], [0, 0], [80, 0], [80, 40]], np.float32)
 
@@ -25,7 +25,8 @@ class _Reader:
         pass
 
     def read(self, image: np.ndarray) -> FrameReading:
-        return FrameReading(list(self.answers[int(image[0, 0, 0])]), Detections.empty(),
+        return FrameReading(TileReadings.of(list(self.answers[int(image[0, 0, 0])])),
+                            Detections.empty(),
                             image.shape[:2])
 
 

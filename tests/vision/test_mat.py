@@ -120,7 +120,7 @@ class TestWrite:
 
 
 def test_reconstruct_with_a_detected_mat_assigns_seats_by_the_mat() -> None:
-    from vision.readings import SeenTile
+    from vision.readings import TileReading
     from vision.table import reconstruct
 
     frame, mm_to_img = _frame(3, 90.0)  # seat 0's slot now points left in the image
@@ -128,13 +128,13 @@ def test_reconstruct_with_a_detected_mat_assigns_seats_by_the_mat() -> None:
     assert view is not None
 
     def tile(near: tuple[float, float], far: tuple[float, float],
-             values: tuple[int, int]) -> SeenTile:
+             values: tuple[int, int]) -> TileReading:
         n, f = np.array(near), np.array(far)
         a = (f - n) / np.linalg.norm(f - n)
         p = np.array([-a[1], a[0]])
         ne, fe = n - 12 * a, f + 12 * a
         mm = np.array([ne - 12 * p, ne + 12 * p, fe + 12 * p, fe - 12 * p])
-        return SeenTile(values, apply_homography(mm_to_img, mm))
+        return TileReading(values, apply_homography(mm_to_img, mm))
 
     engine = tile((-12, 0), (12, 0), (6, 6))
     seat0 = tile((0, 122), (0, 146), (6, 2))  # down on the mat: seat 0's slot

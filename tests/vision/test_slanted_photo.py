@@ -10,7 +10,7 @@ import pytest
 
 from datasets.camera import Camera
 from vision.models.detections import Detections
-from vision.reading.reader import FrameReading, TileReading
+from vision.readings import FrameReading, TileReading, TileReadings
 from vision.stills.slanted_photo import (
     MIN_TILT,
     merge,
@@ -112,7 +112,8 @@ class _FakeReader:
 
     def read(self, image: np.ndarray) -> FrameReading:
         self.images.append(image)
-        return FrameReading(self.answers[len(self.images) - 1], NO_MARKERS, image.shape[:2])
+        return FrameReading(TileReadings.of(self.answers[len(self.images) - 1]), NO_MARKERS,
+                            image.shape[:2])
 
 
 def test_a_tilted_photo_is_read_again_from_above_and_mapped_back() -> None:
@@ -123,8 +124,8 @@ def test_a_tilted_photo_is_read_again_from_above_and_mapped_back() -> None:
     reader = _FakeReader(photo, above)
     frame = read_from_above(reader, np.zeros((*SHAPE, 3), np.uint8))
     assert len(reader.images) == 2 and reader.images[1].shape[:2] == (size[1], size[0])
-    assert sorted(t.values for t in frame.tiles) == sorted((k, 2) for k in range(len(faces)))
-    back = {t.values: t.corners for t in frame.tiles}
+    assert sorted(t.values for t in frame.tiles.each()) == sorted((k, 2) for k in range(len(faces)))
+    back = {t.values: t.corners for t in frame.tiles.each()}
     for k, face in enumerate(faces):
         assert np.allclose(back[(k, 2)], face, atol=0.05)
 
@@ -141,8 +142,9 @@ def _right(frame: FrameReading, labels: dict[str, Any]) -> int:
     from benchmarks.matching import aligned_values, match
 
     truth = np.array([t["corners"] for t in labels["tiles"]], np.float32).reshape(-1, 4, 2)
-    read = np.array([t.corners for t in frame.tiles], np.float32).reshape(-1, 4, 2)
-    return sum(sorted(aligned_values(truth[i], frame.tiles[j].corners, frame.tiles[j].values))
+    read = np.array([t.corners for t in frame.tiles.each()], np.float32).reshape(-1, 4, 2)
+    return sum(sorted(aligned_values(truth[i], frame.tiles.reading(j).corners,
+                                     frame.tiles.reading(j).values))
                == sorted(labels["tiles"][i]["values"]) for i, j in match(truth, read))
 
 

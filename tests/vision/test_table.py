@@ -9,19 +9,19 @@ from table_fixtures import (
     ENGINE,
     MEXICAN_TO_11,
     SEAT0_DOWN,
-    Doubted,
-    Ranged,
     crosswise,
     crosswise_read,
+    doubted,
     kinds,
     lengthwise,
     norm_trains,
+    ranged,
     read_layout,
 )
 
 from engine import MEXICAN
 from vision.models.detections import Detections
-from vision.readings import SeenTile
+from vision.readings import TileReading
 from vision.table import reconstruct
 
 CASES = [(100 + i, 2 + i % 7, (i * 13) % 61, bool(i % 2)) for i in range(28)]
@@ -150,7 +150,7 @@ def test_a_mismatched_tile_stays_on_its_train_for_the_rules_to_judge() -> None:
 
 
 def test_values_read_in_either_order_give_the_same_table() -> None:
-    flipped = [SeenTile((t.values[1], t.values[0]), np.roll(t.corners, 2, axis=0))
+    flipped = [TileReading((t.values[1], t.values[0]), np.roll(t.corners, 2, axis=0))
                for t in SEAT0_DOWN]
     a = reconstruct([ENGINE, *SEAT0_DOWN], None, 3)
     b = reconstruct([ENGINE, *flipped], None, 3)
@@ -192,7 +192,7 @@ def test_a_marker_far_from_every_train_is_reported() -> None:
 
 
 def test_a_sure_single_lying_crosswise_is_not_taken_for_a_double() -> None:
-    sure = Ranged(crosswise_read((168, 0), (5, 6)), ((5, 5), (6, 6)))
+    sure = ranged(crosswise_read((168, 0), (5, 6)), ((5, 5), (6, 6)))
     reading = reconstruct([*MEXICAN_TO_11, sure], None, 3)
     assert reading.table is not None
     assert reading.table.train(MEXICAN).tiles == ((9, 3), (3, 11))  # type: ignore[union-attr]
@@ -204,7 +204,7 @@ def test_a_doubted_box_across_a_trains_double_is_not_that_double_again() -> None
     # width on (read 7-11): across a train's end it would be taken for the end's double,
     # but the one 11-11 of the set is laid already
     double = crosswise((168, 0), (0, 1), 11)
-    box = Doubted(crosswise_read((192, 0), (7, 11)), ((6, 8), (10, 12)))
+    box = doubted(crosswise_read((192, 0), (7, 11)), ((6, 8), (10, 12)))
     reading = reconstruct([*MEXICAN_TO_11, double, box], None, 3)
     assert reading.table is not None
     assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
@@ -216,7 +216,7 @@ def test_a_doubted_box_across_a_trains_double_is_not_that_double_again() -> None
 def test_a_marker_boxed_as_a_doubted_tile_too_is_only_the_marker() -> None:
     # a toy train (40 x 18) crosswise just beyond the Mexican train's 11 end, found as a
     # marker and as a doubted tile: without the marker it would be the end's double
-    box = Doubted(crosswise_read((168, 0), (2, 0)), ((2, 3), (0, 1)))
+    box = doubted(crosswise_read((168, 0), (2, 0)), ((2, 3), (0, 1)))
     toy = np.array([[[159, -20], [177, -20], [177, 20], [159, 20]]], float)
     reading = reconstruct([*MEXICAN_TO_11, box], Detections(toy, np.ones(1), np.ones(1)), 3)
     assert reading.table is not None

@@ -8,7 +8,6 @@ reader that sees nothing shows that the rates do fall.
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -17,6 +16,7 @@ import pytest
 from benchmarks.table import RENDERED_SEED_BASE, rendered
 from datasets.table_game import OracleReader
 from vision.models.detections import Detections
+from vision.readings import FrameReading, TileReadings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,8 +27,8 @@ RATES = ("whole_table_exact", "per_train_exact", "seat_assignment", "marker_atta
 class BlindReader:
     """Finds no tile and no marker in any picture."""
 
-    def read(self, image: np.ndarray) -> Any:
-        return SimpleNamespace(tiles=[], markers=Detections(np.zeros((0, 4, 2)), np.zeros(0),
+    def read(self, image: np.ndarray) -> FrameReading:
+        return FrameReading(TileReadings.empty(), Detections(np.zeros((0, 4, 2)), np.zeros(0),
                                                              np.zeros(0)))
 
 

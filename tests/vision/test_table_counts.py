@@ -1,5 +1,5 @@
-"""vision.table.consistency: counts settled by a tile's neighbours, the set's one tile
-of each kind and the reader's ranges (``matched-read``)."""
+"""vision.table.counts.consistency: counts settled by a tile's neighbours, the set's one
+tile of each kind and the reader's ranges (``matched-read``)."""
 
 from __future__ import annotations
 
@@ -11,29 +11,29 @@ from table_fixtures import (
     ENGINE,
     MEXICAN_TO_11,
     SEAT0_DOWN,
-    Doubted,
-    Ranged,
     crosswise,
     crosswise_read,
+    doubted,
     kinds,
     lengthwise,
+    ranged,
 )
 
 from engine import MEXICAN
-from vision.readings import ReadTile, SeenTile
+from vision.readings import TileReading
 from vision.table import TableReading, reconstruct
 
 
 def test_misread_halves_are_settled_by_their_neighbours_within_the_readers_doubt() -> None:
     # the true Mexican train is 9-3 3-11 11-11 11-8; a blurred 11 was read 12 and 10
     three_eleven = lengthwise((120, 0), (144, 0), (3, 11))
-    tiles: list[ReadTile] = [ENGINE,
+    tiles: list[TileReading] = [ENGINE,
              lengthwise((72, 0), (96, 0), (9, 3)),
              # read far end first (either order), 12 where 11 or 12 could be
-             Ranged(SeenTile((12, 3), np.roll(three_eleven.corners, 2, axis=0)),
+             ranged(TileReading((12, 3), np.roll(three_eleven.corners, 2, axis=0)),
                      ((11, 12), (3, 3))),
-             Ranged(crosswise((168, 0), (0, 1), 10), ((10, 11), (10, 11))),
-             Ranged(lengthwise((192, 0), (216, 0), (10, 8)), ((10, 11), (8, 8)))]
+             ranged(crosswise((168, 0), (0, 1), 10), ((10, 11), (10, 11))),
+             ranged(lengthwise((192, 0), (216, 0), (10, 8)), ((10, 11), (8, 8)))]
     reading = reconstruct(tiles, None, 3)
     assert reading.table is not None
     assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
@@ -44,8 +44,8 @@ def test_misread_halves_are_settled_by_their_neighbours_within_the_readers_doubt
 
 def test_a_count_the_reader_is_sure_of_is_not_matched() -> None:
     # 6-2 laid on 1: the reader could see 6 or 7 pips, never 1: a mismatch for the rules
-    tiles: list[ReadTile] = [ENGINE, SEAT0_DOWN[0],
-             Ranged(lengthwise((0, 120), (0, 144), (6, 2)), ((6, 7), (2, 2)))]
+    tiles: list[TileReading] = [ENGINE, SEAT0_DOWN[0],
+             ranged(lengthwise((0, 120), (0, 144), (6, 2)), ((6, 7), (2, 2)))]
     reading = reconstruct(tiles, None, 3)
     assert reading.table is not None
     assert reading.table.train(0).tiles == ((9, 1), (6, 2))  # type: ignore[union-attr]
@@ -54,8 +54,8 @@ def test_a_count_the_reader_is_sure_of_is_not_matched() -> None:
 
 def test_a_doubtful_open_end_does_not_repeat_a_tile_on_the_table() -> None:
     # seat 0's train starts 9-1; the Mexican train's new tile is a blurred 9-2 read 9-1
-    tiles: list[ReadTile] = [ENGINE, *SEAT0_DOWN,  # 9-1 1-2 2-3 3-4
-             Ranged(lengthwise((72, 0), (96, 0), (9, 1)), ((9, 9), (1, 2)))]
+    tiles: list[TileReading] = [ENGINE, *SEAT0_DOWN,  # 9-1 1-2 2-3 3-4
+             ranged(lengthwise((72, 0), (96, 0), (9, 1)), ((9, 9), (1, 2)))]
     reading = reconstruct(tiles, None, 3)
     assert reading.table is not None
     assert reading.table.train(MEXICAN).tiles == ((9, 2),)  # type: ignore[union-attr]
@@ -80,7 +80,7 @@ def mexican_across(middle: Any) -> tuple[TableReading, tuple[tuple[int, int], ..
 def test_a_tile_lying_crosswise_that_could_be_the_ends_double_is_that_double() -> None:
     # a blurred 11-11 across the train read 12-11 (either half could be 11), then 11-8
     reading, mexican = mexican_across(
-        Ranged(crosswise_read((168, 0), (12, 11)), ((11, 12), (11, 11))))
+        ranged(crosswise_read((168, 0), (12, 11)), ((11, 12), (11, 11))))
     assert mexican == ((9, 3), (3, 11), (11, 11), (11, 8))
     assert kinds(reading) == ["matched-read"]
     assert "lies crosswise" in reading.uncertainties[0].message
@@ -88,21 +88,21 @@ def test_a_tile_lying_crosswise_that_could_be_the_ends_double_is_that_double() -
 
 def test_a_doubted_tile_lying_crosswise_is_the_ends_double() -> None:
     # over-counted: 12-13, neither 11 within the band, but the reader doubted it
-    doubted = Doubted(crosswise_read((168, 0), (12, 13)), ((12, 12), (13, 14)))
-    _, mexican = mexican_across(doubted)
+    doubtful = doubted(crosswise_read((168, 0), (12, 13)), ((12, 12), (13, 14)))
+    _, mexican = mexican_across(doubtful)
     assert mexican == ((9, 3), (3, 11), (11, 11), (11, 8))
 
 
 def test_a_double_across_its_train_matched_to_its_end_stays_a_double() -> None:
     # a blurred 11-11 across the train read 10-10, the near half could be 11, the far
     # half not: it lies across, so it is the 11-11 (the 11-8 lies on it), not an 11-10
-    for kind in (Ranged, Doubted):
+    for kind in (ranged, doubted):
         reading, mexican = mexican_across(
             kind(crosswise_read((168, 0), (10, 10)), ((9, 10), (10, 11))))
         assert mexican == ((9, 3), (3, 11), (11, 11), (11, 8))
         assert "taken as 11-11" in reading.uncertainties[-1].message
     # the same reading at the train's end: the double waiting there is the 11-11 too
-    reading = reconstruct([*MEXICAN_TO_11, Ranged(crosswise_read((168, 0), (10, 10)),
+    reading = reconstruct([*MEXICAN_TO_11, ranged(crosswise_read((168, 0), (10, 10)),
                                                    ((9, 10), (10, 11)))], None, 3)
     assert reading.table is not None
     assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
@@ -128,10 +128,10 @@ def test_a_double_in_a_train_read_as_the_engine_is_the_double_of_its_end() -> No
 def test_an_engine_twin_and_its_misread_neighbours_take_a_count_they_could_all_be() -> None:
     # true Mexican train 9-3 3-8 8-8 8-5; every 8 was over-counted 9 (engine 9-9), and the
     # singles' ranges allow 8: the double and both neighbours become 8
-    tiles: list[ReadTile] = [ENGINE, lengthwise((72, 0), (96, 0), (9, 3)),
-             Ranged(lengthwise((120, 0), (144, 0), (3, 9)), ((3, 3), (8, 9))),
+    tiles: list[TileReading] = [ENGINE, lengthwise((72, 0), (96, 0), (9, 3)),
+             ranged(lengthwise((120, 0), (144, 0), (3, 9)), ((3, 3), (8, 9))),
              crosswise((168, 0), (0, 1), 9),
-             Ranged(lengthwise((192, 0), (216, 0), (9, 5)), ((8, 9), (5, 5)))]
+             ranged(lengthwise((192, 0), (216, 0), (9, 5)), ((8, 9), (5, 5)))]
     reading = reconstruct(tiles, None, 3)
     assert reading.table is not None
     assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
@@ -141,8 +141,8 @@ def test_an_engine_twin_and_its_misread_neighbours_take_a_count_they_could_all_b
 
 def test_a_single_read_as_a_double_is_matched_by_whichever_half_could_be_the_end() -> None:
     # 11-8 read 8-8: the 8 is sure, the other half could be 7 to 12, so it is the 11
-    tiles: list[ReadTile] = [*MEXICAN_TO_11,
-             Ranged(lengthwise((168, 0), (192, 0), (8, 8)), ((8, 8), (7, 12)))]
+    tiles: list[TileReading] = [*MEXICAN_TO_11,
+             ranged(lengthwise((168, 0), (192, 0), (8, 8)), ((8, 8), (7, 12)))]
     reading = reconstruct(tiles, None, 3)
     assert reading.table is not None
     assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
@@ -163,7 +163,7 @@ def test_the_same_double_twice_at_a_trains_end_is_one_tile() -> None:
 
 def test_a_tile_matching_neither_neighbour_is_the_tile_they_both_say() -> None:
     # seat 0: 9-1 1-2 2-3 3-4; the 1-2's box slid along it, both halves misread: 0-1
-    both = SeenTile((0, 1), SEAT0_DOWN[1].corners)
+    both = TileReading((0, 1), SEAT0_DOWN[1].corners)
     reading = reconstruct([ENGINE, SEAT0_DOWN[0], both, SEAT0_DOWN[2], SEAT0_DOWN[3]], None, 3)
     assert reading.table is not None
     assert reading.table.train(0).tiles == (  # type: ignore[union-attr]
@@ -172,18 +172,18 @@ def test_a_tile_matching_neither_neighbour_is_the_tile_they_both_say() -> None:
     assert "neither" in reading.uncertainties[0].message
     assert reading.table.problems(12, 3) == []
     # a train's first tile lies on the engine's count
-    first = SeenTile((8, 0), SEAT0_DOWN[0].corners)
+    first = TileReading((8, 0), SEAT0_DOWN[0].corners)
     start = reconstruct([ENGINE, first, *SEAT0_DOWN[1:]], None, 3)
     assert start.table is not None
     assert start.table.train(0).tiles[0] == (9, 1)  # type: ignore[union-attr]
     # a tile laid wrong matches what is laid on it: it stays, for the rules to judge
-    wrong = SeenTile((6, 2), SEAT0_DOWN[1].corners)
+    wrong = TileReading((6, 2), SEAT0_DOWN[1].corners)
     laid = reconstruct([ENGINE, SEAT0_DOWN[0], wrong, SEAT0_DOWN[2], SEAT0_DOWN[3]], None, 3)
     assert laid.table is not None
     assert laid.table.train(0).tiles[1] == (6, 2)  # type: ignore[union-attr]
     assert "matched-read" not in kinds(laid)
     # nor is a train's last tile, which nothing is laid on, changed
-    last = SeenTile((0, 5), SEAT0_DOWN[3].corners)
+    last = TileReading((0, 5), SEAT0_DOWN[3].corners)
     open_end = reconstruct([ENGINE, *SEAT0_DOWN[:3], last], None, 3)
     assert open_end.table is not None
     assert open_end.table.train(0).tiles[3] == (0, 5)  # type: ignore[union-attr]
@@ -219,9 +219,9 @@ def test_a_count_beyond_its_range_is_taken_within_it() -> None:
     # Mexican train 9-3 3-12 12-12: the 3-12's 12 read 13 (beyond a double-12 set: its
     # range is the set's top counts), and the 12-12 across it read 10-12 with doubt;
     # the train holds no 13 (no 13-13 taken for the doubted double)
-    over = Doubted(lengthwise((120, 0), (144, 0), (3, 13)), ((3, 3), (9, 12)))
-    double = Doubted(crosswise_read((168, 0), (10, 12)), ((10, 10), (12, 12)))
-    tiles: list[ReadTile] = [ENGINE, lengthwise((72, 0), (96, 0), (9, 3)), over, double]
+    over = doubted(lengthwise((120, 0), (144, 0), (3, 13)), ((3, 3), (9, 12)))
+    double = doubted(crosswise_read((168, 0), (10, 12)), ((10, 10), (12, 12)))
+    tiles: list[TileReading] = [ENGINE, lengthwise((72, 0), (96, 0), (9, 3)), over, double]
     reading = reconstruct(tiles, None, 3)
     assert reading.table is not None
     assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]

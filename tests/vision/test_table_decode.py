@@ -1,4 +1,5 @@
-"""The table decoded jointly under the set's one tile of each kind (``vision.table.decode``)."""
+"""The table decoded jointly under the set's one tile of each kind
+(``vision.table.counts.decode``)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import dataclasses
 
 from table_fixtures import ENGINE, SEAT0_DOWN, kinds, lengthwise
 
-from vision.readings import SeenTile
+from vision.readings import TileReading
 from vision.table import TableReading, reconstruct
 
 
@@ -17,7 +18,7 @@ def _tiles(reading: TableReading, owner: int) -> tuple[tuple[int, int], ...]:
     return train.tiles
 
 
-def _seat1(third_sure: float, fourth_sure: float) -> list[SeenTile]:
+def _seat1(third_sure: float, fourth_sure: float) -> list[TileReading]:
     """Seat 1's train, leftwards: 9-5, 5-3, then a 3-6 and a 6-8 whose facing 6s were read
     4 (a 3-4 lies on seat 0's train)."""
     third = lengthwise((-168, 0), (-192, 0), (3, 4))

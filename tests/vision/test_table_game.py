@@ -181,11 +181,11 @@ def test_a_boneyard_beside_the_table_is_followed_without_alerts(record: list[Any
                           boneyard=14)
     reader = TileReader(MODELS)
     reader.spot_face_down = False
-    blanks = [t for t in reader.read(shown[-1].image).tiles if t.values == (0, 0)]
+    blanks = [t for t in reader.read(shown[-1].image).tiles.each() if t.values == (0, 0)]
     assert len(blanks) >= 5  # the heap, read as tiles
     reader.spot_face_down = True
     reader.reset()
-    assert not [t for t in reader.read(shown[-1].image).tiles if t.values == (0, 0)]
+    assert not [t for t in reader.read(shown[-1].image).tiles.each() if t.values == (0, 0)]
     reader.reset()
     result = follow(shown, 3, RULES, seed=2, reader=reader, hold_s=1.0, hand_s=0.6)
     assert result["tables"] == truth

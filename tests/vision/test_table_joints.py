@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from table_fixtures import ENGINE, SEAT0_DOWN, crosswise, kinds, lengthwise
 
-from vision.readings import SeenTile
+from vision.readings import TileReading
 from vision.table import TableReading, reconstruct
 
 
@@ -47,7 +47,7 @@ def test_a_double_laid_in_line_is_one_tile_however_often_boxed() -> None:
 
 def test_a_double_boxed_twice_is_counted_once() -> None:
     double = crosswise((0, 120), (1, 0), 1)  # one width on from the 9-1's far half
-    again = SeenTile((1, 1), double.corners + np.array([2.0, -1.5]), confidence=0.8)
+    again = TileReading((1, 1), double.corners + np.array([2.0, -1.5]), confidence=0.8)
     after = lengthwise((0, 144), (0, 168), (1, 2))
     reading = reconstruct([ENGINE, SEAT0_DOWN[0], double, again, after], None, 3)
     assert reading.table is not None
@@ -58,8 +58,8 @@ def test_a_double_boxed_twice_is_counted_once() -> None:
 def test_a_tile_boxed_twice_half_a_tile_apart_keeps_the_box_its_neighbours_agree_with() -> None:
     # the 1-2 boxed twice, each box slipped along the train: the surer one slipped back
     # reads the 9-1's facing 1 (1-1), the other the tile as it is
-    back = SeenTile((1, 1), lengthwise((0, 110), (0, 134), (1, 1)).corners, confidence=0.9)
-    ahead = SeenTile((1, 2), lengthwise((0, 126), (0, 150), (1, 2)).corners, confidence=0.7)
+    back = TileReading((1, 1), lengthwise((0, 110), (0, 134), (1, 1)).corners, confidence=0.9)
+    ahead = TileReading((1, 2), lengthwise((0, 126), (0, 150), (1, 2)).corners, confidence=0.7)
     for boxes in ([back, ahead], [ahead, back]):
         reading = reconstruct([ENGINE, SEAT0_DOWN[0], *boxes, *SEAT0_DOWN[2:]], None, 3)
         assert _tiles(reading, 0) == tuple(t.values for t in SEAT0_DOWN)
@@ -75,11 +75,11 @@ def test_tiles_side_by_side_are_not_joints() -> None:
     assert len(_tiles(reading, 0)) == 3
 
 
-def _turned(tile: SeenTile, degrees: float) -> SeenTile:
+def _turned(tile: TileReading, degrees: float) -> TileReading:
     """``tile`` turned about its centre: a box the detector placed badly."""
     c, a = tile.corners.mean(axis=0), np.radians(degrees)
     turn = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-    return SeenTile(tile.values, (tile.corners - c) @ turn.T + c, uncertain=True)
+    return TileReading(tile.values, (tile.corners - c) @ turn.T + c, uncertain=True)
 
 
 def test_a_train_goes_on_past_a_bad_box_before_a_double() -> None:

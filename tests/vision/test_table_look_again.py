@@ -4,21 +4,22 @@ next tile could lie (``reread-tile``)."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 from table_fixtures import (
     ENGINE,
     SEAT0_DOWN,
-    Looked,
     crosswise,
     kinds,
     lengthwise,
+    looked,
     oracle_look,
     turned_box,
 )
 
 from engine import MEXICAN
-from vision.readings import ReadTile, SeenTile
+from vision.readings import TileReading
 from vision.table import Look, reconstruct
 
 
@@ -46,7 +47,7 @@ def test_of_two_tiles_continuing_a_train_as_well_the_one_it_goes_on_from_is_take
 
 def test_a_train_stopping_at_an_askew_box_is_read_again_where_it_goes_on() -> None:
     # seat 0: 9-1 1-2 2-3 3-4, the 2-3 found as a box turned 45 degrees (read 6-0)
-    askew = SeenTile((6, 0), turned_box(SEAT0_DOWN[2], 45).corners)
+    askew = TileReading((6, 0), turned_box(SEAT0_DOWN[2], 45).corners)
     tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], askew, SEAT0_DOWN[3]]
     reading = reconstruct(tiles, None, 3, look=oracle_look([ENGINE, *SEAT0_DOWN]))
     assert reading.table is not None
@@ -68,13 +69,12 @@ def test_a_train_stopping_at_an_askew_box_is_read_again_where_it_goes_on() -> No
     assert reading.table.train(0).tiles == ((9, 1), (1, 2), (2, 3))  # type: ignore[union-attr]
 
 
-class SureLooked(Looked):
+def sure_looked(values: tuple[int, int], sure: tuple[float, float] = (1.0, 0.95)
+                ) -> TileReading:
     """A reading sure of each half's count, within wide ranges (a blurred tile)."""
-
-    def __init__(self, values: tuple[int, int]) -> None:
-        super().__init__(values)
-        self.ranges = ((max(values[0] - 3, 0), values[0] + 3), (max(values[1] - 8, 0), 12))
-        self.half_certainty = (1.0, 0.95)
+    return replace(looked(values), half_certainty=sure,
+                   ranges=((max(values[0] - 3, 0), values[0] + 3),
+                           (max(values[1] - 8, 0), 12)))
 
 
 def test_a_half_read_surely_as_another_count_is_no_double_across_a_trains_end() -> None:
@@ -83,30 +83,29 @@ def test_a_half_read_surely_as_another_count_is_no_double_across_a_trains_end() 
     # what lies beside it show a sure 2 and a sure 3 (the 3's range, blurred, reaches
     # 2); where it lies, the reading is doubted. A half sure of another count is no half
     # of the end's double: the 2-3 is inferred between the 1-2 and the 3-4
-    askew = SeenTile((6, 0), turned_box(SEAT0_DOWN[2], 45).corners)
+    askew = TileReading((6, 0), turned_box(SEAT0_DOWN[2], 45).corners)
     turned = lengthwise((24, 192), (48, 192), (3, 4))
     tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], askew, turned]
     truth_look = oracle_look([ENGINE, *SEAT0_DOWN[:3], turned])
 
-    def looker(across_reads: Looked) -> Look:
-        def look(corners: np.ndarray) -> ReadTile | None:
+    def looker(across_reads: TileReading) -> Look:
+        def look(corners: np.ndarray) -> TileReading | None:
             c = np.asarray(corners, float)
             axis = c[2] + c[3] - c[0] - c[1]
             if abs(axis[0]) > abs(axis[1]) and np.linalg.norm(c.mean(axis=0) - [0, 168]) < 6:
                 return across_reads  # where a double would lie across the 1-2's end
             if np.linalg.norm(c.mean(axis=0) - [0, 180]) < 6:  # where the 2-3 lies
-                return Looked((2, 3), uncertain=True)
+                return looked((2, 3), uncertain=True)
             return truth_look(c)
         return look
 
-    reading = reconstruct(tiles, None, 3, look=looker(SureLooked((2, 3))))
+    reading = reconstruct(tiles, None, 3, look=looker(sure_looked((2, 3))))
     assert reading.table is not None
     assert reading.table.train(0).tiles == (  # type: ignore[union-attr]
         (9, 1), (1, 2), (2, 3), (3, 4))
     assert reading.assignment[4] == 0
     # a reading unsure of the half that is not the end's count may still be its double
-    unsure = SureLooked((2, 3))
-    unsure.half_certainty = (1.0, 0.5)
+    unsure = sure_looked((2, 3), (1.0, 0.5))
     doubted = reconstruct(tiles, None, 3, look=looker(unsure))
     assert doubted.table is not None
     assert doubted.table.train(0).tiles[2] == (2, 2)  # type: ignore[union-attr]
@@ -121,14 +120,13 @@ def test_an_outline_with_no_box_in_it_is_taken_only_when_read_surely() -> None:
     tiles = [ENGINE, *SEAT0_DOWN[:3], aside]
 
     def looker(confidence: float) -> Look:
-        def look(corners: np.ndarray) -> Looked:
+        def look(corners: np.ndarray) -> TileReading:
             c = np.asarray(corners, float)
             axis = c[2] + c[3] - c[0] - c[1]
             if abs(axis[1]) > abs(axis[0]) and np.linalg.norm(c.mean(axis=0) - [0, 228]) < 6:
-                seen = Looked((3, 6) if axis[1] > 0 else (6, 3))
-                seen.confidence = confidence
-                return seen
-            return Looked((0, 5), uncertain=True)
+                return replace(looked((3, 6) if axis[1] > 0 else (6, 3)),
+                               confidence=confidence)
+            return looked((0, 5), uncertain=True)
         return look
 
     half_sure = reconstruct(tiles, None, 3, look=looker(0.5))
@@ -149,28 +147,28 @@ def test_bare_table_read_as_a_blank_double_is_no_tile() -> None:
     ends_blank = [ENGINE, *SEAT0_DOWN[:2], lengthwise((0, 168), (0, 192), (2, 0))]
     aside = lengthwise((38, 204), (62, 204), (5, 6))  # beside where a turn would go
 
-    def blank(corners: np.ndarray) -> Looked:
-        return Looked((0, 0))
+    def blank(corners: np.ndarray) -> TileReading:
+        return looked((0, 0))
 
     bare = reconstruct([*ends_blank, aside], None, 3, look=blank)
     assert bare.table is not None
     assert bare.table.train(0).tiles == (  # type: ignore[union-attr]
         (9, 1), (1, 2), (2, 0))
     assert "reread-tile" not in kinds(bare)
-    boxed = SeenTile((5, 6), crosswise((0, 228), (1, 0), 0).corners)
+    boxed = TileReading((5, 6), crosswise((0, 228), (1, 0), 0).corners)
     seen = reconstruct([*ends_blank, boxed], None, 3, look=blank)
     assert seen.table is not None
     assert seen.table.train(0).tiles == (  # type: ignore[union-attr]
         (9, 1), (1, 2), (2, 0), (0, 0))
 
 
-def turned_double() -> tuple[SeenTile, SeenTile, list[SeenTile]]:
+def turned_double() -> tuple[TileReading, TileReading, list[TileReading]]:
     """Seat 0: 9-1 1-2, then a 2-2 laid beside the far half of the 1-2 (the train turns
     towards +x), then 2-5 on along x; the 2-2 was found as a squarish box off its
     place, read 5-6. The 2-2, the 2-5 and the tiles found."""
     double = crosswise((24, 144), (0, 1), 2)
     on = lengthwise((48, 144), (72, 144), (2, 5))
-    squarish = SeenTile((5, 6), np.array([[15, 141], [45, 141], [45, 171], [15, 171]], float))
+    squarish = TileReading((5, 6), np.array([[15, 141], [45, 141], [45, 171], [15, 171]], float))
     return double, on, [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], squarish, on]
 
 
@@ -225,7 +223,7 @@ def test_a_single_read_as_the_double_it_lies_on_is_not_that_double_again() -> No
     # Mexican train 9-3 3-3 (across), then a 3-5 lying on along the train read 3-3: a set
     # holds one 3-3, so the box is read again where the train puts its next tile
     along = lengthwise((144, 0), (168, 0), (3, 5))
-    misread = SeenTile((3, 3), along.corners)
+    misread = TileReading((3, 3), along.corners)
     tiles = [ENGINE, lengthwise((72, 0), (96, 0), (9, 3)), crosswise((120, 0), (0, 1), 3),
              misread]
     reading = reconstruct(tiles, None, 3, look=oracle_look([*tiles[:3], along]))
@@ -242,7 +240,7 @@ def test_a_single_read_as_the_double_it_lies_on_is_not_that_double_again() -> No
 
 
 def test_looking_again_takes_no_doubted_reading_nor_a_double_lying_lengthwise() -> None:
-    askew = SeenTile((6, 0), turned_box(SEAT0_DOWN[2], 45).corners)
+    askew = TileReading((6, 0), turned_box(SEAT0_DOWN[2], 45).corners)
     tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], askew]
     calls: list[np.ndarray] = []
     # nothing true lies there: every look is doubted junk
@@ -252,10 +250,10 @@ def test_looking_again_takes_no_doubted_reading_nor_a_double_lying_lengthwise() 
     assert calls and "reread-tile" not in kinds(reading)
     # a lengthwise outline read 2-2 spans halves of two tiles (a 2-2 lies across)
 
-    def along_reads_a_double(corners: np.ndarray) -> Looked:  # straight on, lengthwise
+    def along_reads_a_double(corners: np.ndarray) -> TileReading:  # straight on, lengthwise
         axis = (corners[2] + corners[3] - corners[0] - corners[1]) / 2
         straight = abs(axis[1]) > abs(axis[0]) and abs(corners.mean(axis=0)[0]) < 6
-        return Looked((2, 2)) if straight else Looked((0, 5), True)
+        return looked((2, 2)) if straight else looked((0, 5), True)
 
     reading = reconstruct(tiles, None, 3, look=along_reads_a_double)
     assert reading.table is not None
@@ -275,11 +273,11 @@ def test_looking_again_takes_no_outline_over_a_half_of_a_sure_box() -> None:
     double, on, tiles = turned_double()
     truth_look = oracle_look([ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], double, on])
 
-    def look(corners: np.ndarray) -> ReadTile | None:
+    def look(corners: np.ndarray) -> TileReading | None:
         c = np.asarray(corners, float)
         axis = (c[2] + c[3] - c[0] - c[1]) / 2
         if abs(axis[0]) > abs(axis[1]) and np.linalg.norm(c.mean(axis=0) - [36, 144]) < 6:
-            return Looked((2, 6))  # the turned lengthwise outline: two tiles' halves
+            return looked((2, 6))  # the turned lengthwise outline: two tiles' halves
         return truth_look(c)
 
     reading = reconstruct(tiles, None, 3, look=look)
@@ -292,7 +290,7 @@ def test_a_sure_box_slid_half_off_a_trains_end_does_not_stop_the_look() -> None:
     # seat 0: 9-1 1-2 2-5, the 2-5 found only as a box slid half a tile back over the
     # 1-2's far half, read 2-2 without doubt: that box lies over the train's end, and
     # the 2-5 is read where the train puts it
-    slid = SeenTile((2, 2), lengthwise((0, 144), (0, 168), (2, 2)).corners)
+    slid = TileReading((2, 2), lengthwise((0, 144), (0, 168), (2, 2)).corners)
     tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], slid]
     truth = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], lengthwise((0, 168), (0, 192), (2, 5))]
     reading = reconstruct(tiles, None, 3, look=oracle_look(truth))
@@ -325,7 +323,7 @@ def test_a_box_slid_half_a_tile_on_past_a_turn_does_not_stop_the_look() -> None:
     # seat 0: 9-1 1-2, then 2-5 turned beside the 1-2's far half; the 2-5 was found as a
     # box slid half a tile on (over its 5 and the next tile's half), read 5-7 without
     # doubt: its near half is no 2, so it is no tile laid on a 2-2 where the train turns
-    slid = SeenTile((5, 7), lengthwise((48, 144), (72, 144), (5, 7)).corners)
+    slid = TileReading((5, 7), lengthwise((48, 144), (72, 144), (5, 7)).corners)
     turned = lengthwise((24, 144), (48, 144), (2, 5))
     tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], slid]
     reading = reconstruct(tiles, None, 3, look=oracle_look([ENGINE, *SEAT0_DOWN[:2], turned]))
@@ -341,9 +339,9 @@ def test_a_box_the_last_tile_read_again_took_in_still_leads_to_the_double_beside
     # the train goes on, the 2-3 takes both boxes in; the one reaching over the 3-3
     # still says something lies there: the 3-3 is read again beside the end
     double = crosswise((24, 192), (0, 1), 3)
-    askew = SeenTile((5, 6), turned_box(SEAT0_DOWN[2], 40, about=(4, 172)).corners,
+    askew = TileReading((5, 6), turned_box(SEAT0_DOWN[2], 40, about=(4, 172)).corners,
                      confidence=0.2, uncertain=True)
-    over = SeenTile((6, 6), turned_box(double, 50, about=(12, 192)).corners,
+    over = TileReading((6, 6), turned_box(double, 50, about=(12, 192)).corners,
                     confidence=0.2, uncertain=True)
     truth = [ENGINE, *SEAT0_DOWN[:3], double]
     reading = reconstruct([ENGINE, *SEAT0_DOWN[:2], askew, over], None, 3,
@@ -362,10 +360,10 @@ def test_a_trains_end_read_again_is_looked_beyond_anew() -> None:
     # 6 of a 5-6 until the 3-4 is read again where the train puts it: from the 4
     # there, the 4-4 beside it is read again too
     double = crosswise((24, 240), (0, 1), 4)
-    askew = SeenTile((5, 6), turned_box(SEAT0_DOWN[2], 40, about=(4, 172)).corners,
+    askew = TileReading((5, 6), turned_box(SEAT0_DOWN[2], 40, about=(4, 172)).corners,
                      confidence=0.2, uncertain=True)
-    misread = SeenTile((5, 6), SEAT0_DOWN[3].corners)
-    junk = SeenTile((0, 5), turned_box(double, 45).corners, confidence=0.2, uncertain=True)
+    misread = TileReading((5, 6), SEAT0_DOWN[3].corners)
+    junk = TileReading((0, 5), turned_box(double, 45).corners, confidence=0.2, uncertain=True)
     truth = [ENGINE, *SEAT0_DOWN, double]
     reading = reconstruct([ENGINE, *SEAT0_DOWN[:2], askew, misread, junk], None, 3,
                           look=oracle_look(truth))
@@ -374,15 +372,11 @@ def test_a_trains_end_read_again_is_looked_beyond_anew() -> None:
         (9, 1), (1, 2), (2, 3), (3, 4), (4, 4))
 
 
-class ReadAgainRanged:
+def read_again_ranged(values: tuple[int, int], reach: int) -> TileReading:
     """A reading again whose ranges of counts reach past its values."""
-
-    def __init__(self, values: tuple[int, int], reach: int) -> None:
-        self.values, self.uncertain, self.confidence = values, False, 1.0
-        self.ranges = ((min(values[0], reach), max(values[0], reach)),
-                       (min(values[1], reach), max(values[1], reach)))
-        self.half_certainty = (0.0, 0.0)
-        self.corners = np.zeros((4, 2))
+    return TileReading(values, np.zeros((4, 2)), half_certainty=(0.0, 0.0),
+                       ranges=((min(values[0], reach), max(values[0], reach)),
+                               (min(values[1], reach), max(values[1], reach))))
 
 
 def test_a_double_read_again_as_another_count_is_not_the_ends_double() -> None:
@@ -392,8 +386,8 @@ def test_a_double_read_again_as_another_count_is_not_the_ends_double() -> None:
     ends_four = [ENGINE, *SEAT0_DOWN[:2], lengthwise((0, 168), (0, 192), (2, 4))]
     aside = lengthwise((38, 204), (62, 204), (5, 6))
 
-    def twos(corners: np.ndarray) -> ReadAgainRanged:
-        return ReadAgainRanged((2, 2), reach=4)
+    def twos(corners: np.ndarray) -> TileReading:
+        return read_again_ranged((2, 2), reach=4)
 
     reading = reconstruct([*ends_four, aside], None, 3, look=twos)
     assert reading.table is not None
@@ -401,8 +395,8 @@ def test_a_double_read_again_as_another_count_is_not_the_ends_double() -> None:
         (9, 1), (1, 2), (2, 4))
     assert "reread-tile" not in kinds(reading)
 
-    def fours(corners: np.ndarray) -> ReadAgainRanged:
-        return ReadAgainRanged((4, 4), reach=2)
+    def fours(corners: np.ndarray) -> TileReading:
+        return read_again_ranged((4, 4), reach=2)
 
     seen = reconstruct([*ends_four, aside], None, 3, look=fours)
     assert seen.table is not None

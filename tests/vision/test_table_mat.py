@@ -10,8 +10,8 @@ import numpy as np
 from table_fixtures import (
     ENGINE,
     SEAT0_DOWN,
-    Looked,
     kinds,
+    looked,
     mat_scene,
     oracle_look,
 )
@@ -19,7 +19,7 @@ from table_fixtures import (
 from vision.mat.geometry import SLOT_RADIUS_MM, apply_homography, marker_corners_mm, slot_angles
 from vision.mat.hub_mat import MatView
 from vision.models.detections import Detections
-from vision.readings import ReadTile, SeenTile
+from vision.readings import TileReading
 from vision.table import TableReading, reconstruct
 
 
@@ -30,7 +30,7 @@ def test_with_the_mat_a_known_engine_read_wrong_is_still_the_engine() -> None:
     hub = [i for i, t in enumerate(tiles) if tuple(t.values) == (table.engine, table.engine)]
     assert len(hub) == 1
     misread = list(tiles)
-    misread[hub[0]] = SeenTile((table.engine, 17), tiles[hub[0]].corners)
+    misread[hub[0]] = TileReading((table.engine, 17), tiles[hub[0]].corners)
     reading = reconstruct(misread, markers, 3, view, engine=table.engine)
     assert reading.table == good.table
     assert "engine-read" in kinds(reading)
@@ -50,7 +50,7 @@ def test_with_the_mat_its_printed_markers_are_not_tiles() -> None:
     for p in range(4):
         centre = marker_corners_mm(p).mean(axis=0)
         rect = centre + np.array([[-8.5, -17], [8.5, -17], [8.5, 17], [-8.5, 17]], float)
-        fake.append(SeenTile((p, (p + 1) % 4), apply_homography(mat_to_image, rect)))
+        fake.append(TileReading((p, (p + 1) % 4), apply_homography(mat_to_image, rect)))
     reading = reconstruct([*fake, *tiles], markers, 3, view)
     assert reading.table == good.table
     assert kinds(reading) == kinds(good)  # nothing more to report
@@ -66,7 +66,7 @@ def test_with_the_mat_a_box_on_the_engine_is_a_piece_of_it() -> None:
         p = np.array([-a[1], a[0]])
         rect = np.array(centre) + np.array([-14 * a - 8 * p, -14 * a + 8 * p,
                                             14 * a + 8 * p, 14 * a - 8 * p])
-        piece = SeenTile(values, apply_homography(mat_to_image, rect))
+        piece = TileReading(values, apply_homography(mat_to_image, rect))
         reading = reconstruct([*tiles, piece], markers, 3, view)
         assert reading.table == good.table
         assert reading.assignment[-1] is None
@@ -83,7 +83,7 @@ def mat_with_fakes(seed: int, fake_radius: float) -> tuple[TableReading, TableRe
         p = np.array([-a[1], a[0]])
         near, far = (fake_radius - 24) * a, (fake_radius + 24) * a
         rect = np.array([near - 12 * p, near + 12 * p, far + 12 * p, far - 12 * p])
-        fake.append(SeenTile((0, 1), apply_homography(mat_to_image, rect)))
+        fake.append(TileReading((0, 1), apply_homography(mat_to_image, rect)))
     return good, reconstruct([*fake, *tiles], markers, 3, view)
 
 
@@ -132,11 +132,11 @@ def test_on_the_mat_an_engine_missed_or_misread_is_read_again_on_the_hub() -> No
     e = good.table.engine
     to_mat = np.linalg.inv(mat_to_image)
     k = next(i for i, t in enumerate(tiles) if tuple(t.values) == (e, e))
-    truth_mm = [SeenTile(t.values, apply_homography(to_mat, np.asarray(t.corners)))
+    truth_mm = [TileReading(t.values, apply_homography(to_mat, np.asarray(t.corners)))
                 for t in tiles]
     oracle = oracle_look(truth_mm)
 
-    def look(corners: np.ndarray) -> ReadTile | None:  # the oracle works in mat millimetres
+    def look(corners: np.ndarray) -> TileReading | None:  # the oracle works in mat millimetres
         return oracle(apply_homography(to_mat, corners))
 
     missed = [t for i, t in enumerate(tiles) if i != k]  # no box on the engine at all
@@ -147,7 +147,7 @@ def test_on_the_mat_an_engine_missed_or_misread_is_read_again_on_the_hub() -> No
     # its box slid 30 mm off the hub and read as no double: the same
     in_mat = apply_homography(to_mat, np.asarray(tiles[k].corners, float))
     slid = list(tiles)
-    slid[k] = SeenTile((e, (e + 3) % 13), apply_homography(mat_to_image, in_mat + [30, 0]))
+    slid[k] = TileReading((e, (e + 3) % 13), apply_homography(mat_to_image, in_mat + [30, 0]))
     reading = reconstruct(slid, markers, 3, view, look=look)
     assert reading.table == good.table
     # only the engine laid: the width of the tiles the mat is drawn for is taken
@@ -165,12 +165,12 @@ def test_on_the_mat_a_first_tile_slid_over_the_print_is_read_again_at_its_slot()
     in_mat = apply_homography(to_mat, np.asarray(tiles[k].corners, float))
     inward = -in_mat.mean(axis=0) / np.linalg.norm(in_mat.mean(axis=0))
     slid = list(tiles)
-    slid[k] = SeenTile((1, 7), apply_homography(mat_to_image, in_mat + 20 * inward))
-    truth_mm = [SeenTile(t.values, apply_homography(to_mat, np.asarray(t.corners)))
+    slid[k] = TileReading((1, 7), apply_homography(mat_to_image, in_mat + 20 * inward))
+    truth_mm = [TileReading(t.values, apply_homography(to_mat, np.asarray(t.corners)))
                 for t in tiles]
     oracle = oracle_look(truth_mm)
 
-    def look(corners: np.ndarray) -> ReadTile | None:  # the oracle works in mat millimetres
+    def look(corners: np.ndarray) -> TileReading | None:  # the oracle works in mat millimetres
         return oracle(apply_homography(to_mat, corners))
 
     reading = reconstruct(slid, markers, 3, view, look=look)
@@ -195,13 +195,13 @@ def test_on_the_mat_a_box_astride_a_trains_first_two_tiles_is_read_again_at_its_
     in_mat = apply_homography(to_mat, np.asarray(tiles[k].corners, float))
     outward = in_mat.mean(axis=0) / np.linalg.norm(in_mat.mean(axis=0))
     astride = list(tiles)
-    astride[k] = SeenTile((first[1], first[1]),
+    astride[k] = TileReading((first[1], first[1]),
                           apply_homography(mat_to_image, in_mat + 24 * outward))
-    truth_mm = [SeenTile(t.values, apply_homography(to_mat, np.asarray(t.corners)))
+    truth_mm = [TileReading(t.values, apply_homography(to_mat, np.asarray(t.corners)))
                 for t in tiles]
     oracle = oracle_look(truth_mm)
 
-    def look(corners: np.ndarray) -> ReadTile | None:  # the oracle works in mat millimetres
+    def look(corners: np.ndarray) -> TileReading | None:  # the oracle works in mat millimetres
         return oracle(apply_homography(to_mat, corners))
 
     blind = reconstruct(astride, markers, 3, view)
@@ -214,13 +214,13 @@ def test_on_the_mat_a_box_astride_a_trains_first_two_tiles_is_read_again_at_its_
     # a train of one tile read so, the engine's count at neither end, is not read again
     # when nothing shows a tile at its slot: it stays as read
     blank = reconstruct(astride, markers, 3, view,
-                        look=lambda corners: Looked((0, 5), uncertain=True))
+                        look=lambda corners: looked((0, 5), uncertain=True))
     assert blank.table is not None
     assert blank.table.train(owner) == blind.table.train(owner)
     # the first tile's own box read as the double of its far count (12-4 read 4-4): the
     # train goes on from it, the engine's count at neither end; it is read again too
     misread = list(tiles)
-    misread[k] = SeenTile((first[1], first[1]), tiles[k].corners)
+    misread[k] = TileReading((first[1], first[1]), tiles[k].corners)
     blind = reconstruct(misread, markers, 3, view)
     assert blind.table is not None
     blind_train = blind.table.train(owner)

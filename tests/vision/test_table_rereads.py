@@ -16,14 +16,14 @@ from table_fixtures import (
 )
 
 from engine import MEXICAN
-from vision.readings import SeenTile
+from vision.readings import TileReading
 from vision.table import Look, reconstruct
 
 
 def test_a_tile_at_a_mismatch_is_read_again_where_its_train_puts_it() -> None:
     # seat 0: 9-1 1-2 2-3 3-4; the 2-3's box slid 6 px along the train cut the 2 off its
     # crop, read 5-3 without doubt (no range to settle it by its neighbours)
-    slid = SeenTile((5, 3), np.asarray(SEAT0_DOWN[2].corners, float) + [0, 6])
+    slid = TileReading((5, 3), np.asarray(SEAT0_DOWN[2].corners, float) + [0, 6])
     tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], slid, SEAT0_DOWN[3]]
     reading = reconstruct(tiles, None, 3, look=oracle_look([ENGINE, *SEAT0_DOWN]))
     assert reading.table is not None
@@ -37,7 +37,7 @@ def test_a_tile_at_a_mismatch_is_read_again_where_its_train_puts_it() -> None:
     assert blind.table.train(0).tiles[2] == (5, 3)  # type: ignore[union-attr]
     # a tile that really does not match reads the same again, and stays; so does the
     # tile before it, read again
-    really = SeenTile((6, 3), SEAT0_DOWN[2].corners)
+    really = TileReading((6, 3), SEAT0_DOWN[2].corners)
     laid = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], really, SEAT0_DOWN[3]]
     reading = reconstruct(laid, None, 3, look=oracle_look([ENGINE, *laid[1:]]))
     assert reading.table is not None
@@ -49,7 +49,7 @@ def test_the_tile_before_a_mismatch_is_read_again_when_the_one_after_reads_the_s
     # seat 0: 9-1 1-2 2-3 3-4; the 1-2's box slid 6 px towards the hub cut pips off its
     # far half, read 1-5 without doubt: the 2-3 laid on it reads 2-3 again, the 1-2 read
     # again where the train puts it is 1-2
-    slid = SeenTile((1, 5), np.asarray(SEAT0_DOWN[1].corners, float) - [0, 6])
+    slid = TileReading((1, 5), np.asarray(SEAT0_DOWN[1].corners, float) - [0, 6])
     tiles = [ENGINE, SEAT0_DOWN[0], slid, SEAT0_DOWN[2], SEAT0_DOWN[3]]
     reading = reconstruct(tiles, None, 3, look=oracle_look([ENGINE, *SEAT0_DOWN]))
     assert reading.table is not None
@@ -69,7 +69,7 @@ def test_a_trains_last_tile_is_read_again_before_the_train_goes_on() -> None:
     # 3-3 unseen where the train turns, and 3-4 on: the train goes on from the 3 only
     # once the 2-3 is read again where it lies
     truth = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], SEAT0_DOWN[2]]
-    misread = SeenTile((5, 8), SEAT0_DOWN[2].corners)
+    misread = TileReading((5, 8), SEAT0_DOWN[2].corners)
     on = lengthwise((48, 192), (72, 192), (3, 4))
     tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], misread, on]
     reading = reconstruct(tiles, None, 3, look=oracle_look(truth))
@@ -88,7 +88,7 @@ def test_a_trains_last_tile_read_again_moves_its_end_to_where_the_train_puts_it(
     # 2-3 was found as a box turned 25 degrees about its near half (its far half 10 mm
     # aside) and read 6-3: read again where the train puts it, it is the 2-3, and the
     # train goes on from its far half there, not from the box's
-    askew = SeenTile((6, 3), turned_box(SEAT0_DOWN[2], 25, about=(0, 168)).corners)
+    askew = TileReading((6, 3), turned_box(SEAT0_DOWN[2], 25, about=(0, 168)).corners)
     turned = lengthwise((24, 192), (48, 192), (3, 4))
     truth = [ENGINE, *SEAT0_DOWN[:3], turned]
     tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], askew, turned]
@@ -100,24 +100,20 @@ def test_a_trains_last_tile_read_again_moves_its_end_to_where_the_train_puts_it(
     assert "reread-tile" in kinds(reading) and "loose-tile" not in kinds(reading)
 
 
-class HalfSure:
+def half_sure(values: tuple[int, int], certainty: tuple[float, float]) -> TileReading:
     """A reading again, with how surely each half was read (doubted when either is
     under 0.5)."""
-
-    def __init__(self, values: tuple[int, int], certainty: tuple[float, float]) -> None:
-        self.values, self.half_certainty = values, certainty
-        self.confidence = min(certainty)
-        self.uncertain = self.confidence < 0.5
-        self.ranges = ((values[0], values[0]), (values[1], values[1]))
-        self.corners = np.zeros((4, 2))
+    return TileReading(values, np.zeros((4, 2)), min(certainty), min(certainty) < 0.5,
+                       half_certainty=certainty,
+                       ranges=((values[0], values[0]), (values[1], values[1])))
 
 
-def across_looker(across: HalfSure, along: HalfSure | None = None) -> Look:
+def across_looker(across: TileReading, along: TileReading | None = None) -> Look:
     """A ``look`` reading ``across`` in an outline lying across x, and ``along`` (by
     default a doubted 5-1) in one lying along it."""
-    along = along or HalfSure((5, 1), (0.2, 0.2))
+    along = along or half_sure((5, 1), (0.2, 0.2))
 
-    def look(corners: np.ndarray) -> HalfSure:
+    def look(corners: np.ndarray) -> TileReading:
         c = np.asarray(corners, float)
         axis = (c[2] + c[3]) / 2 - (c[0] + c[1]) / 2
         return across if abs(axis[1]) > abs(axis[0]) else along
@@ -132,13 +128,13 @@ def test_a_mismatched_box_is_read_again_across_as_the_ends_double() -> None:
     # one half is surely 11 and the other 11 with doubt: the end's double
     split = lengthwise((168, 0), (192, 0), (5, 1))
     tiles = [*MEXICAN_TO_11, split]
-    reading = reconstruct(tiles, None, 3, look=across_looker(HalfSure((11, 11), (0.2, 1.0))))
+    reading = reconstruct(tiles, None, 3, look=across_looker(half_sure((11, 11), (0.2, 1.0))))
     assert reading.table is not None
     assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
         (9, 3), (3, 11), (11, 11))
     assert "reread-tile" in kinds(reading)
     # with neither half sure, or read as another double, the tile stays as read
-    for across in (HalfSure((11, 11), (0.2, 0.6)), HalfSure((12, 12), (0.2, 1.0))):
+    for across in (half_sure((11, 11), (0.2, 0.6)), half_sure((12, 12), (0.2, 1.0))):
         kept = reconstruct(tiles, None, 3, look=across_looker(across))
         assert kept.table is not None
         assert kept.table.train(MEXICAN).tiles[-1] == (5, 1)  # type: ignore[union-attr]
@@ -149,7 +145,7 @@ def test_a_double_read_again_lengthwise_is_not_laid_along_the_train() -> None:
     # double: read along the train, the outline shows 11-11 surely (the double's half and
     # the 11-8's near half). A double lies across: read so, the train goes on to the 11-8
     split = lengthwise((166, -8), (190, -8), (5, 1))
-    look = across_looker(HalfSure((11, 11), (0.2, 1.0)), along=HalfSure((11, 11), (1.0, 1.0)))
+    look = across_looker(half_sure((11, 11), (0.2, 1.0)), along=half_sure((11, 11), (1.0, 1.0)))
     reading = reconstruct([*MEXICAN_TO_11, split, ELEVEN_EIGHT], None, 3, look=look)
     assert reading.table is not None
     assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]

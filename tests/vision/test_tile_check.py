@@ -124,7 +124,7 @@ def test_an_empty_patterned_frame_gives_no_tile(reader: TileReader, surface: str
     path, ``vision.models.precision``), no tile is counted: a box read there at all is shown
     as doubted, no domino perhaps (``vision.models.domino_check``)."""
     scene = render_empty(scene_rng(SEED, 0), surface, size=(1280, 720))
-    tiles = reader.for_set(12).read(scene.image).tiles
+    tiles = reader.for_set(12).read(scene.image).tiles.each()
     assert all(t.uncertain and t.doubt == DOUBT_REASON for t in tiles)
 
 
@@ -134,7 +134,7 @@ def test_no_phantom_on_a_printed_cloth_is_counted_silently(reader: TileReader) -
     uncertain, never counted as a tile."""
     for i in range(2):
         scene = render_empty(scene_rng(SEED, i), "floral", size=(1280, 720))
-        assert all(t.uncertain for t in reader.for_set(12).read(scene.image).tiles)
+        assert all(t.uncertain for t in reader.for_set(12).read(scene.image).tiles.each())
 
 
 @needs_trained_models

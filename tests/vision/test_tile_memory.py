@@ -11,7 +11,7 @@ from tracker_fakes import FakeReader, Game, track, video
 
 from vision.models.detections import Detections
 from vision.reading.reader_interface import TileSource
-from vision.readings import SeenTile
+from vision.readings import TileReading
 from vision.tracking.tile_memory import CONFIRMED_READS, TileMemory
 
 HEAP = [np.array([[40 + 22 * j, 40], [54 + 22 * j, 40], [54 + 22 * j, 68], [40 + 22 * j, 68]],
@@ -35,11 +35,11 @@ class HeapReader(FakeReader):
                                  Detections(marker[None], np.ones(1), np.ones(1))])
 
     def read_tiles_and_backs(self, frame: np.ndarray, tiles: Detections
-                             ) -> tuple[list[SeenTile], list[SeenTile]]:
+                             ) -> tuple[list[TileReading], list[TileReading]]:
         heap = np.array(HEAP).mean(axis=1)
         on_heap = np.array([np.min(np.linalg.norm(heap - c.mean(axis=0), axis=1)) < 3
                             for c in tiles.corners], bool)
-        backs = [SeenTile((0, 0), c) for c in tiles.corners[on_heap]]
+        backs = [TileReading((0, 0), c) for c in tiles.corners[on_heap]]
         self.backs_set_apart += len(backs)
         return self.read_tiles(frame, tiles[~on_heap]), backs
 
@@ -106,7 +106,7 @@ def test_boxes_get_track_ids_and_unmoved_tiles_are_read_until_confirmed() -> Non
     memory = TileMemory(reader)
     for k in range(CONFIRMED_READS + 2):
         tiles, _ = memory.update_with_detections(frame, reader.detect(frame))
-        assert sorted(tuple(sorted(t.values)) for t in tiles) == sorted(
+        assert sorted(tuple(sorted(t.values)) for t in tiles.each()) == sorted(
             tuple(sorted(t.values)) for t in game.tiles(4))
         # read until they agreed CONFIRMED_READS times, then kept unread
         read = reader.read_tiles_count

@@ -22,7 +22,7 @@ from tracker_fakes import (
 from vision.events import CameraReason, CameraStatus, TableSettled
 from vision.mat.geometry import apply_homography
 from vision.models.detections import Detections
-from vision.readings import SeenTile
+from vision.readings import TileReading, TileReadings
 from vision.tracking.tracker import Tracker
 
 
@@ -163,7 +163,7 @@ class MissingReader(FakeReader):
         keep = np.linalg.norm(found.corners.mean(axis=1) - lost, axis=1) > 2.0
         return found[keep]
 
-    def read_at(self, frame: np.ndarray, corners: np.ndarray) -> list[SeenTile]:
+    def read_at(self, frame: np.ndarray, corners: np.ndarray) -> TileReadings:
         self.looked_again += len(corners)
         out = []
         for c in corners:
@@ -171,8 +171,8 @@ class MissingReader(FakeReader):
                     if np.linalg.norm(apply_homography(self.game.to_image, t.corners).mean(axis=0)
                                       - c.mean(axis=0)) < 2.0]
             values = NOTHING if self.gone or not near else near[0].values
-            out.append(SeenTile(values, c))
-        return out
+            out.append(TileReading(values, c))
+        return TileReadings.of(out)
 
 
 def test_a_tile_the_detector_misses_is_kept_while_it_looks_the_same(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from tracker_fakes import NOTHING, FakeReader, Game, alert_codes, expected_alert
 
 from vision.mat.geometry import apply_homography
 from vision.models.detections import Detections
-from vision.readings import SeenTile
+from vision.readings import TileReading, TileReadings
 
 
 class FragmentReader(FakeReader):
@@ -43,13 +43,13 @@ class FragmentReader(FakeReader):
         n = len(corners)
         return Detections(corners, np.ones(n), np.zeros(n))
 
-    def read_tiles(self, frame: np.ndarray, tiles: Detections) -> list[SeenTile]:
+    def read_tiles(self, frame: np.ndarray, tiles: Detections) -> list[TileReading]:
         out = super().read_tiles(frame, tiles)
         for i, c in enumerate(tiles.corners):
             sides = np.linalg.norm(np.roll(c, -1, axis=0) - c, axis=1)
             if sides.max() < 1.5 * sides.min():  # a piece: read wrong
                 a, b = out[i].values
-                out[i] = SeenTile((a, (b + 5) % 13), c)
+                out[i] = TileReading((a, (b + 5) % 13), c)
         return out
 
 
@@ -64,16 +64,10 @@ def test_pieces_of_one_tile_are_followed_as_that_tile(tmp_path: Path, join: bool
     assert right == join  # without joining, the pieces' readings reach the table
 
 
-class _Doubtful:
+def _doubtful(values: tuple[int, int], corners: np.ndarray,
+              ranges: tuple[tuple[int, int], tuple[int, int]]) -> TileReading:
     """A reading with the reader's doubt (``TileReading.uncertain`` and ``ranges``)."""
-
-    uncertain = True
-    confidence = 0.5
-    half_certainty = (1.0, 1.0)
-
-    def __init__(self, values: tuple[int, int], corners: np.ndarray,
-                 ranges: tuple[tuple[int, int], tuple[int, int]]) -> None:
-        self.values, self.corners, self.ranges = values, corners, ranges
+    return TileReading(values, corners, 0.5, True, ranges=ranges)
 
 
 class OverReader(FakeReader):
@@ -90,7 +84,7 @@ class OverReader(FakeReader):
             c = np.asarray(reading.corners)
             if np.linalg.norm(c.mean(axis=0) - centre) < 2.0:
                 a, b = reading.values
-                out.append(_Doubtful((a, b + 1), c, ((a, a), (b, b + 1))))
+                out.append(_doubtful((a, b + 1), c, ((a, a), (b, b + 1))))
             else:
                 out.append(reading)
         return out
@@ -172,13 +166,13 @@ class AskewReader(FakeReader):
         corners[at] = (c - m) @ rot.T + m
         return Detections(corners, found.confidence, found.class_id)
 
-    def read_tiles(self, frame: np.ndarray, tiles: Detections) -> list[SeenTile]:
+    def read_tiles(self, frame: np.ndarray, tiles: Detections) -> list[TileReading]:
         out = super().read_tiles(frame, tiles)
         for i, c in enumerate(tiles.corners):
             if np.linalg.norm(c.mean(axis=0) - self.askew.mean(axis=0)) < 2 and np.linalg.norm(
                     c - self.askew, axis=1).max() > 3:  # the askew box: read wrong
                 a, b = out[i].values
-                out[i] = SeenTile((a, (b + 5) % 13), c)
+                out[i] = TileReading((a, (b + 5) % 13), c)
         return out
 
 
@@ -186,7 +180,7 @@ class AskewReader(FakeReader):
 class LookingAskewReader(AskewReader):
     """... whose ``read_at`` reads the true tile lying in the outline asked for."""
 
-    def read_at(self, frame: np.ndarray, corners: np.ndarray) -> list[SeenTile]:
+    def read_at(self, frame: np.ndarray, corners: np.ndarray) -> TileReadings:
         out = []
         for c in corners:
             values = NOTHING  # nothing lies so there: junk beyond the set
@@ -196,8 +190,8 @@ class LookingAskewReader(AskewReader):
                     values = tile.values
                 elif np.linalg.norm(np.roll(t, 2, axis=0) - c, axis=1).max() < 3:
                     values = tile.values[::-1]
-            out.append(SeenTile(values, c))
-        return out
+            out.append(TileReading(values, c))
+        return TileReadings.of(out)
 
 
 @pytest.mark.parametrize("look", [True, False])

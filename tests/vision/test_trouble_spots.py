@@ -10,7 +10,7 @@ import pytest
 from reader_fixtures import MODELS, needs_trained_models
 
 from vision.models.detections import Detections
-from vision.reading.reader import FrameReading, TileReading
+from vision.readings import FrameReading, TileReading, TileReadings
 from vision.stills.trouble_spots import (
     MAX_WINDOWS,
     WINDOW_SIDE,
@@ -58,13 +58,13 @@ class FakeReader:
         self.boxes = boxes
         self.image = image
 
-    def read_tiles(self, image: np.ndarray, found: Detections) -> list[TileReading]:
+    def read_tiles(self, image: np.ndarray, found: Detections) -> TileReadings:
         assert image is self.image
         out = []
         for corners in found.corners:
             match = min(self.boxes, key=lambda b: float(np.abs(b.corners - corners).sum()))
             out.append(TileReading(match.values, corners, 0.95, False))
-        return out
+        return TileReadings.of(out)
 
 
 def table_reading(assignment: list[Any], laid: int) -> Any:
@@ -73,7 +73,7 @@ def table_reading(assignment: list[Any], laid: int) -> Any:
 
 
 def frame_of(tiles: list[TileReading]) -> FrameReading:
-    return FrameReading(tiles, Detections.empty(), (400, 600))
+    return FrameReading(TileReadings.of(tiles), Detections.empty(), (400, 600))
 
 
 def test_the_loose_tiles_are_those_on_no_train_and_not_the_engine() -> None:
@@ -121,9 +121,9 @@ def test_boxes_found_closer_replace_those_they_overlap_and_join_the_rest() -> No
     closer, again = look_closer(reader, image, frame, reading, rebuild)
     assert reader.detector.calls == [((80, 80, 3), WINDOW_SIDE)]
     assert closer is rebuilt[0] and again.table.trains[0].tiles == [(0, 0)] * 2
-    assert sorted(t.values for t in closer.tiles) == [(0, 10), (1, 2), (10, 10)]
-    assert misplaced not in closer.tiles
-    assert closer.tiles == sorted(closer.tiles, key=lambda t: -t.confidence)
+    assert sorted(t.values for t in closer.tiles.each()) == [(0, 10), (1, 2), (10, 10)]
+    assert misplaced.values not in [t.values for t in closer.tiles.each()]
+    assert list(closer.tiles.confidence) == sorted(closer.tiles.confidence, reverse=True)
 
 
 def test_the_first_table_stays_when_the_closer_look_lays_no_more_tiles() -> None:
@@ -177,15 +177,15 @@ def test_a_box_found_closer_across_two_others_is_dropped() -> None:
     reader = FakeReader([left, right, across], image)
     reader.detector.origins = [np.array([160, 60], np.float32)]
 
-    def read_tiles(image: np.ndarray, found: Detections) -> list[TileReading]:
+    def read_tiles(image: np.ndarray, found: Detections) -> TileReadings:
         sure = {(0, 10): 0.95, (10, 10): 0.9, (4, 11): 0.4}
-        return [TileReading(b.values, b.corners, sure[b.values], False)
-                for b in (left, right, across)]
+        return TileReadings.of([TileReading(b.values, b.corners, sure[b.values], False)
+                                for b in (left, right, across)])
 
     reader.read_tiles = read_tiles  # type: ignore[method-assign]
     closer, _ = look_closer(reader, image, frame, reading,
                             lambda f: table_reading([], 2))
-    assert sorted(t.values for t in closer.tiles) == [(0, 10), (1, 2), (10, 10)]
+    assert sorted(t.values for t in closer.tiles.each()) == [(0, 10), (1, 2), (10, 10)]
 
 
 @needs_trained_models
@@ -220,7 +220,7 @@ def test_a_train_broken_where_the_first_look_missed_a_tile_is_read_whole() -> No
 def test_a_tile_box_found_closer_over_a_marker_is_the_marker() -> None:
     image = np.zeros((400, 600, 3), np.uint8)
     toy = tile(200, 100, (1, 0))  # a toy train, about a tile's size, boxed as a tile
-    frame = FrameReading([tile(100, 100), toy],
+    frame = FrameReading(TileReadings.of([tile(100, 100), toy]),
                          Detections(toy.corners[None], np.ones(1), np.ones(1, np.int64)),
                          (400, 600))
     reading = table_reading(["engine", None], 0)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -22,6 +21,7 @@ from benchmarks.vision_synthetic import (
 )
 from vision.images import load_image
 from vision.models.detections import Detections
+from vision.readings import FrameReading, TileReading, TileReadings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,17 +44,16 @@ class LabelReader:
         self.told.append(top)
         return self
 
-    def read(self, image: np.ndarray) -> Any:
+    def read(self, image: np.ndarray) -> FrameReading:
         scene = self.scenes.get(image.tobytes(), {"tiles": []})
-        tiles = [SimpleNamespace(values=tuple(t["values"]), corners=np.array(t["corners"]),
-                                 uncertain=False, confidence=1.0, detector_confidence=1.0)
+        tiles = [TileReading((t["values"][0], t["values"][1]), np.array(t["corners"]))
                  for t in scene["tiles"]]
-        return SimpleNamespace(tiles=tiles, markers=NO_MARKERS, shape=image.shape[:2])
+        return FrameReading(TileReadings.of(tiles), NO_MARKERS, image.shape[:2])
 
 
 class BlindReader(LabelReader):
-    def read(self, image: np.ndarray) -> Any:
-        return SimpleNamespace(tiles=[], markers=NO_MARKERS, shape=image.shape[:2])
+    def read(self, image: np.ndarray) -> FrameReading:
+        return FrameReading(TileReadings.empty(), NO_MARKERS, image.shape[:2])
 
 
 def test_more_hands_are_rendered_from_their_seed_and_scored(tmp_path: Path) -> None:
@@ -100,16 +99,14 @@ class BackReader:
         pass
 
     def read(self, image: np.ndarray) -> Any:
-        from vision.reading.reader import FrameReading, TileReading
-
         scene = self.scenes.get(image.tobytes())
         if scene is None:
-            return FrameReading([], NO_MARKERS, image.shape[:2])
+            return FrameReading(TileReadings.empty(), NO_MARKERS, image.shape[:2])
         backs = [t.corners.astype(np.float32) for t in scene.face_down if t.visible >= 0.35]
         tiles = [TileReading(t.values, t.corners.astype(np.float32), 0.9, False)
                  for t in scene.tiles if t.visible >= 0.35]
         tiles += [TileReading((0, 0), c, 0.9, False) for c in backs[:1]]
-        return FrameReading(tiles, NO_MARKERS, image.shape[:2], tuple(backs[1:]))
+        return FrameReading(TileReadings.of(tiles), NO_MARKERS, image.shape[:2], tuple(backs[1:]))
 
 
 def test_face_down_counts_backs_set_apart_and_read_as_tiles() -> None:

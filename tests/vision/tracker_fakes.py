@@ -4,7 +4,7 @@ frame (:class:`Game`), a reader that reads what was drawn (:class:`FakeReader`, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,7 @@ from engine import Observer, RuleSet, TableState, Train
 from vision.mat.geometry import apply_homography
 from vision.models.detections import Detections
 from vision.reading.reader_interface import BoxReadings
-from vision.readings import SeenTile
+from vision.readings import FrameReading, TileReading, TileReadings
 from vision.tracking.tracker import Tracker
 
 SIZE = (640, 360)
@@ -85,14 +85,6 @@ class Game:
 
 
 
-@dataclass(frozen=True)
-class FakeFrame:
-    """What :meth:`FakeReader.read` gives: a frame's tiles and markers."""
-
-    tiles: list[SeenTile]
-    markers: Detections
-
-
 #: What a fake reader reads where nothing it knows lies: junk beyond the set.
 NOTHING = (13, 13)
 
@@ -138,7 +130,7 @@ class FakeReader:
             values = self.truth[tuple(key)]
             if self.rng.random() < self.flicker:
                 values = (values[0], (values[1] + 1) % 13)
-            out.append(SeenTile(values, c))
+            out.append(TileReading(values, c))
             self.read_tiles_count += 1
         return out
 
@@ -146,20 +138,22 @@ class FakeReader:
                              ) -> tuple[list[Any], list[Any]]:
         return self.read_tiles(frame, tiles), []
 
-    def read_at(self, frame: np.ndarray, corners: np.ndarray) -> list[Any]:
-        return [SeenTile(NOTHING, c) for c in corners]
+    def read_at(self, frame: np.ndarray, corners: np.ndarray) -> TileReadings:
+        return TileReadings.of([TileReading(NOTHING, c) for c in corners])
 
     def read_boxes(self, frame: np.ndarray, tiles: Detections, again: np.ndarray
                    ) -> BoxReadings:
         """As ``TileReader.read_boxes``: both kinds of reading in one call."""
         self.read_boxes_calls += 1
         fresh, backs = self.read_tiles_and_backs(frame, tiles) if len(tiles) else ([], [])
-        return BoxReadings(fresh, backs, self.read_at(frame, again) if len(again) else [])
+        return BoxReadings(TileReadings.of(fresh), TileReadings.of(backs),
+                           self.read_at(frame, again))
 
-    def read(self, frame: np.ndarray) -> FakeFrame:
+    def read(self, frame: np.ndarray) -> FrameReading:
         found = self.detect(frame)
-        return FakeFrame(self.read_tiles(frame, found[found.class_id == self.tile_class]),
-                         found[found.class_id == self.marker_class])
+        return FrameReading(TileReadings.of(self.read_tiles(frame, found[found.class_id
+                                                                         == self.tile_class])),
+                            found[found.class_id == self.marker_class])
 
 
 

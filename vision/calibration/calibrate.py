@@ -327,7 +327,7 @@ def calibrate(reader: TileReader, photos: Sequence[str | os.PathLike[str] | np.n
     plain = reader.for_set(top).with_profile(None)
     tiles: list[CalibrationTile] = []
     for k, image in enumerate(images):
-        tiles += seen_tiles(k, image, plain.read(image).tiles, top)
+        tiles += seen_tiles(k, image, plain.read(image).tiles.each(), top)
     if not tiles:
         raise BadInputError("calibration", "no tiles found in the photos")
     return calibrate_tiles(tiles, top, name)

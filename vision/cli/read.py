@@ -162,8 +162,8 @@ def read_text(source: str, frame: FrameReading, table: Any | None) -> str:
     lines = [f"{source}: {len(frame.tiles)} tile{'s' * (len(frame.tiles) != 1)}"
              + (f" ({doubtful} uncertain)" if doubtful else "")
              + f", {len(frame.markers)} marker{'s' * (len(frame.markers) != 1)}"
-             + (f", {len(frame.face_down)} face down" if frame.face_down else "")]
-    lines += [f"  {tile}" for tile in frame.tiles]
+             + (f", {len(frame.backs)} face down" if frame.backs else "")]
+    lines += [f"  {tile}" for tile in frame.tiles.each()]
     state = getattr(table, "table", None)
     if state is not None:
         text = state.text() if hasattr(state, "text") else json.dumps(state.to_json())

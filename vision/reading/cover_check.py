@@ -38,7 +38,7 @@ import numpy as np
 
 from vision.models.crops import tile_half_crops
 from vision.models.onnx_models import Classifier, ModelSpec, class_counts
-from vision.readings import MAX_VALUE, FrameReading, TileReading
+from vision.readings import MAX_VALUE, FrameReading, TileReading, TileReadings
 
 #: A half the cover check gives at least this probability of ``covered`` is covered.
 #: Chosen on 200 development hands scenes (seed 9101; 0.5 flagged 25 of the 1568
@@ -135,13 +135,14 @@ def flag_covered(frame: FrameReading, image: np.ndarray, check: CoverCheck | Non
     when it has one; as it is without a check."""
     if check is None or not frame.tiles:
         return frame
-    crops = check.crops(image, frame.tiles)  # the whole box: what the counter learnt
-    hidden = check.covered(image, frame.tiles) >= sure  # the faces (``FACE_INSET``)
+    read = frame.tiles.each()
+    crops = check.crops(image, read)  # the whole box: what the counter learnt
+    hidden = check.covered(image, read) >= sure  # the faces (``FACE_INSET``)
     where = [(int(i), int(k)) for i, k in np.argwhere(hidden)]
     counts = dict(zip(where, check.recount([crops[2 * i + k] for i, k in where], top),
                       strict=False))
     tiles = []
-    for i, tile in enumerate(frame.tiles):
+    for i, tile in enumerate(read):
         if not hidden[i].any():
             tiles.append(tile)
             continue
@@ -160,4 +161,4 @@ def flag_covered(frame: FrameReading, image: np.ndarray, check: CoverCheck | Non
             half_certainty=(certainty[0], certainty[1]),
             ranges=((ranges[0][0], ranges[0][1]), (ranges[1][0], ranges[1][1]))
             if ranges is not None else None))
-    return FrameReading(tiles, frame.markers, frame.shape, frame.face_down)
+    return FrameReading(TileReadings.of(tiles), frame.markers, frame.shape, frame.backs)

@@ -25,12 +25,12 @@ measures it again on other seeds (``face_down``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, TypeVar
 
 import cv2
 import numpy as np
 
 from vision.models.crops import order_corners
+from vision.readings import TileReading
 
 #: A 0-0 reading is a back when the darkest 3 % of its middle is less than this much
 #: darker than its face (a share of the face's brightness) ...
@@ -53,14 +53,6 @@ DARKEST = 0.03
 #: Brightness below which a face is taken as this bright (grey levels): the contrast
 #: of a dark back is not blown up by dividing by its low brightness.
 DIM_FACE = 40.0
-
-
-class _Reading(Protocol):
-    @property
-    def values(self) -> tuple[int, int]: ...
-
-    @property
-    def corners(self) -> np.ndarray: ...
 
 
 def middle_darkness(grey: np.ndarray, corners: np.ndarray) -> tuple[float, float]:
@@ -89,7 +81,7 @@ def middle_darkness(grey: np.ndarray, corners: np.ndarray) -> tuple[float, float
     return spot, row
 
 
-def lies_face_down(grey: np.ndarray, reading: _Reading) -> bool:
+def lies_face_down(grey: np.ndarray, reading: TileReading) -> bool:
     """Whether ``reading`` (read 0-0) is the back of a tile: no divider in its middle."""
     if tuple(reading.values) != (0, 0):
         return False
@@ -100,17 +92,15 @@ def lies_face_down(grey: np.ndarray, reading: _Reading) -> bool:
     return spot < MAX_SPOT and row < MAX_ROW
 
 
-R = TypeVar("R", bound=_Reading)
-
-
-def split_face_down(image: np.ndarray, readings: Sequence[R]) -> tuple[list[R], list[R]]:
+def split_face_down(image: np.ndarray, readings: Sequence[TileReading]
+                    ) -> tuple[list[TileReading], list[TileReading]]:
     """``readings`` split into the tiles face up and the backs of tiles lying face down,
     in their order. ``image`` is BGR or grey."""
     if not any(tuple(r.values) == (0, 0) for r in readings):
         return list(readings), []
     grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    up: list[R] = []
-    down: list[R] = []
+    up: list[TileReading] = []
+    down: list[TileReading] = []
     for r in readings:
         (down if lies_face_down(grey, r) else up).append(r)
     return up, down

@@ -63,7 +63,7 @@ from vision.reading.domino_verdicts import judged
 from vision.reading.face_down import markers_on_backs, split_face_down
 from vision.reading.missed_markers import FAINT_MARKER, ceil32, found_near, more_markers
 from vision.reading.reader_interface import BoxReadings, joined
-from vision.readings import MAX_VALUE, FrameReading, HalfCount, TileReading
+from vision.readings import MAX_VALUE, FrameReading, HalfCount, TileReading, TileReadings
 
 if TYPE_CHECKING:
     from vision.reading.set_profile import SetProfile
@@ -311,7 +311,7 @@ class TileReader:
                                _dynamic(self.detector))
         if self.drop_hollow_markers:
             markers = drop_hollow(markers, image)
-        down = [np.asarray(b.corners, np.float32) for b in backs]
+        down = list(backs.corners)
         if down and len(markers):  # a back the detector called a marker is a back
             grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
             on_backs = markers_on_backs(grey, markers.corners, down)
@@ -401,13 +401,13 @@ class TileReader:
         sides = np.linalg.norm(np.roll(tiles.corners, -1, axis=1) - tiles.corners, axis=2)
         return float(np.median(sides.min(axis=1))) * float(tiles.metadata.get("gain", 1.0))
 
-    def read_tiles(self, image: np.ndarray, tiles: Detections) -> list[TileReading]:
+    def read_tiles(self, image: np.ndarray, tiles: Detections) -> TileReadings:
         """Read the values of already-located tiles (corners in ``image`` pixels); the
         backs of tiles lying face down are left out (``read_tiles_and_backs``)."""
         return self.read_tiles_and_backs(image, tiles)[0]
 
     def read_tiles_and_backs(self, image: np.ndarray, tiles: Detections
-                             ) -> tuple[list[TileReading], list[TileReading]]:
+                             ) -> tuple[TileReadings, TileReadings]:
         """Read the values of already-located tiles (corners in ``image`` pixels), and set
         apart the backs of tiles lying face down (``vision.reading.face_down``; read 0-0).
 
@@ -428,24 +428,24 @@ class TileReader:
         sides = np.linalg.norm(np.roll(tiles.corners, -1, axis=1) - tiles.corners, axis=2)
         tiles = tiles[sides.min(axis=1) >= MIN_SIDE_PX] if len(tiles) else tiles
         if not len(tiles):
-            return [], []
+            return TileReadings.empty(), TileReadings.empty()
         tiles = joined(self, tiles)
         boxes, owner, turned_at, grey = self._box_variants(image, tiles)
-        found = self.read_at(image, np.array(boxes, np.float32), tiles.confidence[owner])
+        found = self._read_each(image, np.array(boxes, np.float32), tiles.confidence[owner])
         readings = best_readings(found, boxes, owner, turned_at, len(tiles))
         if self.domino_check is not None:
             readings = judged(self.domino_check, image, readings)
         if not self.spot_face_down:
-            return readings, []
-        return split_face_down(image if grey is None else grey, readings)
+            return TileReadings.of(readings), TileReadings.empty()
+        up, down = split_face_down(image if grey is None else grey, readings)
+        return TileReadings.of(up), TileReadings.of(down)
 
     def read_boxes(self, image: np.ndarray, tiles: Detections, again: np.ndarray
                    ) -> BoxReadings:
         """What a tracker's still frame needs read, in one call (``TileSource``): the
         boxes ``tiles`` as :meth:`read_tiles_and_backs` reads them, and the outlines
         ``again`` as :meth:`read_at` does."""
-        fresh, backs = self.read_tiles_and_backs(image, tiles) if len(tiles) else ([], [])
-        return BoxReadings(fresh, backs, self.read_at(image, again) if len(again) else [])
+        return BoxReadings(*self.read_tiles_and_backs(image, tiles), self.read_at(image, again))
 
     def _box_variants(self, image: np.ndarray, tiles: Detections
                       ) -> tuple[list[np.ndarray], list[int], set[int], np.ndarray | None]:
@@ -494,11 +494,15 @@ class TileReader:
                 owner.append(i)
         return boxes, owner, turned_at, grey
 
-    def read_at(self, image: np.ndarray, corners: np.ndarray,
-                detector_confidence: np.ndarray | None = None) -> list[TileReading]:
+    def read_at(self, image: np.ndarray, corners: np.ndarray) -> TileReadings:
         """One reading per box ``corners`` ``(N, 4, 2)`` (corner convention), read exactly
         there, in order: no snapping, merging or sorting. A video tracker uses it to
-        look again where a tile lay."""
+        look again where a tile lay, and the table where it does not hold together."""
+        return TileReadings.of(self._read_each(image, corners))
+
+    def _read_each(self, image: np.ndarray, corners: np.ndarray,
+                   detector_confidence: np.ndarray | None = None) -> list[TileReading]:
+        """:meth:`read_at` as a list, each box scored ``detector_confidence`` (or 1)."""
         boxes = np.asarray(corners, np.float32).reshape(-1, 4, 2)
         if not len(boxes):
             return []
@@ -520,7 +524,6 @@ class TileReader:
             b, low_b, high_b = within_set(second.value, second.low, second.high, self.max_value)
             readings.append(TileReading((a, b), box, confidence, uncertain, det,
                                         (first.certainty, second.certainty),
-                                        (first.pips, second.pips),
                                         ((low_a, high_a), (low_b, high_b))))
         return readings
 

@@ -9,14 +9,13 @@ single look is sure of are decided here, once, for the reader and the tracker.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
 from vision.models.detections import Detections
 from vision.reading.boxes.fragments import join_fragments
-from vision.readings import ReadTile
+from vision.readings import FrameReading, TileReadings
 
 
 class BoxReadings(NamedTuple):
@@ -24,25 +23,15 @@ class BoxReadings(NamedTuple):
     tiles read, best first; the backs set apart among them; one reading per outline
     looked at again, in order."""
 
-    tiles: Sequence[ReadTile]
-    backs: Sequence[ReadTile]
-    again: Sequence[ReadTile]
-
-
-class FrameRead(Protocol):
-    """Everything read from one frame: its tiles and its train markers."""
-
-    @property
-    def tiles(self) -> Sequence[ReadTile]: ...
-
-    @property
-    def markers(self) -> Detections: ...
+    tiles: TileReadings
+    backs: TileReadings
+    again: TileReadings
 
 
 class FrameReader(Protocol):
     """A reader of whole frames."""
 
-    def read(self, image: np.ndarray) -> FrameRead: ...
+    def read(self, image: np.ndarray) -> FrameReading: ...
 
 
 @runtime_checkable
@@ -72,7 +61,7 @@ class TileSource(Protocol):
         ``(N, 4, 2)``, each read exactly there."""
         ...
 
-    def read_at(self, image: np.ndarray, corners: np.ndarray) -> Sequence[ReadTile]:
+    def read_at(self, image: np.ndarray, corners: np.ndarray) -> TileReadings:
         """One reading per outline ``corners`` ``(N, 4, 2)``, read exactly there."""
         ...
 

@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 
 from vision.models.detections import Detections
-from vision.reading.reader import FrameReading, TileReading
+from vision.readings import FrameReading, TileReading, TileReadings
 
 Color = tuple[int, int, int]  # BGR
 
@@ -54,12 +54,13 @@ class ReadingAnnotator:
         self.show_confidence = show_confidence
 
     def annotate(self, scene: np.ndarray,
-                 readings: FrameReading | Sequence[TileReading]) -> np.ndarray:
+                 readings: FrameReading | TileReadings | Sequence[TileReading]) -> np.ndarray:
         out = scene.copy()
         side = max(scene.shape[:2])
         thickness = self.thickness or max(1, round(side / 600))
         scale = self.text_scale or max(0.4, side / 1800)
-        tiles = readings.tiles if isinstance(readings, FrameReading) else list(readings)
+        given = readings.tiles if isinstance(readings, FrameReading) else readings
+        tiles = given.each() if isinstance(given, TileReadings) else list(given)
         for tile in tiles:
             color = self.uncertain_color if tile.uncertain else self.color
             c = np.asarray(tile.corners, dtype=np.float32)
@@ -72,7 +73,7 @@ class ReadingAnnotator:
             if self.show_confidence:
                 label += f" {tile.confidence:.2f}"
             _label(out, label, c.mean(axis=0), color, scale, thickness)
-        for back in readings.face_down if isinstance(readings, FrameReading) else ():
+        for back in readings.backs if isinstance(readings, FrameReading) else ():
             c = np.asarray(back, dtype=np.float32)
             cv2.polylines(out, [np.round(c).astype(np.int32)], True, self.face_down_color,
                           thickness, cv2.LINE_AA)

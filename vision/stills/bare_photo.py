@@ -69,13 +69,12 @@ class BarePhoto:
     def screen(self, frame: FrameReading) -> FrameReading:
         """``frame`` (read from the photo) without the tiles, markers and backs lying on
         unchanged bare table."""
-        tiles = [t for t, bare in zip(frame.tiles, self.unchanged(
-            np.array([np.asarray(t.corners, np.float32) for t in frame.tiles])), strict=True)
-                 if not bare]
+        tiles = frame.tiles[~self.unchanged(frame.tiles.corners)] if len(
+            frame.tiles) else frame.tiles
         markers = frame.markers[~self.unchanged(frame.markers.corners)] if len(
             frame.markers) else frame.markers
-        backs = tuple(b for b, bare in zip(frame.face_down, self.unchanged(
-            np.array(frame.face_down, np.float32)), strict=True) if not bare)
+        backs = tuple(b for b, bare in zip(frame.backs, self.unchanged(
+            np.array(frame.backs, np.float32)), strict=True) if not bare)
         return FrameReading(tiles, markers, frame.shape, backs)
 
 

@@ -154,7 +154,7 @@ class HandReading:
 def hand_from_reading(reading: FrameReading, rules: RuleSet, source: str = "") -> HandReading:
     """Price the tiles of one read photo, left to right as they lie; a tile read twice
     in the photo is doubted (``Doubt.TWICE``), a box that may not be a tile left out."""
-    readings = sorted(reading.tiles, key=lambda t: (float(t.corners[:, 0].mean()),
+    readings = sorted(reading.tiles.each(), key=lambda t: (float(t.corners[:, 0].mean()),
                                                     float(t.corners[:, 1].mean())))
     doubts = [tile_doubts(r, rules.set) for r in readings]
     kept = [i for i, d in enumerate(doubts) if not LEFT_OUT.intersection(d)]
@@ -163,7 +163,7 @@ def hand_from_reading(reading: FrameReading, rules: RuleSet, source: str = "") -
     tiles = tuple(Tile(*readings[i].values) for i in kept)
     hand = HandReading(source, tiles, tuple(readings[i] for i in kept),
                        hand_points(tiles, rules), tuple(doubts[i] for i in kept),
-                       len(reading.face_down), left)
+                       len(reading.backs), left)
     return flag_duplicates([hand])[0]
 
 

@@ -32,7 +32,7 @@ import cv2
 import numpy as np
 
 from vision.models.detections import match_boxes, polygon_areas
-from vision.reading.reader import FrameReading, TileReading
+from vision.readings import FrameReading, TileReading, TileReadings
 
 #: Field of view (degrees) across the image's long side assumed for the camera:
 #: a phone's main camera is 65-75, the renderer draws 55-75.
@@ -153,7 +153,7 @@ def read_from_above(reader: Any, image: np.ndarray, fov_deg: float = FOV_DEG) ->
         reset()  # a still: read as a fresh reader would
     frame: FrameReading = reader.read(image)
     shape = (int(image.shape[0]), int(image.shape[1]))
-    corners = np.array([t.corners for t in frame.tiles], np.float64).reshape(-1, 4, 2)
+    corners = np.asarray(frame.tiles.corners, np.float64).reshape(-1, 4, 2)
     normal = plane_normal(corners, shape, fov_deg)
     if normal is None or not MIN_TILT <= tilt_degrees(normal) <= MAX_TILT:
         return frame
@@ -166,5 +166,5 @@ def read_from_above(reader: Any, image: np.ndarray, fov_deg: float = FOV_DEG) ->
         reset()  # no closer look carried from the photo
     seen = reader.read(above)
     from_above = np.linalg.inv(to_above)
-    tiles = merge(frame.tiles, [_back(t, from_above) for t in seen.tiles])
-    return FrameReading(tiles, frame.markers, shape, getattr(frame, "face_down", ()))
+    tiles = merge(frame.tiles.each(), [_back(t, from_above) for t in seen.tiles.each()])
+    return FrameReading(TileReadings.of(tiles), frame.markers, shape, frame.backs)

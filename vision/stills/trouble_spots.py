@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from vision.models.detections import Detections, polygon_iou
-from vision.reading.reader import FrameReading
+from vision.readings import FrameReading, TileReadings
 
 #: Window side, in tile widths (the median short side of the boxes found).
 WINDOW_WIDTHS = 8.0
@@ -59,7 +59,7 @@ REPLACE_IOU = 0.2
 def _width(frame: FrameReading) -> float | None:
     if not frame.tiles:
         return None
-    corners = np.array([np.asarray(t.corners, np.float32) for t in frame.tiles])
+    corners = np.asarray(frame.tiles.corners, np.float32)
     sides = np.linalg.norm(np.roll(corners, -1, axis=1) - corners, axis=2)
     return float(np.median(sides.min(axis=1)))
 
@@ -69,7 +69,7 @@ def loose_centres(reading: Any, frame: FrameReading) -> list[np.ndarray]:
     no train and did not take for the engine."""
     assignment = list(getattr(reading, "assignment", []) or [])
     return [np.asarray(t.corners, np.float64).mean(axis=0)
-            for i, t in enumerate(frame.tiles)
+            for i, t in enumerate(frame.tiles.each())
             if i < len(assignment) and assignment[i] is None]
 
 
@@ -80,7 +80,7 @@ def end_centres(reading: Any, frame: FrameReading) -> list[np.ndarray]:
     for indices in (getattr(reading, "positions", None) or {}).values():
         shown = [i for i in indices if i < len(frame.tiles)]
         if shown:
-            out.append(np.asarray(frame.tiles[shown[-1]].corners, np.float64).mean(axis=0))
+            out.append(np.asarray(frame.tiles.corners[shown[-1]], np.float64).mean(axis=0))
     return out
 
 
@@ -154,13 +154,13 @@ def look_closer(reader: Any, image: np.ndarray, frame: FrameReading, reading: An
         centres += end_centres(reading, frame)
     if w is None or not centres or getattr(reader, "detector", None) is None:
         return frame, reading
-    tiles = list(frame.tiles)
+    tiles = frame.tiles.each()
     changed = False
     for window in _windows(centres, WINDOW_WIDTHS * w, image.shape[:2]):
         found = _found_in(reader, image, window, w, frame.markers)
         if not len(found):
             continue
-        new = _apart(reader.read_tiles(image, found))
+        new = _apart(reader.read_tiles(image, found).each())
         if not new:
             continue
         held = np.array([np.asarray(t.corners, np.float32) for t in tiles]).reshape(-1, 4, 2)
@@ -175,7 +175,7 @@ def look_closer(reader: Any, image: np.ndarray, frame: FrameReading, reading: An
     if not changed:
         return frame, reading
     tiles.sort(key=lambda t: -t.confidence)
-    closer = FrameReading(tiles, frame.markers, frame.shape, frame.face_down)
+    closer = FrameReading(TileReadings.of(tiles), frame.markers, frame.shape, frame.backs)
     again = rebuild(closer)
     return (closer, again) if _laid(again) > _laid(reading) else (frame, reading)
 

@@ -26,7 +26,7 @@ How a table is read (``vision.table.pipeline``, one module per stage, sharing on
 3. **Seats**: ``P`` players' trains and the Mexican train leave the hub in
    ``P + 1`` evenly spaced slots, seat 0 towards the bottom of the image (or
    the mat's seat-0 slot), clockwise; the last slot is the Mexican train's.
-4. **Counts** (``consistency``): once the trains are laid, misread counts are
+4. **Counts** (``counts/``, ``consistency``): once the trains are laid, misread counts are
    settled by their neighbours, the set's one tile of each kind and the reader's
    ranges; last, the table is decoded jointly under the set (``decode``): a repeat
    read with doubt takes the likeliest counts that repeat nothing (``set-decoded``,

@@ -10,7 +10,7 @@ import numpy as np
 
 from engine import Owner
 from vision.mat.geometry import TILE_WIDTH_MM, apply_homography
-from vision.readings import ReadTile
+from vision.readings import TileReading
 from vision.table.geometry import PlacedTile, Ranges
 from vision.table.reading import Look, Uncertainty
 
@@ -47,7 +47,7 @@ class Chain:
 class Reread(NamedTuple):
     """A reading of an outline read again: the reading, its values and ranges."""
 
-    seen: ReadTile
+    seen: TileReading
     values: tuple[int, int]
     ranges: Ranges
 
@@ -69,7 +69,7 @@ class TableBuild:
     Each stage reports what it could not settle to ``uncertain``.
     """
 
-    tiles: list[ReadTile]
+    tiles: list[TileReading]
     read: list[PlacedTile]
     players: int
     to_image: np.ndarray
@@ -92,7 +92,7 @@ class TableBuild:
     def report(self, uncertainty: Uncertainty) -> None:
         self.uncertain.append(uncertainty)
 
-    def add_tile(self, tile: ReadTile) -> int:
+    def add_tile(self, tile: TileReading) -> int:
         """Append a tile read again or inferred; its index."""
         self.tiles.append(tile)
         return len(self.tiles) - 1
@@ -111,7 +111,7 @@ class TableBuild:
                                      (int(ranges[1][0]), int(ranges[1][1]))))
 
 
-def end_ranges(tile: ReadTile, near: int, far: int) -> Ranges:
+def end_ranges(tile: TileReading, near: int, far: int) -> Ranges:
     """The counts the near and far end of a tile laid ``near``-``far`` could be."""
     read = tuple(int(v) for v in tile.values)
     ranges = tile.ranges

@@ -4,15 +4,14 @@ inferred from the counts on both sides (``inferred-tile``)."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
+from vision.readings import TileReading
 from vision.table.build import Chain, TableBuild
 from vision.table.geometry import (
     PlacedTile,
-    Ranges,
     cos_between,
     make_tile,
     nearer_half,
@@ -34,20 +33,6 @@ BRIDGE_TURN_REACH = 0.5
 #: How straight in line (degrees) the tile beyond must lie, and point (along the
 #: train, or for a double at a right angle to it).
 BRIDGE_BEND_DEG = 20.0
-
-
-@dataclass(frozen=True)
-class Inferred:
-    """A tile no box was found for, inferred from a train's gap (``bridge_gap``);
-    ``corners`` on the working plane (the mat's millimetres with a mat). Its counts are
-    as inferred: no doubt, no ranges."""
-
-    values: tuple[int, int]
-    corners: np.ndarray
-    confidence: float = 1.0
-    uncertain: bool = False
-    half_certainty: tuple[float, float] = (1.0, 1.0)
-    ranges: Ranges | None = None
 
 
 #: Two unseen singles in line: the tile beyond lies this far (widths) beyond the end,
@@ -244,7 +229,8 @@ def _lay_across(b: TableBuild, chain: Chain, beyond: Beyond) -> None:
             mid = (lo + hi) / 2
             lo, hi, across = mid - perp(axis) * w, mid + perp(axis) * w, axis * 0.5 * w
         corners = np.array([lo - across, lo + across, hi + across, hi - across])
-        inferred = b.add_tile(Inferred(missing, corners))
+        # inferred, so no doubt and no ranges; ``corners`` on the working plane
+        inferred = b.add_tile(TileReading(missing, corners))
         gap = make_tile(inferred, missing, corners)
         _drop_pieces(b, chain, gap, t)
         chain.lay((inferred, missing[0], missing[1]),

@@ -13,7 +13,7 @@ from vision.mat.geometry import (
     TILE_WIDTH_MM,
     marker_corners_mm,
 )
-from vision.readings import ReadTile
+from vision.readings import TileReading
 from vision.table.build import TableBuild
 from vision.table.geometry import PlacedTile, cos_between, make_tile, nearer_half, outline_at
 from vision.table.reading import Uncertainty
@@ -181,7 +181,7 @@ def look_at_hub(b: TableBuild, w: float, engine: int | None) -> tuple[PlacedTile
     when known), the one with the most pips is the engine; on a tie, the surest
     (``reread-tile``; appended to ``b.tiles``). ``None``: none was read.
     """
-    best: tuple[int, float, np.ndarray, ReadTile] | None = None
+    best: tuple[int, float, np.ndarray, TileReading] | None = None
     for turn in HUB_TURNS:
         axis = np.array([math.cos(math.radians(turn)), math.sin(math.radians(turn))])
         corners = outline_at(np.zeros(2), axis, w)

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from vision.readings import ReadTile
+from vision.readings import TileReading
 from vision.table.build import Chain, Reread, TableBuild
 from vision.table.geometry import PlacedTile, make_tile, nearer_half, outline_at, perp
 from vision.table.reading import Uncertainty
@@ -63,7 +63,7 @@ class Found(NamedTuple):
     centre: np.ndarray
     corners: np.ndarray
     way: np.ndarray
-    seen: ReadTile
+    seen: TileReading
 
 
 def halves_meet(a: PlacedTile, b: PlacedTile, w: float) -> bool:

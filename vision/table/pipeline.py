@@ -10,10 +10,10 @@ import numpy as np
 
 from engine import MEXICAN, Owner, TableState, Train
 from vision.mat.geometry import apply_homography
-from vision.readings import ReadTile
+from vision.readings import TileReading, TileReadings
 from vision.table.build import TableBuild
 from vision.table.chains import grow, report_leftovers, start_trains
-from vision.table.consistency import correct_counts, within_ranges
+from vision.table.counts.consistency import correct_counts, within_ranges
 from vision.table.gaps import bridge_gap
 from vision.table.geometry import PlacedTile, make_tile
 from vision.table.hub import on_printed_marker, on_printed_ring, place_engine
@@ -28,14 +28,14 @@ if TYPE_CHECKING:
     from vision.models.detections import Detections
 
 
-def reconstruct(tiles: Sequence[ReadTile], markers: Detections | None, players: int,
-                mat: MatView | None = None, engine: int | None = None,
+def reconstruct(tiles: TileReadings | Sequence[TileReading], markers: Detections | None,
+                players: int, mat: MatView | None = None, engine: int | None = None,
                 infer_gaps: bool = True, look: Look | None = None) -> TableReading:
     """Read the table from the tiles and markers found in one image.
 
-    ``tiles`` carry ``values`` (as read, either order) and ``corners`` in image
-    pixels following the corner convention; ``markers`` are the marker
-    detections (``None`` for none). With ``mat`` (from
+    ``tiles`` (a frame's, or given one by one) carry ``values`` (as read, either
+    order) and ``corners`` in image pixels following the corner convention;
+    ``markers`` are the marker detections (``None`` for none). With ``mat`` (from
     :func:`vision.mat.hub_mat.detect_mat`) geometry is taken on the mat's plane in
     millimetres, and seats come from the mat. ``engine``, when the round's
     engine is known (the companion knows the round; a tracker knows it once a
@@ -62,7 +62,8 @@ def reconstruct(tiles: Sequence[ReadTile], markers: Detections | None, players: 
         to_plane = np.asarray(mat.image_to_mat, dtype=np.float64)
     else:
         to_plane = np.eye(3)
-    inputs = [within_ranges(t) for t in tiles]
+    inputs = [within_ranges(t) for t in (tiles.each() if isinstance(tiles, TileReadings)
+                                         else tiles)]
     read = [make_tile(i, tuple(t.values), apply_homography(to_plane, np.asarray(t.corners)),
                       t.ranges, bool(t.uncertain))
             for i, t in enumerate(inputs)]

@@ -9,11 +9,11 @@ from typing import Any
 import numpy as np
 
 from engine import Owner, TableState
-from vision.readings import ReadTile
+from vision.readings import TileReading
 
 #: Reads the image again inside image corners ``(4, 2)`` (corner convention): a read
 #: tile, or ``None``.
-Look = Callable[[np.ndarray], ReadTile | None]
+Look = Callable[[np.ndarray], TileReading | None]
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import numpy as np
 
 from engine import MEXICAN, Owner
 from vision.mat.geometry import SLOT_RADIUS_MM
-from vision.readings import ReadTile
+from vision.readings import TileReading
 from vision.table.build import Chain, TableBuild
 from vision.table.geometry import PlacedTile, cos_between, make_tile, nearest_slot, outline_at, perp
 from vision.table.look_again import SURE_HALF
@@ -77,7 +77,7 @@ def look_at_slots(b: TableBuild) -> bool:
 
 
 def _read_at_slot(b: TableBuild, u: np.ndarray, boxes: list[PlacedTile]
-                  ) -> tuple[np.ndarray, ReadTile] | None:
+                  ) -> tuple[np.ndarray, TileReading] | None:
     """The surest undoubted reading of a first tile along ``u`` from the hub, where it
     lies and moved to each box about it, whose near half could be the engine's count."""
     w = b.w
@@ -86,7 +86,7 @@ def _read_at_slot(b: TableBuild, u: np.ndarray, boxes: list[PlacedTile]
     if not near:
         return None
     across = [expected + perp(u) * float((c - expected) @ perp(u)) for c in near]
-    best: tuple[float, np.ndarray, ReadTile] | None = None
+    best: tuple[float, np.ndarray, TileReading] | None = None
     for centre in [expected, *across, *near]:
         corners = outline_at(centre, u, w)
         again = b.read_again(corners)

@@ -28,8 +28,8 @@ import numpy as np
 from vision.models.detections import Detections
 from vision.reading.boxes.duplicate_boxes import distinct
 from vision.reading.face_down import markers_on_backs
-from vision.reading.reader_interface import ReadTile, TileSource, sure_markers, tile_boxes
-from vision.readings import TileReadings
+from vision.reading.reader_interface import TileSource, sure_markers, tile_boxes
+from vision.readings import TileReading, TileReadings
 
 #: Size (width, height) of the small upright picture of a tile's face compared between
 #: frames, and how far inside the outline it is taken (neighbours stay out of it).
@@ -112,7 +112,7 @@ class _Held:
     """A tile held: its reading, how many reads in a row agreed on it, whether it is
     one of the last settled table, and how it looked then."""
 
-    reading: ReadTile
+    reading: TileReading
     agree: int = 1
     settled: bool = False
     look: np.ndarray | None = None
@@ -130,11 +130,11 @@ class TileMemory:
         self.held: list[_Held] = []
         self._next_id = 0
         #: The backs of tiles lying face down set apart so far, and how each looked then.
-        self.backs: list[ReadTile] = []
+        self.backs: list[TileReading] = []
         self.back_looks: list[np.ndarray] = []
 
     @property
-    def readings(self) -> list[ReadTile]:
+    def readings(self) -> list[TileReading]:
         """The tiles held, as last read."""
         return [h.reading for h in self.held]
 
@@ -182,13 +182,14 @@ class TileMemory:
     # -- one still frame -----------------------------------------------------------
 
     def update_with_detections(self, frame: np.ndarray, found: Detections
-                               ) -> tuple[list[ReadTile], Detections]:
+                               ) -> tuple[TileReadings, Detections]:
         """The tiles and markers of the still ``frame`` whose detections are ``found``,
         reading only the boxes not known already; the memory then holds these tiles.
 
         The tile boxes get their track ids (``data["track_id"]``: the tile held
         there, -1 for none); those of tiles known well enough keep their
-        readings, the others are read (or found to be a known back).
+        readings, the others are read (or found to be a known back). The tiles come
+        back as :attr:`detections`.
         """
         grey = grey_of(frame)
         still = self.unchanged(grey)
@@ -205,15 +206,15 @@ class TileMemory:
         again = [m for m in unseen if not still[m]]
         read = self.reader.read_boxes(frame, unread, np.array(
             [np.asarray(self.held[m].reading.corners) for m in again]).reshape(-1, 4, 2))
-        self._hold_backs(grey, on_back, read.backs)
+        self._hold_backs(grey, on_back, read.backs.each())
         markers = self._off_backs(grey, sure_markers(self.reader, found))
-        fresh = list(read.tiles)
+        fresh = read.tiles.each()
         self.counts.tiles_read += len(fresh)
         self.counts.tiles_reused += int(known.sum())
         kept = [self.held[m] for m in ids[known].tolist()]
-        kept += self._missed(still, unseen, again, read.again)
+        kept += self._missed(still, unseen, again, read.again.each())
         self.held = self._deduplicated(kept + self._confirm(fresh))
-        return self.readings, markers
+        return self.detections, markers
 
     def _off_known_backs(self, grey: np.ndarray, boxes: Detections
                          ) -> tuple[Detections, dict[int, int]]:
@@ -230,7 +231,7 @@ class TileMemory:
         return boxes, on_back
 
     def _hold_backs(self, grey: np.ndarray, on_back: dict[int, int],
-                    backs: Sequence[ReadTile]) -> None:
+                    backs: Sequence[TileReading]) -> None:
         """The backs held become those found again and those just set apart."""
         self.counts.backs_read += len(backs)
         self.counts.backs_reused += len(on_back)
@@ -246,7 +247,7 @@ class TileMemory:
                                          [np.asarray(b.corners) for b in self.backs])]
 
     def _missed(self, still: list[bool], unseen: list[int], again: list[int],
-                looked: Sequence[ReadTile]) -> list[_Held]:
+                looked: Sequence[TileReading]) -> list[_Held]:
         """Known tiles the detector missed (``unseen``) that are still there: looking as
         they did when their table settled, or else (``again``) reading the same when
         looked at again where they lay (``looked``). A tile taken away changes the view
@@ -258,7 +259,7 @@ class TileMemory:
         self.counts.tiles_kept += len(out)
         return out
 
-    def _confirm(self, fresh: list[ReadTile]) -> list[_Held]:
+    def _confirm(self, fresh: list[TileReading]) -> list[_Held]:
         """Fresh readings held: one read as a known tile where it lies is that tile read
         once more (a reading the reader is unsure of is never confirmed, so that it is
         read again until it is sure or the table settles); others are new tiles."""

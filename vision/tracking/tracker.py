@@ -33,7 +33,7 @@ of images (``vision.tracking.frame_source``) and yields :data:`vision.events.Tra
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,8 @@ from vision.events import (
     Uncertain,
 )
 from vision.models.detections import Detections
-from vision.reading.reader_interface import FrameReader, ReadTile, TileSource
+from vision.reading.reader_interface import FrameReader, TileSource
+from vision.readings import TileReading, TileReadings
 from vision.table import TableReading, reconstruct
 from vision.tracking.frame_source import Capture, FrameSource, frame_source
 from vision.tracking.table_vote import (
@@ -164,7 +165,7 @@ class Tracker:
     # -- reading one still frame ---------------------------------------------------
 
     def _read(self, frame: np.ndarray, memory: TileMemory | None
-              ) -> tuple[Sequence[ReadTile], Detections]:
+              ) -> tuple[TileReadings, Detections]:
         """Tiles and markers of a still frame: through ``memory`` (which reads only what it
         does not know) when the reader reads boxes apart, else the whole frame read."""
         if memory is not None:
@@ -177,7 +178,7 @@ class Tracker:
         self.counts.tiles_read += len(frame_reading.tiles)
         return frame_reading.tiles, frame_reading.markers
 
-    def _reconstruct(self, frame: np.ndarray, tiles: Sequence[ReadTile], markers: Detections,
+    def _reconstruct(self, frame: np.ndarray, tiles: TileReadings, markers: Detections,
                      mat_view: Any) -> TableReading:
         # the round's engine, once known (given, or from the first settled table)
         engine = self.referee.engine
@@ -185,8 +186,8 @@ class Tracker:
         reader = self.reader
         look = None
         if isinstance(reader, TileSource):
-            def look(corners: np.ndarray) -> ReadTile:
-                return reader.read_at(frame, corners[None])[0]
+            def look(corners: np.ndarray) -> TileReading:
+                return reader.read_at(frame, corners[None]).reading(0)
         reading = reconstruct(tiles, markers, self.players, mat_view, engine=engine, look=look)
         if self.settled_reading is not None and fills_a_known_place(self.settled_reading,
                                                                     reading):
@@ -294,14 +295,14 @@ class Tracker:
             ballot.clear()
             yield from self._settle(chosen, index, stamp)
 
-    def _bare(self, reading: TableReading, tiles: Sequence[ReadTile]) -> bool:
+    def _bare(self, reading: TableReading, tiles: TileReadings) -> bool:
         """Whether a still frame read before the first table settled shows the bare table:
         no engine double read in it when the round's engine is told (a printed domino
         can make a table of its own without the mat), else no table read."""
         engine = self.referee.engine
         if engine is None:
             return reading.table is None
-        return not any(sorted(t.values) == [engine, engine] for t in tiles)
+        return not any(sorted(t.values) == [engine, engine] for t in tiles.each())
 
     def _vote(self, reading: TableReading, still: Still, ballot: TableVote) -> TableReading | None:
         """The table that settles with ``reading``, if one does (and is news)."""

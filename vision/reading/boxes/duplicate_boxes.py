@@ -5,19 +5,11 @@ moved or turned, the one that stands (:func:`best_readings`)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
 
 import numpy as np
 
 from vision.models.detections import polygon_iou
 from vision.readings import TileReading
-
-
-class Outlined(Protocol):
-    """Anything lying at ``corners`` ``(4, 2)``."""
-
-    @property
-    def corners(self) -> np.ndarray: ...
 
 #: the less confident one is dropped.
 DUPLICATE_IOU = 0.5
@@ -93,7 +85,7 @@ def over_a_seam(j: int, readings: Sequence[TileReading]) -> bool:
 
 
 
-def distinct(readings: Sequence[Outlined], iou: float = DUPLICATE_IOU) -> list[int]:
+def distinct(readings: Sequence[TileReading], iou: float = DUPLICATE_IOU) -> list[int]:
     """Indices of ``readings`` to keep when boxes overlapping by ``iou`` or more are
     one tile: the first of each such group stays (give them best first)."""
     if len(readings) < 2:

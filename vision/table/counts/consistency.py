@@ -8,32 +8,16 @@ trains once the trains are laid; each rule below is one part of it.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-import numpy as np
-
-from vision.readings import ReadTile
+from vision.readings import TileReading
 from vision.table.build import Chain, TableBuild, end_ranges, lies_along
-from vision.table.decode import decode_set
-from vision.table.geometry import Ranges
+from vision.table.counts.decode import decode_set
 from vision.table.reading import Uncertainty
 from vision.table.rereads import reread_mismatches
 
 
-@dataclass(frozen=True)
-class Settled:
-    """A tile read with a count beyond its own range, taken at the nearest count of
-    that range (``within_ranges``), as sure of each half as the reader was."""
-
-    values: tuple[int, int]
-    corners: np.ndarray
-    ranges: Ranges
-    uncertain: bool
-    confidence: float
-    half_certainty: tuple[float, float] = (1.0, 1.0)
-
-
-def within_ranges(tile: ReadTile) -> ReadTile:
+def within_ranges(tile: TileReading) -> TileReading:
     """``tile``, or its counts moved into the ranges the reader gives them.
 
     The reader keeps a count beyond the set as read (a blurred 12 read 13 in a
@@ -50,9 +34,7 @@ def within_ranges(tile: ReadTile) -> ReadTile:
     if settled == values:
         return tile
     spans = ((int(ranges[0][0]), int(ranges[0][1])), (int(ranges[1][0]), int(ranges[1][1])))
-    sure = tile.half_certainty
-    return Settled((settled[0], settled[1]), np.asarray(tile.corners), spans,
-                   bool(tile.uncertain), float(tile.confidence), (float(sure[0]), float(sure[1])))
+    return replace(tile, values=(settled[0], settled[1]), ranges=spans)
 
 
 def correct_counts(b: TableBuild) -> None:
@@ -195,7 +177,7 @@ class _Entry:
     far_sure: float
 
 
-def _entry(tile: ReadTile, idx: int, near: int, far: int) -> _Entry:
+def _entry(tile: TileReading, idx: int, near: int, far: int) -> _Entry:
     read = (int(tile.values[0]), int(tile.values[1]))
     k = 0 if read == (near, far) else 1
     ranges = tile.ranges or ((read[0], read[0]), (read[1], read[1]))
