@@ -231,10 +231,12 @@ def test_marks_survive_in_the_stored_readings() -> None:
         {"values": [4, 6], "corners": [], "doubts": ["range"]},
         {"values": [1, 2], "corners": [], "doubts": ["maybe-not-tile"], "left_out": True},
         {"corners": [], "face_down": True}])
-    assert hand_check.open_doubts(readings) == [0, 1]
+    # a tile face down is not in the points: the hand waits for a look too
+    assert hand_check.open_doubts(readings) == [0, 1, 2]
     assert hand_check.hand_tiles(readings, [[0, 0]]) == [[4, 6], [0, 0]]
     fixed = hand_check.answer(readings, 1, values=(1, 3))
-    assert hand_check.hand_tiles(fixed) == [[4, 6], [1, 3]] and hand_check.open_doubts(fixed) == [0]
+    assert hand_check.hand_tiles(fixed) == [[4, 6], [1, 3]]
+    assert hand_check.open_doubts(fixed) == [0, 2]
     assert hand_check.open_doubts(hand_check.confirm_all(fixed)) == []
     assert hand_check.hand_tiles(hand_check.confirm_all(readings)) == [[4, 6]]  # as shown
     assert hand_check.hand_tiles(hand_check.answer(readings, 1)) == [[4, 6], [1, 2]]  # a tile
