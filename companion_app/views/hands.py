@@ -168,6 +168,9 @@ def _note(readings: list[PhotoTile], where: str = "") -> str:
     uncertain = sum(bool(hand_check.doubts(r)) for r in counted)
     covered = sum(r.covered for r in counted)
     out = [r for r in readings if hand_check.is_box(r) and not hand_check.counts(r)]
+    if not counted and not out:
+        return (f"No tile was found{where}: check the photo, and type the hand's tiles in "
+                "or take the photo again.")
     missed = sum("maybe-missed" in r.doubts for r in out)
     left = len(out) - missed
     return (f"{len(counted)} tile(s) read{where}" +

@@ -127,8 +127,9 @@ class HandReading:
     @property
     def needs_check(self) -> bool:
         """Whether the points rest on anything doubtful: a tile to look at, a box
-        left out that might be a tile, or a tile lying face down (not in the points)."""
-        return bool(self.uncertain or self.left_out or self.face_down)
+        left out that might be a tile, a tile lying face down (not in the points), or
+        nothing found at all (a photo is taken of a hand that holds tiles)."""
+        return bool(self.uncertain or self.left_out or self.face_down or not self.tiles)
 
     def to_json(self) -> dict[str, Any]:
         """``{"tiles": [[a, b], ...], "points": N, "uncertain": [i, ...], "check": bool,
