@@ -64,7 +64,7 @@ def test_photoreal_hands_are_composed_with_their_true_points() -> None:
 
     made = photoreal_hands(SPRITES[:1], 2)
     assert [name for name, _, _ in made] == ["photoreal_4401_000", "photoreal_4401_001"]
-    library = SpriteLibrary(SPRITES[:1])
+    library = SpriteLibrary(SPRITES[:1], per_folder=64)
     for i, (_, image, points) in enumerate(made):
         again, labels = compose_frame(library, 4401, i, Options(hands=True, size=HAND_FRAME))
         assert np.array_equal(image, again) and image.shape == (960, 1280, 3)
