@@ -14,7 +14,13 @@ from engine import RuleSet
 from vision.models.detections import Detections
 from vision.reading.reader import FrameReading, TileReader, TileReading
 from vision.stills.hand_photos import Doubt, hand_from_reading
-from vision.stills.missed_tiles import MISSED_DOUBT, candidates, maybe_missed, with_missed
+from vision.stills.missed_tiles import (
+    MISSED_DOUBT,
+    candidates,
+    maybe_missed,
+    tile_coloured,
+    with_missed,
+)
 
 BOX = np.array([[0, 0], [40, 0], [40, 80], [0, 80]], np.float32)  # 40 x 80: a domino
 
@@ -45,6 +51,32 @@ class TestCandidates:
         square = np.array([[0, 0], [60, 0], [60, 60], [0, 60]], np.float32)
         found = _found(BOX * 2 + [100, 0], square + [300, 0])
         assert candidates(found, empty).tolist() == [0]
+
+    def test_a_patch_of_the_tiles_colour_is_one_a_patch_of_another_is_not(self) -> None:
+        """Ivory faces with dark pips on green cloth: a fourth face the reading lacks is
+        found by its colour, pips and all; a square of that colour, a tile's length of
+        another colour, and a tile's half are not."""
+        image = np.full((400, 600, 3), (40, 120, 30), np.uint8)  # green cloth
+        ivory, pip = (200, 225, 235), (30, 30, 30)
+
+        def face(x: int, y: int, w: int = 40, h: int = 80, colour: tuple = ivory) -> None:
+            image[y:y + h, x:x + w] = colour
+            if colour == ivory:
+                for k in range(3):
+                    image[y + 10 + 25 * k: y + 16 + 25 * k, x + 17: x + 23] = pip
+
+        read = [_reading((x, 20)) for x in (20, 80, 140)]
+        for r in read:
+            face(int(r.corners[0, 0]), 20)
+        face(300, 20)  # the tile the reading lacks
+        face(400, 20, 80, 80)  # a square of ivory
+        face(300, 200, colour=(200, 40, 200))  # a tile's size, another colour
+        face(400, 200, 40, 40)  # half a tile
+        frame = FrameReading(read, Detections.empty())
+        boxes = tile_coloured(image, frame)
+        assert len(boxes) == 1
+        assert np.allclose(boxes[0].mean(axis=0), (320, 60), atol=4)
+        assert tile_coloured(image, FrameReading([], Detections.empty())).shape == (0, 4, 2)
 
     def test_a_missed_box_is_left_out_and_marks_the_hand(self) -> None:
         missed = replace(_reading((100, 0), (0, 5)), detector_confidence=0.06,

@@ -3,8 +3,10 @@ is wrong, so a photo with one is marked for checking.
 
 The tile detector boxes some tiles only faintly (a blank half, a tile at a slant, a
 busy cloth under it): below the reader's floor, and so never read. Such a tile is
-still among the detector's faint boxes. A faint box is taken for a tile that may
-have been missed (:func:`maybe_missed`) when
+still among the detector's faint boxes, or, where the detector gave it no box at all
+(faint pips, a tight row), a patch of the tiles' own colour (:func:`tile_coloured`:
+the colour of the faces read, pips closed over, outside every box read). Such a box
+is taken for a tile that may have been missed (:func:`maybe_missed`) when
 
 - it is no tile read already, nor a box read and left out, nor a tile lying face
   down (it overlaps none of them ``SAME_BOX_IOU``);
@@ -15,6 +17,8 @@ have been missed (:func:`maybe_missed`) when
 - the domino check (``vision.models.domino_check``, ``models/verifier.onnx``) does
   not take it for something else: ``not`` below its own doubt mark (``NOT_DOUBT``).
 
+(a patch of colour must have a tile's shape besides: filling ``FILL_SHARE`` of its
+rectangle, longer than wide, ``MIN_ASPECT``.)
 Each is read where it lies (``TileReader.read_at``) and handed on ``uncertain``, with
 the doubt ``MISSED_DOUBT``: shown on the photo with its outline, never counted until
 a person says it is a tile. On the rendered hands of the eval set, the composited
@@ -27,6 +31,7 @@ from __future__ import annotations
 import copy
 from dataclasses import replace
 
+import cv2
 import numpy as np
 
 from vision.models.detections import Detections, polygon_iou
@@ -48,6 +53,25 @@ SIZE_RANGE = (0.5, 2.0)
 ASPECT_RANGE = (1.4, 3.5)
 #: The doubt a reading of a candidate carries (``TileReading.doubt``).
 MISSED_DOUBT = "missed?"
+#: The tiles' colour is looked for at this long side (pixels) at most.
+COLOUR_SIDE = 800
+#: The faces read are sampled inside this share of their boxes (their edges and sides
+#: left out); a pixel is of their colour within ``COLOUR_REACH`` times the distance (CIE
+#: Lab) from their median colour that holds ``COLOUR_SHARE`` of their own pixels.
+FACE_SHARE = 0.7
+COLOUR_SHARE = 0.75
+COLOUR_REACH = 1.5
+#: ...and never less than this (CIE Lab units): faces of one flat colour still reach
+#: their shading.
+COLOUR_FLOOR = 10.0
+#: Pips and the divider are closed over, and threads of colour cut, at this share of a
+#: tile's width; a box read keeps ``KNOWN_MARGIN`` more round it out of the search.
+CLOSE_SHARE = 0.2
+KNOWN_MARGIN = 1.15
+#: A patch of the tiles' colour is tile-shaped when it fills this share of its rectangle
+#: and is this many times longer than wide (a domino 2, its face seen at a slant less).
+FILL_SHARE = 0.7
+MIN_ASPECT = 1.3
 
 
 def _sides(corners: np.ndarray) -> np.ndarray:
@@ -86,6 +110,55 @@ def faint_boxes(reader: TileReader, image: np.ndarray) -> Detections:
     return found[found.class_id == reader.tile_class]
 
 
+def _scaled(corners: np.ndarray, factor: float) -> np.ndarray:
+    centre = corners.mean(axis=0)
+    return centre + (corners - centre) * factor
+
+
+def tile_coloured(image: np.ndarray, frame: FrameReading) -> np.ndarray:
+    """Boxes ``(N, 4, 2)`` round the patches of ``image`` of the colour of the faces
+    ``frame`` read, outside them, of a tile's size and shape (module docstring); none
+    when no tile was read (no colour to look for)."""
+    read = np.array([t.corners for t in frame.tiles], np.float32).reshape(-1, 4, 2)
+    if not len(read):
+        return np.zeros((0, 4, 2), np.float32)
+    scale = min(1.0, COLOUR_SIDE / max(image.shape[:2]))
+    small = (cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+             if scale < 1.0 else image)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    faces = np.zeros(small.shape[:2], np.uint8)
+    for c in read * scale:
+        cv2.fillConvexPoly(faces, np.round(_scaled(c, FACE_SHARE)).astype(np.int32), 1)
+    samples = lab[faces > 0]
+    if len(samples) < 50:
+        return np.zeros((0, 4, 2), np.float32)
+    centre = np.median(samples, axis=0)
+    reach = max(COLOUR_FLOOR, COLOUR_REACH * float(np.quantile(
+        np.linalg.norm(samples - centre, axis=1), COLOUR_SHARE)))
+    mask = (np.linalg.norm(lab - centre, axis=2) < reach).astype(np.uint8)
+    width, length = np.median(_sides(read * scale), axis=0)
+    kernel = np.ones((max(3, int(CLOSE_SHARE * width) | 1),) * 2, np.uint8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel)
+    known = np.zeros_like(mask)
+    for c in [*(read * scale), *(np.asarray(b, np.float32) * scale for b in frame.face_down)]:
+        cv2.fillConvexPoly(known, np.round(_scaled(c, KNOWN_MARGIN)).astype(np.int32), 1)
+    mask = cv2.morphologyEx(mask * (known == 0), cv2.MORPH_OPEN, kernel)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    boxes = []
+    low, high = SIZE_RANGE
+    for k in range(1, count):
+        area = float(stats[k, cv2.CC_STAT_AREA])
+        if not low ** 2 * width * length <= area <= high ** 2 * width * length:
+            continue
+        points = np.column_stack(np.nonzero(labels == k)[::-1]).astype(np.float32)
+        rect = cv2.minAreaRect(points)
+        short, long = sorted(float(v) for v in rect[1])
+        if (low * width <= short <= high * width and low * length <= long <= high * length
+                and area >= FILL_SHARE * short * long and long >= MIN_ASPECT * short):
+            boxes.append(cv2.boxPoints(rect) / scale)
+    return np.array(boxes, np.float32).reshape(-1, 4, 2)
+
+
 def candidates(found: Detections, frame: FrameReading) -> np.ndarray:
     """Indices of the boxes ``found`` that no tile of ``frame`` (read, left out or face
     down) covers and that have a tile's size and shape (module docstring)."""
@@ -109,9 +182,11 @@ def maybe_missed(reader: TileReader, image: np.ndarray, frame: FrameReading
         return []
     found = faint_boxes(reader, image)
     ask = candidates(found, frame)
-    if not len(ask):
+    patches = tile_coloured(image, frame)
+    corners = np.concatenate([found.corners[ask].astype(np.float32), patches])
+    if not len(corners):
         return []
-    corners, scores = found.corners[ask].astype(np.float32), found.confidence[ask]
+    scores = np.concatenate([found.confidence[ask], np.zeros(len(patches))]).astype(np.float32)
     tiles = np.flatnonzero(check(image, corners, scores).not_domino < NOT_DOUBT)
     if not len(tiles):
         return []
