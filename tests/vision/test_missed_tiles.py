@@ -14,13 +14,8 @@ from engine import RuleSet
 from vision.models.detections import Detections
 from vision.reading.reader import FrameReading, TileReader, TileReading
 from vision.stills.hand_photos import Doubt, hand_from_reading
-from vision.stills.missed_tiles import (
-    MISSED_DOUBT,
-    candidates,
-    maybe_missed,
-    tile_coloured,
-    with_missed,
-)
+from vision.stills.missed_tiles import MISSED_DOUBT, candidates, maybe_missed, with_missed
+from vision.stills.tile_colour import tile_coloured
 
 BOX = np.array([[0, 0], [40, 0], [40, 80], [0, 80]], np.float32)  # 40 x 80: a domino
 
