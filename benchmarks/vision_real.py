@@ -21,6 +21,7 @@ the tiles named by eye for ``topdown/`` and ``detect/`` (``TOPDOWN_TRUTH``,
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -226,7 +227,7 @@ def real_hand_truths(root: Path, rules: RuleSet) -> list[tuple[str, Path, int]]:
     return out
 
 
-def hands_marked(reader: TileReader, photos: list[tuple[str, Path, int]],
+def hands_marked(reader: TileReader, photos: Sequence[tuple[str, Path | np.ndarray, int]],
                  rules: RuleSet) -> dict[str, Any]:
     """Each photo scored as a hand (``read_hand``, ``hand_from_reading``): how many totals
     are exact, how many wrong ones are marked for checking, how many wrong ones are not,
@@ -244,6 +245,8 @@ def hands_marked(reader: TileReader, photos: list[tuple[str, Path, int]],
         if not ok or hand.needs_check:
             why = Counter(str(d) for ds in hand.doubts for d in ds)
             why.update(str(d) for box in hand.left_out for d in box.doubts)
+            if hand.face_down:
+                why["face-down"] += hand.face_down
             listed.append(f"{name}: {hand.points} for {want}, "
                           + ("marked (" + ", ".join(f"{k} {v}" for k, v in sorted(why.items()))
                              + f"; {len(hand.left_out)} left out)" if hand.needs_check

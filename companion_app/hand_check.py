@@ -4,7 +4,8 @@ A stored hand keeps the boxes read on its photo (``readings``:
 :class:`companion_app.photo_tiles.PhotoTile`). Each box
 the reader doubted carries its reasons (``doubts``: the values of
 :class:`vision.stills.hand_photos.Doubt`; another check may add its own). A box the reader left
-out of the points (``left_out``: it may not be a tile) is doubted too. Until a
+out of the points (``left_out``: it may not be a tile, or may be a tile the reader did
+not read) is doubted too. Until a
 person answers every doubted box, the hand's points are not trusted: its score on
 the pad is marked for checking (:func:`needs_check`). A person answers a box by
 confirming it as read (``confirmed``), by correcting its counts (``corrected``:
@@ -36,13 +37,17 @@ def counts(reading: PhotoTile) -> bool:
 
 
 def doubts(reading: PhotoTile) -> list[str]:
-    """The reasons a box needs a look (empty: none), answered or not."""
+    """The reasons a box needs a look (empty: none), answered or not. A tile lying face
+    down is one: the hand's points lack it until it is turned over and photographed
+    again, or typed in and the hand checked."""
+    if reading.face_down:
+        return ["face-down"]
     if not is_box(reading):
         return []
     found = list(reading.doubts)
     if reading.uncertain and not found:  # a reading stored before reasons were kept
         found = ["unsure"]
-    if reading.left_out and "maybe-not-tile" not in found:
+    if reading.left_out and not found:  # a box stored before left-out boxes kept reasons
         found.append("maybe-not-tile")
     return found
 
@@ -140,6 +145,8 @@ DOUBT_WORDS = {
     "twice": "read twice",
     "covered": "partly covered by a hand",
     "maybe-not-tile": "may not be a tile: not counted",
+    "maybe-missed": "may be a tile the reader missed: not counted",
+    "face-down": "lies face down: not counted",
 }
 
 

@@ -167,12 +167,18 @@ def _note(readings: list[PhotoTile], where: str = "") -> str:
     counted = [r for r in readings if hand_check.counts(r)]
     uncertain = sum(bool(hand_check.doubts(r)) for r in counted)
     covered = sum(r.covered for r in counted)
-    left = sum(not hand_check.counts(r) for r in readings if hand_check.is_box(r))
+    out = [r for r in readings if hand_check.is_box(r) and not hand_check.counts(r)]
+    if not counted and not out:
+        return (f"No tile was found{where}: check the photo, and type the hand's tiles in "
+                "or take the photo again.")
+    missed = sum("maybe-missed" in r.doubts for r in out)
+    left = len(out) - missed
     return (f"{len(counted)} tile(s) read{where}" +
             (f", {uncertain} uncertain" if uncertain else "") +
             (f" ({covered} partly covered by a hand)" if covered else "") +
             (f"; {left} box(es) that may not be tiles left out" if left else "") +
-            (" — check them" if uncertain or left else "") + ".")
+            (f"; {missed} place(s) that may hold a tile not read" if missed else "") +
+            (" — check them" if uncertain or out else "") + ".")
 
 
 def _store_photo(game: store.Game, number: int, seat: int, photo: hand_reading.Photo,

@@ -3,7 +3,8 @@
 - :class:`SpriteLibrary`, :class:`Sprite`, :func:`painter_tile` (``library``): the
   photoreal renderer's sprites (``python -m datasets.photoreal sprites``) and tiles
   the painter draws on the spot.
-- :func:`plan_frame` (``plan``): what a frame shows, from the table layout code.
+- :func:`plan_frame` (``plan``): what a frame shows, from the table layout code;
+  :func:`plan_hand` (``hand_plan``): a photo of one player's hand (``Options.hands``).
 - :func:`compose_frame` (``compose``): one frame and its labels, from a seed.
 - :func:`write_frames` (``write``): many frames into a folder, on every core
   (``python -m datasets.composite``); :func:`crop_windows` (``windows``): square
@@ -22,6 +23,7 @@ _NAMES = {
     "load_sprite": "datasets.composite.library",
     "FramePlan": "datasets.composite.plan",
     "plan_frame": "datasets.composite.plan",
+    "plan_hand": "datasets.composite.hand_plan",
     "Options": "datasets.composite.compose",
     "compose_frame": "datasets.composite.compose",
     "write_frames": "datasets.composite.write",

@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 
 from datasets.camera import Camera
+from datasets.composite.hand_plan import plan_hand
 from datasets.composite.library import Sprite, SpriteLibrary, painter_tile
 from datasets.composite.plan import FRAME, HEIGHT_MM, FramePlan, Placed, plan_frame, webcam_over
 from datasets.photoreal.looks import SET_STYLES, kelvin_rgb
@@ -33,6 +34,10 @@ from vision.mat.hub_mat import mat_image
 KIND = "table-composite"
 #: Share of frames that are hard negatives (nothing to find).
 NEGATIVE_SHARE = 0.1
+#: The ``kind`` of a composited hand photo's label file.
+HAND_KIND = "hands-composite"
+#: The set a composited hand is drawn from.
+HAND_SET = 12
 #: Least share of a face inside the frame for an object to be drawn (and labelled).
 MIN_INSIDE = 0.6
 
@@ -40,11 +45,14 @@ MIN_INSIDE = 0.6
 @dataclass(frozen=True)
 class Options:
     """``painter``: the share of tiles the painter draws (the rest are rendered sprites
-    when the library has them); ``negatives``: the share of empty frames."""
+    when the library has them); ``negatives``: the share of empty frames; ``hands``: a
+    photo of one player's hand instead of a table (``datasets.composite.hand_plan``:
+    every tile a rendered sprite of a double-``HAND_SET`` set, no empty frames)."""
 
     painter: float = 0.3
     negatives: float = NEGATIVE_SHARE
     size: tuple[int, int] = FRAME
+    hands: bool = False
 
 
 def frame_rng(seed: int, index: int) -> np.random.Generator:
@@ -340,6 +348,8 @@ def compose_with_matte(library: SpriteLibrary, seed: int, index: int,
     covers the table, before the finish)."""
     options = options or Options()
     rng = frame_rng(seed, index)
+    if options.hands:
+        return _compose_hand(library, rng, seed, index, options)
     negative = bool(rng.random() < options.negatives)
     plan = None if negative else plan_frame(rng, options.size)
     cam = plan.camera if plan else webcam_over(rng, np.zeros(2), float(rng.uniform(45, 160)),
@@ -366,6 +376,33 @@ def compose_with_matte(library: SpriteLibrary, seed: int, index: int,
                       "mat": plan is not None and plan.mat is not None, "painter": painter,
                       "rendered": canvas.rendered},
     })
+    return frame, labels, canvas.matte
+
+
+def hand_values(library: SpriteLibrary, set_max: int = HAND_SET) -> list[tuple[int, int]]:
+    """The tiles of a double-``set_max`` set the library has rendered sprites of."""
+    return [v for v in library.tiles if max(v) <= set_max]
+
+
+def _compose_hand(library: SpriteLibrary, rng: np.random.Generator, seed: int, index: int,
+                  options: Options) -> tuple[np.ndarray, dict[str, Any], np.ndarray]:
+    """A photo of one player's hand (``Options.hands``): rendered tiles only."""
+    plan = plan_hand(rng, hand_values(library), HAND_SET, options.size)
+    img, surface = _background(rng, plan.camera, library, plan)
+    canvas = _Canvas(img, _light_field(rng, options.size))
+    w, h = options.size
+    labels: dict[str, Any] = {"width": w, "height": h, "kind": HAND_KIND, "tiles": [],
+                              "pips": [], "markers": [], "face_down": []}
+    _draw_objects(canvas, plan, library, rng, 0.0, labels)
+    img = canvas.compose(rng)
+    if rng.random() < 0.25:
+        _glare(img, rng)
+    frame = finish(img, rng)
+    labels.update({"set": HAND_SET, "table": None, "players": 1,
+                   "composite": {"seed": seed, "index": index, "negative": False,
+                                 "surface": surface, "mat": False, "painter": 0.0,
+                                 "rendered": canvas.rendered,
+                                 "tilt": plan.extras.get("tilt")}})
     return frame, labels, canvas.matte
 
 

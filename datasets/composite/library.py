@@ -97,12 +97,15 @@ def load_sprite(meta_path: Path) -> Sprite:
 class SpriteLibrary:
     """The rendered sprites of one or more folders, by kind and by tile."""
 
-    def __init__(self, folders: list[Path] | tuple[Path, ...] = ()) -> None:
+    def __init__(self, folders: list[Path] | tuple[Path, ...] = (),
+                 per_folder: int | None = None) -> None:
+        """The sprites of ``folders``; with ``per_folder``, only the first that many of
+        each (by name): a folder a render is still filling then gives the same library."""
         self.metas: list[Path] = []
         for folder in folders:
             if not Path(folder).is_dir():
                 raise BadInputError(str(folder), "no such sprite folder")
-            self.metas += sorted(Path(folder).glob("sprite_*.json"))
+            self.metas += sorted(Path(folder).glob("sprite_*.json"))[:per_folder]
         self.kinds: dict[str, list[int]] = {}
         self.tiles: dict[tuple[int, int], list[int]] = {}
         self.styles: list[str] = []

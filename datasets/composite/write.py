@@ -1,6 +1,7 @@
 """Write composited frames to a folder on every core: ``NAME.jpg`` + ``NAME.json``.
 
-``python -m datasets.composite OUT --sprites DIR [--count N --seed S --start I --jobs J]``.
+``python -m datasets.composite OUT --sprites DIR [--count N --seed S --start I --jobs J]
+[--hands]`` (``--hands``: photos of one player's hand, ``datasets.composite.hand_plan``).
 Frame ``i`` of a seed is the same picture and labels for the same sprite folders;
 frames already in ``OUT`` are skipped, so a run can be stopped and started again.
 """
@@ -17,7 +18,8 @@ from typing import Any
 
 import cv2
 
-from datasets.composite.compose import Options, compose_frame
+from datasets.composite.compose import Options, compose_frame, hand_values
+from datasets.composite.hand_plan import HAND_FRAME
 from datasets.composite.library import SpriteLibrary
 from engine.errors import BadInputError
 
@@ -109,6 +111,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="share of tiles the painter draws in mixed frames (default 0.3)")
     parser.add_argument("--negatives", type=float, default=Options().negatives,
                         help="share of frames with nothing to find (default 0.1)")
+    parser.add_argument("--hands", action="store_true",
+                        help="photos of one player's hand laid out face up (1280x960, every "
+                             "tile a rendered sprite of a double-12 set) instead of tables")
     args = parser.parse_args(argv)
     try:
         if args.count < 1 or args.jobs < 1:
@@ -118,8 +123,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name, share in (("painter", args.painter), ("negatives", args.negatives)):
             if not 0.0 <= share <= 1.0:
                 raise BadInputError(f"--{name}", f"must be 0 to 1, got {share}")
+        options = (Options(hands=True, size=HAND_FRAME) if args.hands
+                   else Options(painter=args.painter, negatives=args.negatives))
+        if args.hands and not hand_values(SpriteLibrary([Path(f) for f in args.sprites])):
+            raise BadInputError("--sprites", "--hands needs rendered tile sprites")
         written = write_frames(args.out, args.sprites, args.count, args.seed, args.start,
-                               args.jobs, Options(painter=args.painter, negatives=args.negatives))
+                               args.jobs, options)
     except BadInputError as exc:
         print(f"error: {exc}")
         return 2

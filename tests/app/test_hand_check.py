@@ -231,10 +231,12 @@ def test_marks_survive_in_the_stored_readings() -> None:
         {"values": [4, 6], "corners": [], "doubts": ["range"]},
         {"values": [1, 2], "corners": [], "doubts": ["maybe-not-tile"], "left_out": True},
         {"corners": [], "face_down": True}])
-    assert hand_check.open_doubts(readings) == [0, 1]
+    # a tile face down is not in the points: the hand waits for a look too
+    assert hand_check.open_doubts(readings) == [0, 1, 2]
     assert hand_check.hand_tiles(readings, [[0, 0]]) == [[4, 6], [0, 0]]
     fixed = hand_check.answer(readings, 1, values=(1, 3))
-    assert hand_check.hand_tiles(fixed) == [[4, 6], [1, 3]] and hand_check.open_doubts(fixed) == [0]
+    assert hand_check.hand_tiles(fixed) == [[4, 6], [1, 3]]
+    assert hand_check.open_doubts(fixed) == [0, 2]
     assert hand_check.open_doubts(hand_check.confirm_all(fixed)) == []
     assert hand_check.hand_tiles(hand_check.confirm_all(readings)) == [[4, 6]]  # as shown
     assert hand_check.hand_tiles(hand_check.answer(readings, 1)) == [[4, 6], [1, 2]]  # a tile
@@ -242,3 +244,23 @@ def test_marks_survive_in_the_stored_readings() -> None:
         hand_check.answer(readings, 2)  # a tile face down is no box of the hand
     assert hand_check.marked_scores({(1, 0): readings, (1, 1): readings},
                                     {(1, 0): "hand", (1, 1): "pad"}) == {(1, 0)}
+
+
+def test_a_tile_maybe_missed_marks_the_pad_until_it_is_counted(
+        game: Table, plant: Callable[..., None]) -> None:
+    """A faint box where no tile was read (``vision.stills.missed_tiles``): the hand is
+    read without it, says so, and is marked; confirming the box counts its tile."""
+    from dataclasses import replace
+
+    from vision.stills.missed_tiles import MISSED_DOUBT
+
+    missed = replace(grain(60), values=(0, 5), doubt=MISSED_DOUBT)
+    plant([sure((3, 4), 0), missed])
+    upload(game, png(120, 60))
+    page = game.client.get("/games/1/rounds/1/hands").get_data(as_text=True)
+    assert "1 tile(s) read; 1 place(s) that may hold a tile not read — check them." in page
+    assert "may be a tile the reader missed: not counted" in page
+    game.post("/games/1/rounds/1/hands/0/tiles", {"tile": ["3-4"], "reading": ["0"]})
+    assert ">7</a>" in pad_cell(game) and "to-check" in pad_cell(game)
+    game.post("/games/1/rounds/1/hands/0/readings/1", {"action": "confirm"})
+    assert ">12</a>" in pad_cell(game) and "to-check" not in pad_cell(game)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import statistics
 import time
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,10 @@ from .tablet import make_app
 from .test_serve import LiveServer, sse_event
 
 HELD = 200
+#: Another device's page, loaded this many times while the streams are held, must come
+#: back in under ``PAGE_SECONDS`` (the median).
+PAGE_LOADS = 5
+PAGE_SECONDS = 1.0
 
 
 def open_stream(live: LiveServer, device: int) -> tuple[Any, Any]:
@@ -63,13 +68,21 @@ def test_200_streams_from_one_device_leave_another_devices_page_fast(tmp_path: P
 
         other: Any = live.connect(2)
         held.append(other)
-        started = time.perf_counter()
-        other.request("GET", "/")
-        page = other.getresponse()
-        body = page.read()
-        took = time.perf_counter() - started
-        assert page.status == 200 and b"<html" in body
-        assert took < 5.0, f"another device's page took {took:.2f} s"  # measured: serve.json
+        took = []
+        for _ in range(1 + PAGE_LOADS):  # the first warms the page's templates and queries
+            started = time.perf_counter()
+            other.request("GET", "/")
+            page = other.getresponse()
+            body = page.read()
+            took.append(time.perf_counter() - started)
+            assert page.status == 200 and b"<html" in body
+        # the promise itself is a bound (issue: "loads in under 1 s"); the median of
+        # several loads, so that one stall of a busy machine is not taken for a slow app
+        # (a page that waits on a held stream thread takes 20 s); serve.json measures it
+        middle = statistics.median(took[1:])
+        assert middle < PAGE_SECONDS, (
+            f"another device's page took {middle:.2f} s (median of {PAGE_LOADS}; "
+            + ", ".join(f"{t:.2f}" for t in took) + ")")
         other.request("GET", "/api/streams")
         counts = json.loads(other.getresponse().read())
         assert counts["device"] == 0 and counts["all"] == limit

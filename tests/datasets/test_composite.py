@@ -174,3 +174,34 @@ def test_windows_keep_the_tiles_pixel_size(tmp_path: Path) -> None:
             c = np.asarray(tile["corners"])
             assert np.abs(originals - c).max(axis=(1, 2)).min() < 0.02
             assert np.all(c.mean(axis=0) > -5) and np.all(c.mean(axis=0) < 645)
+
+
+HANDS = Options(hands=True, size=(1280, 960))
+
+
+def test_hand_photos_show_every_tile_rendered_and_in_view(library: SpriteLibrary) -> None:
+    """``--hands``: one player's hand, every tile a rendered sprite of a double-12 set,
+    whole in the photo, its labels on the sprites' mattes; the same seed, the same photo."""
+    counts = []
+    for i in range(4):
+        image, labels, matte = compose_with_matte(library, 21, i, HANDS)
+        assert image.shape == (960, 1280, 3) and labels["kind"] == "hands-composite"
+        assert labels["markers"] == [] and labels["face_down"] == []
+        assert labels["composite"]["rendered"] == len(labels["tiles"]) >= 1
+        assert all(max(t["values"]) <= 12 for t in labels["tiles"])
+        assert min(_coverage(matte, labels)) > 0.95
+        assert all(t["visible"] == 1.0 for t in labels["tiles"])
+        counts.append(len(labels["tiles"]))
+    assert len(set(counts)) > 1  # hands of different sizes
+    a, la = compose_frame(library, 21, 2, HANDS)
+    b, lb = compose_frame(library, 21, 2, HANDS)
+    assert np.array_equal(a, b) and la == lb
+
+
+def test_hand_photos_need_rendered_tiles(tmp_path: Path) -> None:
+    from datasets.composite.write import main
+
+    assert main([str(tmp_path / "out"), "--hands", "--count", "1"]) == 2
+    assert main([str(tmp_path / "out"), "--hands", "--count", "2", "--jobs", "1",
+                 "--sprites", str(SPRITES)]) == 0
+    assert len(list((tmp_path / "out").glob("*.json"))) == 2

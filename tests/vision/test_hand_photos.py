@@ -54,6 +54,7 @@ class TestHand:
         hand = hand_from_reading(frame(), RuleSet())
         assert hand.points == 0 and hand.tiles == ()
         assert "no tiles" in hand.text()
+        assert hand.needs_check  # a photo of a hand with nothing found in it is looked at
 
 
 class TestDoubts:

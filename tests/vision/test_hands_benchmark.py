@@ -54,3 +54,19 @@ def test_real_truths_come_from_names_and_labels(tmp_path: Path) -> None:
     (tmp_path / "oblique" / "a.txt").write_text("5 0.1 0.1 0.1 0.1\n7 0.3 0.3 0.1 0.1\n")
     truths = {name: points for name, _, points in real_hand_truths(tmp_path, RuleSet())}
     assert truths == {"tiles/12-0.jpg": 12, "oblique/a.jpg": 12}
+
+
+def test_photoreal_hands_are_composed_with_their_true_points() -> None:
+    from benchmarks.hands import SPRITES, photoreal_hands
+    from datasets.composite import SpriteLibrary, compose_frame
+    from datasets.composite.compose import Options
+    from datasets.composite.hand_plan import HAND_FRAME
+    from engine import Tile, hand_points
+
+    made = photoreal_hands(SPRITES[:1], 2)
+    assert [name for name, _, _ in made] == ["photoreal_4401_000", "photoreal_4401_001"]
+    library = SpriteLibrary(SPRITES[:1], per_folder=64)
+    for i, (_, image, points) in enumerate(made):
+        again, labels = compose_frame(library, 4401, i, Options(hands=True, size=HAND_FRAME))
+        assert np.array_equal(image, again) and image.shape == (960, 1280, 3)
+        assert points == hand_points([Tile(*t["values"]) for t in labels["tiles"]], RuleSet())

@@ -8,7 +8,10 @@ more than one count, a count the set does not have, a tile seen twice, a tile a
 hand partly covers, a box that may not be a tile at all), and a hand with any
 doubt asks to be checked by eye (``HandReading.needs_check``).
 
-A box the detector scores below ``MAYBE_NOT_TILE_BELOW`` is most likely not a
+A faint box no tile read covers, of a tile's size and shape, that the domino check
+does not rule out (``vision.stills.missed_tiles``) may be a tile the reader missed: it
+is left out too (``Doubt.MAYBE_MISSED``), and the hand marked. A box the detector
+scores below ``MAYBE_NOT_TILE_BELOW`` is most likely not a
 tile (wood grain, a knot, glare, a printed pattern): it is left out of the
 points, and listed in ``left_out`` with its reasons, so the hand is still marked
 and the box is shown for a person to count it if it is a tile after all. Every
@@ -31,6 +34,7 @@ import numpy as np
 from engine import RuleSet, Tile, hand_points
 from vision.reading.cover_check import flag_covered
 from vision.reading.reader import MAX_VALUE, FrameReading, TileReader, TileReading
+from vision.stills.missed_tiles import MISSED_DOUBT, with_missed
 
 
 class Doubt(StrEnum):
@@ -48,6 +52,9 @@ class Doubt(StrEnum):
     COVERED = "covered"
     #: The detector scored the box low: it may be the surface, not a tile. Left out.
     MAYBE_NOT_TILE = "maybe-not-tile"
+    #: A faint box of a tile's size and shape that no tile read covers
+    #: (``vision.stills.missed_tiles``): a tile the reader may have missed. Left out.
+    MAYBE_MISSED = "maybe-missed"
 
 
 #: Each doubt in a few words, for a person.
@@ -58,10 +65,11 @@ DOUBT_WORDS: dict[Doubt, str] = {
     Doubt.TWICE: "read twice",
     Doubt.COVERED: "partly covered",
     Doubt.MAYBE_NOT_TILE: "may not be a tile",
+    Doubt.MAYBE_MISSED: "may be a tile not read",
 }
 
 #: Doubts whose box is left out of the points (shown, and marked, all the same).
-LEFT_OUT: frozenset[Doubt] = frozenset({Doubt.MAYBE_NOT_TILE})
+LEFT_OUT: frozenset[Doubt] = frozenset({Doubt.MAYBE_NOT_TILE, Doubt.MAYBE_MISSED})
 
 #: A box the tile detector scores below this may not be a tile. On the 40 rendered hands
 #: of the eval set every true tile scored 0.69 or more and the three boxes that were not
@@ -71,6 +79,8 @@ MAYBE_NOT_TILE_BELOW = 0.5
 
 def tile_doubts(reading: TileReading, top: int) -> tuple[Doubt, ...]:
     """The doubts one reading carries by itself (``top``: the set's largest half)."""
+    if reading.doubt == MISSED_DOUBT:  # a faint box no tile read covers: that alone
+        return (Doubt.MAYBE_MISSED,)
     doubts = []
     if reading.uncertain:
         doubts.append(Doubt.UNSURE)
@@ -116,9 +126,10 @@ class HandReading:
 
     @property
     def needs_check(self) -> bool:
-        """Whether the points rest on anything doubtful: a tile to look at, or a box
-        left out that might be a tile."""
-        return bool(self.uncertain or self.left_out)
+        """Whether the points rest on anything doubtful: a tile to look at, a box
+        left out that might be a tile, a tile lying face down (not in the points), or
+        nothing found at all (a photo is taken of a hand that holds tiles)."""
+        return bool(self.uncertain or self.left_out or self.face_down or not self.tiles)
 
     def to_json(self) -> dict[str, Any]:
         """``{"tiles": [[a, b], ...], "points": N, "uncertain": [i, ...], "check": bool,
@@ -143,10 +154,14 @@ class HandReading:
                          for i, t in enumerate(self.tiles))
         down = (f"  ({self.face_down} tile{'s' * (self.face_down != 1)} face down, "
                 "not counted: turn them over)") if self.face_down else ""
-        out = (f"  ({len(self.left_out)} box{'es' * (len(self.left_out) != 1)} that may not "
-               "be tiles left out: " + " ".join(f"{b.reading.values[0]}-{b.reading.values[1]}"
-                                                for b in self.left_out) + ")"
-               ) if self.left_out else ""
+        out = ""
+        for doubt, words in ((Doubt.MAYBE_NOT_TILE, "that may not be tiles"),
+                             (Doubt.MAYBE_MISSED, "that may be tiles not read")):
+            boxes = [b for b in self.left_out if doubt in b.doubts]
+            if boxes:
+                out += (f"  ({len(boxes)} box{'es' * (len(boxes) != 1)} {words} left out: "
+                        + " ".join(f"{b.reading.values[0]}-{b.reading.values[1]}"
+                                   for b in boxes) + ")")
         check = "  CHECK" if self.needs_check else ""
         return f"{shown or '(no tiles)'}  = {self.points} points{out}{down}{check}"
 
@@ -182,15 +197,18 @@ def read_hand(reader: TileReader, photo: str | os.PathLike[str] | np.ndarray) ->
     """The tiles in a photo of a hand (a path, or the image as a BGR array): read as it
     is and, when it was taken at a slant, from straight above too
     (``vision.stills.slanted_photo``); a tile a hand partly covers is flagged ``uncertain``
-    (``vision.reading.cover_check``, when the reader's models hold the check)."""
+    (``vision.reading.cover_check``, when the reader's models hold the check); faint boxes
+    that may be tiles not read are added after the tiles, doubted
+    (``vision.stills.missed_tiles``)."""
     from vision.images import load_image
     from vision.stills.slanted_photo import read_from_above
 
     image = photo if isinstance(photo, np.ndarray) else load_image(photo)
     frame = read_from_above(reader, image)
     check = getattr(reader, "cover_check", None)
-    return flag_covered(frame, image, check() if callable(check) else None,
-                        top=getattr(reader, "max_value", MAX_VALUE))
+    frame = flag_covered(frame, image, check() if callable(check) else None,
+                         top=getattr(reader, "max_value", MAX_VALUE))
+    return with_missed(reader, image, frame) if isinstance(reader, TileReader) else frame
 
 
 def score_photos(paths: Sequence[str | os.PathLike[str]], rules: RuleSet,
