@@ -12,7 +12,8 @@ from reader_fixtures import MODELS, needs_trained_models
 from datasets.render import render_hands, scene_rng
 from engine import RuleSet
 from vision.models.detections import Detections
-from vision.reading.reader import FrameReading, TileReader, TileReading
+from vision.reading.reader import TileReader
+from vision.readings import FrameReading, TileReading, TileReadings
 from vision.stills.hand_photos import Doubt, hand_from_reading
 from vision.stills.missed_tiles import MISSED_DOUBT, candidates, maybe_missed, with_missed
 from vision.stills.tile_colour import tile_coloured
@@ -32,17 +33,18 @@ def _found(*boxes: np.ndarray) -> Detections:
 
 class TestCandidates:
     def test_a_tile_sized_box_beside_the_tiles_read_is_one(self) -> None:
-        frame = FrameReading([_reading((0, 0)), _reading((50, 0))], Detections.empty())
+        frame = FrameReading(TileReadings.of([_reading((0, 0)), _reading((50, 0))]),
+                             Detections.empty())
         found = _found(BOX + [100, 0],  # free, a tile's size: a candidate
                        BOX + [2, 3],  # on a tile read: that tile
                        BOX * [0.3, 1.0] + [200, 0],  # a sliver (a tile's side, a shadow)
                        BOX * 3 + [300, 0],  # three tiles' size: a cloth's pattern
                        BOX + [400, 0])  # lying face down
-        frame = replace(frame, face_down=(BOX + [400, 0],))
+        frame = replace(frame, backs=(BOX + [400, 0],))
         assert candidates(found, frame).tolist() == [0]
 
     def test_with_no_tile_read_a_domino_shape_is_enough(self) -> None:
-        empty = FrameReading([], Detections.empty())
+        empty = FrameReading(TileReadings.empty(), Detections.empty())
         square = np.array([[0, 0], [60, 0], [60, 60], [0, 60]], np.float32)
         found = _found(BOX * 2 + [100, 0], square + [300, 0])
         assert candidates(found, empty).tolist() == [0]
@@ -67,16 +69,17 @@ class TestCandidates:
         face(400, 20, 80, 80)  # a square of ivory
         face(300, 200, colour=(200, 40, 200))  # a tile's size, another colour
         face(400, 200, 40, 40)  # half a tile
-        frame = FrameReading(read, Detections.empty())
+        frame = FrameReading(TileReadings.of(read), Detections.empty())
         boxes = tile_coloured(image, frame)
         assert len(boxes) == 1
         assert np.allclose(boxes[0].mean(axis=0), (320, 60), atol=4)
-        assert tile_coloured(image, FrameReading([], Detections.empty())).shape == (0, 4, 2)
+        nothing = FrameReading(TileReadings.empty(), Detections.empty())
+        assert tile_coloured(image, nothing).shape == (0, 4, 2)
 
     def test_a_missed_box_is_left_out_and_marks_the_hand(self) -> None:
         missed = replace(_reading((100, 0), (0, 5)), detector_confidence=0.06,
                          uncertain=True, doubt=MISSED_DOUBT)
-        frame = FrameReading([_reading((0, 0)), missed], Detections.empty())
+        frame = FrameReading(TileReadings.of([_reading((0, 0)), missed]), Detections.empty())
         hand = hand_from_reading(frame, RuleSet())
         assert hand.points == 7 and hand.needs_check and hand.uncertain == ()
         assert [box.doubts for box in hand.left_out] == [(Doubt.MAYBE_MISSED,)]
@@ -98,8 +101,9 @@ def test_a_tile_the_reading_lacks_is_found_again(reader: TileReader) -> None:
     frame = reader.read(scene.image)
     assert len(frame.tiles) >= 3
     found = 0
-    for k, gone in enumerate(frame.tiles):
-        lacking = replace(frame, tiles=[t for i, t in enumerate(frame.tiles) if i != k])
+    for k, gone in enumerate(frame.tiles.each()):
+        lacking = replace(frame, tiles=TileReadings.of(
+            [t for i, t in enumerate(frame.tiles.each()) if i != k]))
         again = maybe_missed(reader, scene.image, lacking)
         assert all(t.uncertain and t.doubt == MISSED_DOUBT for t in again)
         short = float(np.linalg.norm(gone.corners[1] - gone.corners[0]))

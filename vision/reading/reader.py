@@ -494,11 +494,14 @@ class TileReader:
                 owner.append(i)
         return boxes, owner, turned_at, grey
 
-    def read_at(self, image: np.ndarray, corners: np.ndarray) -> TileReadings:
+    def read_at(self, image: np.ndarray, corners: np.ndarray,
+                detector_confidence: np.ndarray | None = None) -> TileReadings:
         """One reading per box ``corners`` ``(N, 4, 2)`` (corner convention), read exactly
-        there, in order: no snapping, merging or sorting. A video tracker uses it to
-        look again where a tile lay, and the table where it does not hold together."""
-        return TileReadings.of(self._read_each(image, corners))
+        there, in order: no snapping, merging or sorting; each box scored
+        ``detector_confidence`` (or 1). A video tracker uses it to look again where a
+        tile lay, the table where it does not hold together, a hand photo where a tile
+        may have been missed."""
+        return TileReadings.of(self._read_each(image, corners, detector_confidence))
 
     def _read_each(self, image: np.ndarray, corners: np.ndarray,
                    detector_confidence: np.ndarray | None = None) -> list[TileReading]:

@@ -34,7 +34,7 @@ from vision.models.detections import Detections, polygon_iou
 from vision.models.domino_check import NOT_DOUBT
 from vision.models.onnx_models import ObbDetector
 from vision.reading.reader import TileReader
-from vision.readings import FrameReading, TileReading
+from vision.readings import FrameReading, TileReading, TileReadings
 from vision.stills.tile_colour import SIZE_RANGE, sides, tile_coloured
 
 #: The faintest detector score a box may have and still be taken for a missed tile.
@@ -84,8 +84,8 @@ def candidates(found: Detections, frame: FrameReading) -> np.ndarray:
     down) covers and that have a tile's size and shape (module docstring)."""
     if not len(found):
         return np.zeros(0, np.int64)
-    read = np.array([t.corners for t in frame.tiles], np.float32).reshape(-1, 4, 2)
-    known = np.concatenate([read, np.array(frame.face_down, np.float32).reshape(-1, 4, 2)])
+    read = np.asarray(frame.tiles.corners, np.float32).reshape(-1, 4, 2)
+    known = np.concatenate([read, np.array(frame.backs, np.float32).reshape(-1, 4, 2)])
     corners = found.corners.astype(np.float32)
     free = (polygon_iou(corners, known).max(axis=1) < SAME_BOX_IOU if len(known)
             else np.ones(len(corners), bool))
@@ -111,11 +111,13 @@ def maybe_missed(reader: TileReader, image: np.ndarray, frame: FrameReading
     if not len(tiles):
         return []
     tiles = tiles[_one_each(corners[tiles], scores[tiles])]
-    readings = reader.read_at(image, corners[tiles], scores[tiles])
+    readings = reader.read_at(image, corners[tiles], scores[tiles]).each()
     return [replace(r, uncertain=True, doubt=MISSED_DOUBT) for r in readings]
 
 
 def with_missed(reader: TileReader, image: np.ndarray, frame: FrameReading) -> FrameReading:
     """``frame`` with :func:`maybe_missed`'s readings after its own tiles."""
     missed = maybe_missed(reader, image, frame)
-    return replace(frame, tiles=[*frame.tiles, *missed]) if missed else frame
+    if not missed:
+        return frame
+    return replace(frame, tiles=TileReadings.of([*frame.tiles.each(), *missed]))

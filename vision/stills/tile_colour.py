@@ -63,8 +63,8 @@ def _fill(shape: tuple[int, ...], boxes: np.ndarray, factor: float) -> np.ndarra
 
 
 def _read(frame: FrameReading) -> tuple[np.ndarray, np.ndarray]:
-    read = np.array([t.corners for t in frame.tiles], np.float32).reshape(-1, 4, 2)
-    down = np.array(frame.face_down, np.float32).reshape(-1, 4, 2)
+    read = np.asarray(frame.tiles.corners, np.float32).reshape(-1, 4, 2)
+    down = np.array(frame.backs, np.float32).reshape(-1, 4, 2)
     return read, np.concatenate([read, down])
 
 
