@@ -89,6 +89,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="tiles: add tables and hands on patterned cloths, leather and glass "
         "(datasets.surfaces), and empty frames of them with no tile",
     )
+    p.add_argument(
+        "--composite-crops",
+        type=int,
+        default=0,
+        metavar="N",
+        help="halves, halves_quick: also N half crops cut from frames composited from "
+        "--sprites (datasets.composite.crops; seeds 160, val 260, N/12), beside the "
+        "painter's crop sets (default 0: none)",
+    )
+    p.add_argument("--sprites", action="append", default=[], metavar="DIR",
+                   help="a sprite folder for --composite-crops (repeatable)")
     p.add_argument("--out", default="models", help="models folder to write (default models)")
     p.add_argument("--data", default="data", help="generated data folder (default data)")
     p.add_argument("--runs", default="runs", help="training runs folder (default runs)")
@@ -136,6 +147,8 @@ def run(args: argparse.Namespace) -> int:
         hours=args.hours,
         init=args.init,
         device=args.device,
+        composite_crops=args.composite_crops,
+        sprites=tuple(args.sprites),
     )
     setup_offline(Path.cwd())
     if args.evaluate:
@@ -152,7 +165,8 @@ def run(args: argparse.Namespace) -> int:
                      "halves_covered")}.get(
         args.which, (args.which,))
     for name in which:
-        info = run_training(name, plan, Path(args.data), Path(args.runs), Path(args.out))
+        info = run_training(name, plan, Path(args.data), Path(args.runs), Path(args.out),
+                            command=_command(args) if args.composite_crops else None)
         print(f"{name}: {json.dumps(info)}")
     return 0
 
@@ -170,6 +184,19 @@ def _train_verifier(args: argparse.Namespace) -> int:
     return 0
 
 
+def _command(args: argparse.Namespace) -> str:
+    """The ``mtrain train`` command line of a mixed run, for ``training.json``."""
+    parts = [f"mtrain train --which {args.which} --count {args.count}",
+             f"--table-crops {args.table_crops} --high-crops {args.high_crops}",
+             f"--composite-crops {args.composite_crops}",
+             *(f"--sprites {s}" for s in args.sprites),
+             *([f"--epochs {args.epochs}"] if args.epochs else []),
+             *([f"--hours {args.hours}"] if args.hours else []),
+             f"--threads {args.threads} --jobs {args.jobs}",
+             *([f"--init {args.init}"] if args.init else [])]
+    return " ".join(parts)
+
+
 def _check_numbers(args: argparse.Namespace) -> None:
     """Raise ``BadInputError`` for a size, count or device out of range."""
     for name in ("epochs", "count"):
@@ -182,6 +209,13 @@ def _check_numbers(args: argparse.Namespace) -> None:
         raise BadInputError("--hours", f"must be more than 0 and at most 48, got {args.hours}")
     if args.threads < 1 or args.jobs < 1 or args.table_crops < 1:
         raise BadInputError("--threads/--jobs/--table-crops", "must be at least 1")
+    if args.composite_crops < 0:
+        raise BadInputError("--composite-crops", f"must be 0 or more, got {args.composite_crops}")
+    if args.composite_crops and args.which not in ("halves", "halves_quick"):
+        raise BadInputError("--composite-crops", "mixes crops for --which halves or "
+                            "halves_quick only")
+    if args.composite_crops and not args.sprites:
+        raise BadInputError("--composite-crops", "needs a --sprites folder")
     if args.high_crops < 0:
         raise BadInputError("--high-crops", f"must be 0 or more, got {args.high_crops}")
     if args.device != "cpu" and not args.device.isdigit():

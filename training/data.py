@@ -188,7 +188,7 @@ def crop_folders(data: Path, plan: Plan) -> dict[str, list[Path]]:
         return [_synth_once(crops / (stem if k == 0 else f"{stem}-{k + 1}"), kind, n,
                             SEEDS[f"{kind}-train"] + k, plan.jobs) for k in range(count)]
 
-    return {
+    folders = {
         "train": [
             _synth_once(crops / "train", "crops", n, SEEDS["crops-train"], plan.jobs),
             *sets("crops-table", "table-train", plan.table_crop_sets),
@@ -201,3 +201,18 @@ def crop_folders(data: Path, plan: Plan) -> dict[str, list[Path]]:
             ),
         ],
     }
+    if plan.composite_crops:
+        folders["train"].append(composite_crops(crops / "composite-train", plan,
+                                                plan.composite_crops, "train"))
+        folders["val"].append(composite_crops(crops / "composite-val", plan,
+                                              max(16, plan.composite_crops // 12), "val"))
+    return folders
+
+
+def composite_crops(folder: Path, plan: Plan, count: int, split: str) -> Path:
+    """``count`` ``crops-composite`` crops of ``plan.sprites`` (seed
+    ``SEEDS["crops-composite-<split>"]``) in ``folder``, written unless there."""
+    from datasets.composite.crops import write_composite_crops
+
+    return write_composite_crops(folder, plan.sprites, count,
+                                 SEEDS[f"crops-composite-{split}"], jobs=plan.jobs)

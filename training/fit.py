@@ -247,7 +247,8 @@ def _merge_json(path: Path, update: dict[str, Any]) -> None:
     lock.unlink(missing_ok=True)
 
 
-def run_training(which: str, plan: Plan, data: Path, runs: Path, models: Path) -> dict[str, Any]:
+def run_training(which: str, plan: Plan, data: Path, runs: Path, models: Path,
+                 command: str | None = None) -> dict[str, Any]:
     """Generate, train, export and install ``which`` (``tiles``, ``pips``, ``halves``,
     ``halves_quick``, ``covered`` or ``halves_covered``). The quick classifier starts
     from ``models/halves.pt`` and the covered-half counter from ``models/halves_quick.pt``
@@ -288,6 +289,9 @@ def run_training(which: str, plan: Plan, data: Path, runs: Path, models: Path) -
         ),
         "init": str(init) if init else None,
         "device": plan.device,
+        **({"composite_crops": plan.composite_crops,
+            "sprites": sorted(set(plan.sprites))} if plan.composite_crops else {}),
+        **({"command": command} if command else {}),
         "val_metrics": {k: round(v, 4) for k, v in metrics.items()},
     }
     calibration = data / ("scenes" if which == "tiles" else "crops")

@@ -18,6 +18,7 @@ SEEDS = {
     "crops-table-train": 106,  # further crops-table sets (--table-crops N): 107, 108, ...
     "crops-high-train": 110,  # crops-high sets (--high-crops N): 110, 111, ...
     "crops-covered-train": 120,
+    "crops-composite-train": 160,  # half crops of composited frames (--composite-crops)
     "table-surface-train": 130,
     "hands-surface-train": 131,
     "surface-empty-train": 132,
@@ -28,6 +29,7 @@ SEEDS = {
     "table-mat-val": 205,
     "crops-table-val": 206,
     "crops-covered-val": 220,
+    "crops-composite-val": 260,
     "table-surface-val": 230,
     "hands-surface-val": 231,
     "surface-empty-val": 232,
@@ -138,6 +140,11 @@ class Plan:
     hours: float | None = None  # a time budget: ultralytics re-plans the epochs to fit it
     init: str | None = None  # continue from these weights (a .pt of an earlier run), not the yaml
     device: str = "cpu"  # or a CUDA device index ("0"): training only, export stays on the CPU
+    # half classifiers: this many crops-composite crops (cut from frames composited from
+    # the sprite folders ``sprites``) beside the painter's crop sets, and a twelfth as
+    # many to validate
+    composite_crops: int = 0
+    sprites: tuple[str, ...] = ()
 
 
 def setup_offline(root: Path) -> None:

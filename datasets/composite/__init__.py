@@ -9,6 +9,8 @@
 - :func:`write_frames` (``write``): many frames into a folder, on every core
   (``python -m datasets.composite``); :func:`crop_windows` (``windows``): square
   windows cut out of them, tiles kept at their pixel size.
+- :func:`frame_crops`, :func:`write_composite_crops` (``crops``): half-tile crops cut
+  from frames (``crops-composite``), the half classifiers' rendered-looking data.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ _NAMES = {
     "compose_frame": "datasets.composite.compose",
     "write_frames": "datasets.composite.write",
     "crop_windows": "datasets.composite.windows",
+    "frame_crops": "datasets.composite.crops",
+    "write_composite_crops": "datasets.composite.crops",
 }
 
 __all__ = sorted(_NAMES)

@@ -42,6 +42,9 @@ def test_importing_train_does_not_import_torch_or_ultralytics() -> None:
         ["--device", "cuda:zero"],
         ["--init", "runs/no-such-weights.pt", "--which", "tiles"],
         ["--init", "models/tiles.pt"],  # continues one model only: --which is needed
+        ["--composite-crops", "-1"],
+        ["--which", "tiles", "--composite-crops", "10", "--sprites", "tests/datasets/sprites"],
+        ["--which", "halves", "--composite-crops", "10"],  # no sprite folder
     ],
 )
 def test_bad_arguments_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
@@ -178,6 +181,43 @@ def test_tiny_training_run_exports_onnx_and_models_json(tmp_path: Path) -> None:
         blob = np.zeros((1, 3, 64, 96), np.float32)
         out = tiles.run(None, {tiles.get_inputs()[0].name: blob})[0]
         assert out.shape[:2] == (1, 4 + 2 + 1)  # box, two classes, angle
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_a_half_classifier_trains_on_from_shipped_weights_with_composited_crops(
+    tmp_path: Path,
+) -> None:
+    """A few painter crops and crops cut from composited frames, one epoch from the
+    shipped quick classifier: the mix is made, trained on, exported and recorded."""
+    pytest.importorskip("ultralytics")
+    env = {**os.environ, "YOLO_OFFLINE": "1", "YOLO_CONFIG_DIR": str(ROOT / ".yolo"),
+           "MPLCONFIGDIR": str(ROOT / ".yolo" / "mpl"), "ORT_DISABLE_TELEMETRY": "1"}
+    sprites = ROOT / "tests" / "datasets" / "sprites"
+    cmd = [sys.executable, "-m", "mtrain", "train", "--which", "halves_quick", "--epochs", "1",
+           "--count", "8", "--jobs", "1", "--table-crops", "1", "--high-crops", "0",
+           "--composite-crops", "24", "--sprites", str(sprites),
+           "--init", str(ROOT / "models" / "halves_quick.pt"),
+           "--out", str(tmp_path / "models"), "--data", str(tmp_path / "data"),
+           "--runs", str(tmp_path / "runs")]
+    done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    crops = tmp_path / "data" / "crops"
+    assert len(list((crops / "composite-train").glob("*.png"))) == 24
+    assert len(list((crops / "composite-val").glob("*.png"))) == 16
+    linked = list((tmp_path / "data" / "halves-cls" / "train").glob("*/composite-train_*"))
+    assert len(linked) >= 20  # a count the validation crops lack lends one of its crops
+    trained = json.loads((tmp_path / "models" / "training.json").read_text())["halves_quick"]
+    assert trained["composite_crops"] == 24 and trained["sprites"] == [str(sprites)]
+    assert "--composite-crops 24" in trained["command"]
+    assert trained["init"] == str(ROOT / "models" / "halves_quick.pt")
+    spec = json.loads((tmp_path / "models" / "models.json").read_text())["halves_quick"]
+    import onnxruntime as ort
+
+    for name in ("halves_quick.onnx", spec["file"]):
+        classify = ort.InferenceSession(str(tmp_path / "models" / name))
+        out = classify.run(None, {classify.get_inputs()[0].name:
+                                  np.zeros((2, 3, 64, 64), np.float32)})[0]
+        assert out.shape == (2, len(spec["names"]))
 
 
 def test_shipped_models_match_models_json() -> None:
