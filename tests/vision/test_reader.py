@@ -23,7 +23,7 @@ from reader_fixtures import (
 
 from vision.models.crops import half_crops, tile_half_crops
 from vision.models.detections import Detections, polygon_iou
-from vision.reading.count_certainty import count_certainty, inside_half, within_set
+from vision.reading.count_certainty import FAINT_PIP, count_certainty, inside_half, within_set
 from vision.reading.reader import (
     CLASSIFIER_SURE,
     PIP_THRESHOLD,
@@ -31,6 +31,7 @@ from vision.reading.reader import (
     TileReader,
     TileReading,
 )
+from vision.stills.hand_photos import Doubt, tile_doubts
 
 # A tile lying on its side: a half (red) on the left, b half (blue) on the right.
 TILE = np.array([[100, 140], [100, 100], [180, 100], [180, 140]], np.float32)
@@ -232,6 +233,36 @@ class TestReadingLogic:
         classifier.top = 1.0
         assert reader.read(two_colour_tile_image()).tiles[0].ranges == ((7, 10), (2, 2))
         assert len(pips.seen) == 2
+
+    def test_a_blank_with_faint_pip_marks_could_be_more(self, reader: TileReader) -> None:
+        """A half counted blank, however surely, whose pips the pip model scores far
+        below the threshold but above ``FAINT_PIP`` could be as many counts as there are
+        such marks: its range says so, and a hand photo holding it is marked."""
+        assert reader.faint_pip == FAINT_PIP < PIP_THRESHOLD
+        vars(reader)["detector"] = StubDetector(Detections(
+            TILE[None], np.array([0.95]), np.array([0])))
+        pips = StubPips([[FAINT_PIP + 0.04, FAINT_PIP + 0.01]])
+        vars(reader)["pip_detector"] = pips
+        vars(reader)["half_classifier"] = StubClassifier([4, 0], top=0.999)
+        t = reader.read(two_colour_tile_image()).tiles[0]
+        # the sure 4 is not shown to the pip model, the sure blank is
+        assert len(pips.seen) == 1 and t.values == (4, 0)
+        assert t.ranges == ((4, 4), (0, 2))
+        assert tile_doubts(t, 12) == (Doubt.RANGE,)  # the hand is marked
+        pips.scores = [[FAINT_PIP - 0.03]]  # the noise a blank's crop shows: still blank
+        t = reader.read(two_colour_tile_image()).tiles[0]
+        assert t.values == (4, 0) and t.ranges == ((4, 4), (0, 0))
+        assert tile_doubts(t, 12) == ()
+        # a blank the pips count themselves (the classifier unsure) is doubted alike
+        vars(reader)["half_classifier"] = StubClassifier([4, 0], top=0.9)
+        pips.scores = [[0.9] * 4, [FAINT_PIP + 0.02]]
+        t = reader.read(two_colour_tile_image()).tiles[0]
+        assert t.values == (4, 0) and t.ranges == ((4, 4), (0, 1))
+        reader.faint_pip = None  # not looked for: the sure blank is not shown to the model
+        vars(reader)["half_classifier"] = StubClassifier([4, 0], top=0.999)
+        pips.seen = []
+        t = reader.read(two_colour_tile_image()).tiles[0]
+        assert pips.seen == [] and t.ranges == ((4, 4), (0, 0))
 
     def test_the_quick_classifier_looks_first_and_the_96_px_one_at_what_it_is_unsure_of(
             self, reader: TileReader) -> None:

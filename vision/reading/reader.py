@@ -20,7 +20,9 @@ pips' count and range (``vision.reading.count_vote``), and a count other than th
 is as sure as its share of the weighed probabilities. A tile's
 confidence is the detector's score times the certainty of both halves; a
 reading below ``uncertain_below``, or with a value above the set's largest,
-is flagged ``uncertain`` (it is reported, never silently guessed).
+is flagged ``uncertain`` (it is reported, never silently guessed). A half counted
+blank, however surely, on which the pip model scores marks far below the threshold
+(``FAINT_PIP``; faint pips) could be more: its range says so.
 """
 
 from __future__ import annotations
@@ -51,9 +53,11 @@ from vision.reading.boxes.hollow_markers import drop_hollow
 from vision.reading.count_certainty import (
     CLASSIFIED_UP_TO,
     CLASSIFIER_SURE,
+    FAINT_PIP,
     PIP_BAND,
     QUICK_SURE,
     count_certainty,
+    faint_blank,
     inside_half,
     within_set,
 )
@@ -158,6 +162,7 @@ class TileReader:
                  even_halves: bool = True,
                  classify_halves: bool = True,
                  classifier_sure: float | None = CLASSIFIER_SURE,
+                 faint_pip: float | None = FAINT_PIP,
                  quick_look: bool = True,
                  drop_hollow_markers: bool = True,
                  check_cover: bool = True,
@@ -196,6 +201,11 @@ class TileReader:
         #: A half crop the classifier names at least this surely is not shown to the pip
         #: model (``CLASSIFIER_SURE``; None: every crop is).
         self.classifier_sure = classifier_sure
+        #: A half counted blank whose candidate pips score this much could be as many
+        #: counts as there are (``vision.reading.count_certainty.faint_blank``; None: not
+        #: looked for). Blanks the classifier names surely are shown to the pip model
+        #: for it.
+        self.faint_pip = faint_pip
         #: The quick classifier that looks at every crop before ``half_classifier`` (at
         #: 96 px) looks again at those it is unsure of (``QUICK_SURE``), when listed
         #: (``halves_quick``) and wanted.
@@ -567,15 +577,23 @@ class TileReader:
                 value = int(np.argmax(probs[i]))
                 named[i] = HalfCount(value, float(probs[i, value]), Detections.empty(),
                                      value, value)
-        doubtful = [crop for k, crop in enumerate(crops) if k not in named]
-        found = iter(self.pip_detector(doubtful) if doubtful else [])
+        # the pip model sees the crops not named surely, and the blanks named surely
+        # when faint pips are looked for
+        blank = {k for k, h in named.items() if h.value == 0 and self.faint_pip is not None}
+        looked = [k for k in range(len(crops)) if k not in named or k in blank]
+        found = dict(zip(looked, self.pip_detector([crops[k] for k in looked])
+                         if looked else [], strict=True))
+        faint = self.faint_pip
         results = []
         for k in range(len(crops)):
-            if k in named:
-                results.append(named[k])
-                continue
-            pips = next(found)
+            pips = found.get(k, Detections.empty())
             pips = pips[inside_half(pips.center)]
+            if k in named:
+                half = named[k]
+                if k in blank and faint is not None:  # faint pips may be on a sure blank
+                    half = half._replace(high=faint_blank(pips.confidence, faint))
+                results.append(half)
+                continue
             scores = pips.confidence
             count = int(np.sum(scores >= self.pip_threshold))
             certainty = count_certainty(scores, self.pip_threshold, self.pip_band)
@@ -583,6 +601,8 @@ class TileReader:
             high = max(count, int(np.sum(scores >= self.pip_threshold - RANGE_BAND)))
             if probs is not None:
                 count, certainty, low, high = vote(count, certainty, low, high, probs[k])
+            if count == 0 and faint is not None:
+                high = max(high, faint_blank(scores, faint))
             results.append(HalfCount(count, certainty, pips[scores >= self.pip_threshold],
                                      low, high))
         if self.profile is not None:
