@@ -47,14 +47,17 @@ class LabelReader:
     def read(self, image: np.ndarray) -> Any:
         scene = self.scenes.get(image.tobytes(), {"tiles": []})
         tiles = [SimpleNamespace(values=tuple(t["values"]), corners=np.array(t["corners"]),
-                                 uncertain=False, confidence=1.0, detector_confidence=1.0)
+                                 uncertain=False, confidence=1.0, detector_confidence=1.0,
+                                 ranges=None, covered=False, doubt=None)
                  for t in scene["tiles"]]
-        return SimpleNamespace(tiles=tiles, markers=NO_MARKERS, shape=image.shape[:2])
+        return SimpleNamespace(tiles=tiles, markers=NO_MARKERS, shape=image.shape[:2],
+                               face_down=())
 
 
 class BlindReader(LabelReader):
     def read(self, image: np.ndarray) -> Any:
-        return SimpleNamespace(tiles=[], markers=NO_MARKERS, shape=image.shape[:2])
+        return SimpleNamespace(tiles=[], markers=NO_MARKERS, shape=image.shape[:2],
+                               face_down=())
 
 
 def test_more_hands_are_rendered_from_their_seed_and_scored(tmp_path: Path) -> None:
