@@ -106,35 +106,39 @@ class StubCheck:
         return Verdicts(probs, scores)
 
 
-def _ivory_hand(extra: int) -> tuple[np.ndarray, FrameReading]:
-    """Three ivory faces read on a green cloth, and ``extra`` more not read."""
-    image = np.full((300, 700, 3), (40, 120, 30), np.uint8)
-    read = [_reading((x, 20)) for x in (20, 80, 140)]
-    for x in [20, 80, 140, *range(300, 300 + 60 * extra, 60)]:
-        image[20:100, x:x + 40] = (200, 225, 235)
+def _ivory_hand(beside: int, far: int = 0) -> tuple[np.ndarray, FrameReading]:
+    """Three ivory faces read side by side on a green cloth, ``beside`` more not read
+    going on in their row, and ``far`` more not read two tiles' lengths off."""
+    image = np.full((400, 700, 3), (40, 120, 30), np.uint8)
+    read = [_reading((x, 20)) for x in (20, 72, 124)]
+    faces = [(x, 20) for x in range(20, 20 + 52 * (3 + beside), 52)]
+    faces += [(x, 260) for x in range(20, 20 + 60 * far, 60)]
+    for x, y in faces:
+        image[y:y + 80, x:x + 40] = (200, 225, 235)
     return image, FrameReading(read, Detections.empty())
 
 
 def test_a_patch_of_the_tiles_colour_is_doubted_unless_certainly_no_domino(
         untrained_reader: TileReader, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A face of the tiles' colour, size and shape that no box was read at is a tile
-    perhaps missed even where the domino check doubts it (a faint tile pressed in a
-    row looks little like a domino); not where it is certain, nor on a photo whose
-    surface shows that colour in many places."""
+    """A face of the tiles' colour, size and shape beside the tiles read that no box was
+    read at is a tile perhaps missed even where the domino check doubts it (a faint
+    tile pressed in a row looks little like a domino); not where the check is certain,
+    nor further off, nor on a photo whose surface shows that colour in many places."""
     monkeypatch.setattr(missed_tiles, "faint_boxes", lambda reader, image: _found())
     vars(untrained_reader)["read_at"] = lambda image, corners, scores: [
         replace(_reading((0, 0)), corners=c) for c in corners]
-    image, frame = _ivory_hand(1)
-    for not_domino, taken in ((NOT_DOUBT / 2, 1), ((NOT_DOUBT + NOT_CERTAIN) / 2, 1),
-                              (NOT_CERTAIN, 0)):
+    doubted = (NOT_DOUBT + NOT_CERTAIN) / 2
+    image, frame = _ivory_hand(1, far=1)
+    for not_domino, where in ((NOT_DOUBT / 2, [(196, 60), (40, 300)]),
+                              (doubted, [(196, 60)]), (NOT_CERTAIN, [])):
         vars(untrained_reader)["domino_check"] = StubCheck(not_domino)
         missed = maybe_missed(untrained_reader, image, frame)
-        assert len(missed) == taken
         assert all(t.doubt == MISSED_DOUBT and t.uncertain for t in missed)
-        if taken:
-            assert np.allclose(missed[0].corners.mean(axis=0), (320, 60), atol=4)
+        got = sorted((t.corners.mean(axis=0) for t in missed), key=lambda c: float(c[1]))
+        assert len(got) == len(where)
+        assert all(np.allclose(c, w, atol=4) for c, w in zip(got, where, strict=True))
     image, frame = _ivory_hand(FEW_PATCHES + 1)  # the colour is all over the surface
-    vars(untrained_reader)["domino_check"] = StubCheck((NOT_DOUBT + NOT_CERTAIN) / 2)
+    vars(untrained_reader)["domino_check"] = StubCheck(doubted)
     assert maybe_missed(untrained_reader, image, frame) == []
     vars(untrained_reader)["domino_check"] = StubCheck(NOT_DOUBT / 2)
     assert len(maybe_missed(untrained_reader, image, frame)) == FEW_PATCHES + 1

@@ -15,10 +15,11 @@ box is taken for a tile that may have been missed (:func:`maybe_missed`) when
   (``ASPECT_RANGE``);
 - the domino check (``vision.models.domino_check``, ``models/verifier.onnx``) does
   not take it for something else: ``not`` below its own doubt mark (``NOT_DOUBT``);
-  a patch of the tiles' colour, below its certain mark (``NOT_CERTAIN``) when the
-  photo shows no more than ``FEW_PATCHES`` of them: a faint tile pressed between
-  two others in a row looks little like a domino to the check, but its colour,
-  size and shape are a tile's, and a doubt costs a hand only a look.
+  a patch of the tiles' colour beside a tile read (its centre within ``BESIDE`` times
+  the read tiles' median length of one's), below its certain mark (``NOT_CERTAIN``)
+  when the photo shows no more than ``FEW_PATCHES`` of them: a faint tile pressed
+  between two others in a row looks little like a domino to the check, but its
+  colour, size and shape are a tile's, and a doubt costs a hand only a look.
 
 Each is read where it lies (``TileReader.read_at``) and handed on ``uncertain``, with
 the doubt ``MISSED_DOUBT``: shown on the photo with its outline, never counted until
@@ -55,6 +56,10 @@ ASPECT_RANGE = (1.4, 3.5)
 #: (On the composited hands of ``benchmarks.hands`` one photo of a cloth of the tiles'
 #: colour shows 51 such patches; every other shows 11 or fewer, most none.)
 FEW_PATCHES = 3
+#: A doubted patch is taken only this many read tiles' lengths from a tile read, at most
+#: (centre to centre): a tile side by side with one in a row (half a length apart), not
+#: a prop or a fist a tile's length or more away.
+BESIDE = 0.75
 #: The doubt a reading of a candidate carries (``TileReading.doubt``).
 MISSED_DOUBT = "missed?"
 
@@ -68,6 +73,16 @@ def _shaped(candidates: np.ndarray, read: np.ndarray) -> np.ndarray:
         return np.all((rel >= SIZE_RANGE[0]) & (rel <= SIZE_RANGE[1]), axis=1)
     aspect = seen[:, 1] / np.maximum(seen[:, 0], 1e-6)
     return (aspect >= ASPECT_RANGE[0]) & (aspect <= ASPECT_RANGE[1])
+
+
+def _beside(boxes: np.ndarray, frame: FrameReading) -> np.ndarray:
+    """Which ``boxes`` lie beside a tile ``frame`` read (``BESIDE``)."""
+    read = np.array([t.corners for t in frame.tiles], np.float32).reshape(-1, 4, 2)
+    if not len(read) or not len(boxes):
+        return np.zeros(len(boxes), bool)
+    reach = BESIDE * float(np.median(sides(read)[:, 1]))
+    gaps = np.linalg.norm(boxes.mean(axis=1)[:, None] - read.mean(axis=1)[None], axis=2)
+    return np.asarray(gaps.min(axis=1) <= reach)
 
 
 def _one_each(corners: np.ndarray, scores: np.ndarray) -> list[int]:
@@ -119,7 +134,7 @@ def maybe_missed(reader: TileReader, image: np.ndarray, frame: FrameReading
     verdicts = check(image, corners, scores)
     taken = verdicts.not_domino < NOT_DOUBT
     if len(patches) <= FEW_PATCHES:  # a patch of the tiles' colour: unless certainly none
-        taken[len(ask):] |= ~verdicts.certain[len(ask):]
+        taken[len(ask):] |= ~verdicts.certain[len(ask):] & _beside(patches, frame)
     tiles = np.flatnonzero(taken)
     if not len(tiles):
         return []
