@@ -7,15 +7,23 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from reader_fixtures import MODELS, needs_trained_models
+from reader_fixtures import MODELS, needs_trained_models, untrained_dir
 
 from datasets.render import render_hands, scene_rng
 from engine import RuleSet
 from vision.models.detections import Detections
+from vision.models.domino_check import NOT_CERTAIN, NOT_DOUBT, Verdicts
 from vision.reading.reader import TileReader
 from vision.readings import FrameReading, TileReading, TileReadings
+from vision.stills import missed_tiles
 from vision.stills.hand_photos import Doubt, hand_from_reading
-from vision.stills.missed_tiles import MISSED_DOUBT, candidates, maybe_missed, with_missed
+from vision.stills.missed_tiles import (
+    FEW_PATCHES,
+    MISSED_DOUBT,
+    candidates,
+    maybe_missed,
+    with_missed,
+)
 from vision.stills.tile_colour import tile_coloured
 
 BOX = np.array([[0, 0], [40, 0], [40, 80], [0, 80]], np.float32)  # 40 x 80: a domino
@@ -85,6 +93,63 @@ class TestCandidates:
         assert [box.doubts for box in hand.left_out] == [(Doubt.MAYBE_MISSED,)]
         assert "1 box that may be tiles not read left out: 0-5" in hand.text()
         assert hand.to_json()["left_out"][0]["doubts"] == ["maybe-missed"]
+
+
+class StubCheck:
+    """The domino check: every box ``not`` a domino this likely."""
+
+    def __init__(self, not_domino: float) -> None:
+        self.not_domino = not_domino
+
+    def __call__(self, image: np.ndarray, corners: np.ndarray,
+                 scores: np.ndarray | None = None) -> Verdicts:
+        n = len(corners)
+        probs = np.column_stack([np.full(n, 1.0 - self.not_domino), np.zeros(n),
+                                 np.full(n, self.not_domino)]).astype(np.float32)
+        return Verdicts(probs, scores)
+
+
+def _ivory_hand(beside: int, far: int = 0) -> tuple[np.ndarray, FrameReading]:
+    """Three ivory faces read side by side on a green cloth, ``beside`` more not read
+    going on in their row, and ``far`` more not read two tiles' lengths off."""
+    image = np.full((400, 700, 3), (40, 120, 30), np.uint8)
+    read = [_reading((x, 20)) for x in (20, 72, 124)]
+    faces = [(x, 20) for x in range(20, 20 + 52 * (3 + beside), 52)]
+    faces += [(x, 260) for x in range(20, 20 + 60 * far, 60)]
+    for x, y in faces:
+        image[y:y + 80, x:x + 40] = (200, 225, 235)
+    return image, FrameReading(TileReadings.of(read), Detections.empty())
+
+
+def test_a_patch_of_the_tiles_colour_is_doubted_unless_certainly_no_domino(
+        untrained_reader: TileReader, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A face of the tiles' colour, size and shape beside the tiles read that no box was
+    read at is a tile perhaps missed even where the domino check doubts it (a faint
+    tile pressed in a row looks little like a domino); not where the check is certain,
+    nor further off, nor on a photo whose surface shows that colour in many places."""
+    monkeypatch.setattr(missed_tiles, "faint_boxes", lambda reader, image: _found())
+    vars(untrained_reader)["read_at"] = lambda image, corners, scores: TileReadings.of([
+        replace(_reading((0, 0)), corners=c) for c in corners])
+    doubted = (NOT_DOUBT + NOT_CERTAIN) / 2
+    image, frame = _ivory_hand(1, far=1)
+    for not_domino, where in ((NOT_DOUBT / 2, [(196, 60), (40, 300)]),
+                              (doubted, [(196, 60)]), (NOT_CERTAIN, [])):
+        vars(untrained_reader)["domino_check"] = StubCheck(not_domino)
+        missed = maybe_missed(untrained_reader, image, frame)
+        assert all(t.doubt == MISSED_DOUBT and t.uncertain for t in missed)
+        got = sorted((t.corners.mean(axis=0) for t in missed), key=lambda c: float(c[1]))
+        assert len(got) == len(where)
+        assert all(np.allclose(c, w, atol=4) for c, w in zip(got, where, strict=True))
+    image, frame = _ivory_hand(FEW_PATCHES + 1)  # the colour is all over the surface
+    vars(untrained_reader)["domino_check"] = StubCheck(doubted)
+    assert maybe_missed(untrained_reader, image, frame) == []
+    vars(untrained_reader)["domino_check"] = StubCheck(NOT_DOUBT / 2)
+    assert len(maybe_missed(untrained_reader, image, frame)) == FEW_PATCHES + 1
+
+
+@pytest.fixture
+def untrained_reader(tmp_path_factory: pytest.TempPathFactory) -> TileReader:
+    return TileReader(untrained_dir(tmp_path_factory), check_tiles=False)
 
 
 @pytest.fixture(scope="module")

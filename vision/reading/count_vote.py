@@ -13,9 +13,13 @@ rest of their range, then a few more pips than they found).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
+
+from vision.models.onnx_models import Classifier, class_counts
+from vision.reading.count_certainty import QUICK_SURE
 
 #: Weight of a count by what the pips say of it: the count they give, another
 #: count within their range, a count up to ``MOST_MISSED`` above it. Any other
@@ -72,3 +76,28 @@ def vote(count: int, certainty: float, low: int, high: int, probs: np.ndarray,
     if total <= 0.0 or value == count:
         return Vote(count, certainty, low, high)
     return Vote(value, float(weighed[value]) / total, min(low, value), max(high, value))
+
+
+def classifier_counts(crops: Sequence[np.ndarray], halves: Classifier,
+                      quick: Classifier | None, up_to: int) -> np.ndarray | None:
+    """The half classifiers' probability of each count from 0 to ``up_to`` for each crop
+    (column = count; their class names are the counts), None without crops: the
+    ``quick`` classifier's where it is sure (``QUICK_SURE``), else the ``halves`` one's."""
+    if not crops:
+        return None
+    if quick is None:
+        return _by_count(halves(crops), halves.names, up_to)
+    probs = _by_count(quick(crops), quick.names, up_to)
+    unsure = np.flatnonzero(probs.max(axis=1) < QUICK_SURE).tolist()
+    if unsure:
+        again = halves([crops[i] for i in unsure])
+        probs[unsure] = _by_count(again, halves.names, up_to)
+    return probs
+
+
+def _by_count(probs: np.ndarray, names: Sequence[str], up_to: int) -> np.ndarray:
+    """A classifier's ``probs`` (columns: its classes ``names``) by count, 0 to ``up_to``."""
+    values = class_counts(names, "halves")
+    by_count = np.zeros((len(probs), max(int(values.max()), up_to) + 1), np.float32)
+    by_count[:, values] = probs
+    return by_count[:, :up_to + 1]

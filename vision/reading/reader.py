@@ -20,7 +20,9 @@ pips' count and range (``vision.reading.count_vote``), and a count other than th
 is as sure as its share of the weighed probabilities. A tile's
 confidence is the detector's score times the certainty of both halves; a
 reading below ``uncertain_below``, or with a value above the set's largest,
-is flagged ``uncertain`` (it is reported, never silently guessed).
+is flagged ``uncertain`` (it is reported, never silently guessed). A half counted
+blank, however surely, on which the pip model scores marks far below the threshold
+(``FAINT_PIP``; faint pips) could be more: its range says so.
 """
 
 from __future__ import annotations
@@ -51,13 +53,15 @@ from vision.reading.boxes.hollow_markers import drop_hollow
 from vision.reading.count_certainty import (
     CLASSIFIED_UP_TO,
     CLASSIFIER_SURE,
+    FAINT_PIP,
     PIP_BAND,
-    QUICK_SURE,
-    count_certainty,
+    PIP_THRESHOLD,
+    faint_blank,
     inside_half,
+    pip_count,
     within_set,
 )
-from vision.reading.count_vote import vote
+from vision.reading.count_vote import classifier_counts, vote
 from vision.reading.cover_check import CoverCheck
 from vision.reading.domino_verdicts import judged
 from vision.reading.face_down import markers_on_backs, split_face_down
@@ -68,19 +72,6 @@ from vision.readings import MAX_VALUE, FrameReading, HalfCount, TileReading, Til
 if TYPE_CHECKING:
     from vision.reading.set_profile import SetProfile
 
-#: Pip score at or above which a pip counts. Chosen on rendered scenes of a
-#: seed used neither in training nor in the eval set
-#: (``benchmarks/vision.py --tune 40``: per-half accuracy 0.91 at 0.30, 0.86
-#: at 0.50), never on real photos.
-PIP_THRESHOLD = 0.30
-#: The counts a half could be: as many pips as score at least ``PIP_THRESHOLD +
-#: RANGE_BAND`` up to as many as score at least ``PIP_THRESHOLD - RANGE_BAND``.
-#: Measured at the true corners of 60 rendered validation tables (seeds 202/205):
-#: the true count lies in that range for 83 % of the misread halves, while 97 %
-#: of the halves read right have a range of one (0.1: 63 % / 98 %; 0.2: 91 % /
-#: 95 %). A table's trains use it to settle a misread by its neighbours
-#: (``vision.table``).
-RANGE_BAND = 0.15
 #: Tile detector score floor.
 TILE_THRESHOLD = 0.25
 #: Readings less confident than this are flagged ``uncertain``.
@@ -158,6 +149,7 @@ class TileReader:
                  even_halves: bool = True,
                  classify_halves: bool = True,
                  classifier_sure: float | None = CLASSIFIER_SURE,
+                 faint_pip: float | None = FAINT_PIP,
                  quick_look: bool = True,
                  drop_hollow_markers: bool = True,
                  check_cover: bool = True,
@@ -196,6 +188,11 @@ class TileReader:
         #: A half crop the classifier names at least this surely is not shown to the pip
         #: model (``CLASSIFIER_SURE``; None: every crop is).
         self.classifier_sure = classifier_sure
+        #: A half counted blank whose candidate pips score this much could be as many
+        #: counts as there are (``vision.reading.count_certainty.faint_blank``; None: not
+        #: looked for). Blanks the classifier names surely are shown to the pip model
+        #: for it.
+        self.faint_pip = faint_pip
         #: The quick classifier that looks at every crop before ``half_classifier`` (at
         #: 96 px) looks again at those it is unsure of (``QUICK_SURE``), when listed
         #: (``halves_quick``) and wanted.
@@ -530,32 +527,6 @@ class TileReader:
                                         ((low_a, high_a), (low_b, high_b))))
         return readings
 
-    def _count_probabilities(self, crops: Sequence[np.ndarray]) -> np.ndarray | None:
-        """The half classifiers' probability of each count up to ``classified_up_to``
-        (column = count, from 0; their class names are the counts), or None without
-        one: the quick classifier's where it is sure (``QUICK_SURE``), else the
-        ``halves`` classifier's."""
-        if self.half_classifier is None or not crops:
-            return None
-        quick = self.quick_classifier
-        if quick is None:
-            return self._by_count(self.half_classifier(crops), self.half_classifier.names)
-        probs = self._by_count(quick(crops), quick.names)
-        unsure = np.flatnonzero(probs.max(axis=1) < QUICK_SURE).tolist()
-        if unsure:
-            again = self.half_classifier([crops[i] for i in unsure])
-            probs[unsure] = self._by_count(again, self.half_classifier.names)
-        return probs
-
-    def _by_count(self, probs: np.ndarray, names: Sequence[str]) -> np.ndarray:
-        """A classifier's ``probs`` (columns: its classes ``names``) by count, 0 to
-        ``classified_up_to``."""
-        values = class_counts(names, "halves")
-        top = self.classified_up_to
-        by_count = np.zeros((len(probs), max(int(values.max()), top) + 1), np.float32)
-        by_count[:, values] = probs
-        return by_count[:, :top + 1]
-
     def count_pips(self, crops: Sequence[np.ndarray]) -> list[tuple[int, float, Detections]]:
         """``(count, certainty, pips)`` for each half crop; one model batch for all."""
         return [(h.value, h.certainty, h.pips) for h in self.count_halves(crops)]
@@ -566,29 +537,37 @@ class TileReader:
         batch); a crop it names surely (``classifier_sure``) has that count, and the
         others go to the pip model (one batch), whose count and range its vote then
         weighs (``vision.reading.count_vote``). Without the classifier, the pips count alone."""
-        probs = self._count_probabilities(crops)
+        probs = (None if self.half_classifier is None else classifier_counts(
+            crops, self.half_classifier, self.quick_classifier, self.classified_up_to))
         named: dict[int, HalfCount] = {}  # crop index -> the count the classifier is sure of
         if probs is not None and self.classifier_sure is not None:
             for i in np.flatnonzero(probs.max(axis=1) >= self.classifier_sure).tolist():
                 value = int(np.argmax(probs[i]))
                 named[i] = HalfCount(value, float(probs[i, value]), Detections.empty(),
                                      value, value)
-        doubtful = [crop for k, crop in enumerate(crops) if k not in named]
-        found = iter(self.pip_detector(doubtful) if doubtful else [])
+        # the pip model sees the crops not named surely, and the blanks named surely
+        # when faint pips are looked for
+        blank = {k for k, h in named.items() if h.value == 0 and self.faint_pip is not None}
+        looked = [k for k in range(len(crops)) if k not in named or k in blank]
+        found = dict(zip(looked, self.pip_detector([crops[k] for k in looked])
+                         if looked else [], strict=True))
+        faint = self.faint_pip
         results = []
         for k in range(len(crops)):
-            if k in named:
-                results.append(named[k])
-                continue
-            pips = next(found)
+            pips = found.get(k, Detections.empty())
             pips = pips[inside_half(pips.center)]
+            if k in named:
+                half = named[k]
+                if k in blank and faint is not None:  # faint pips may be on a sure blank
+                    half = half._replace(high=faint_blank(pips.confidence, faint))
+                results.append(half)
+                continue
             scores = pips.confidence
-            count = int(np.sum(scores >= self.pip_threshold))
-            certainty = count_certainty(scores, self.pip_threshold, self.pip_band)
-            low = min(count, int(np.sum(scores >= self.pip_threshold + RANGE_BAND)))
-            high = max(count, int(np.sum(scores >= self.pip_threshold - RANGE_BAND)))
+            count, certainty, low, high = pip_count(scores, self.pip_threshold, self.pip_band)
             if probs is not None:
                 count, certainty, low, high = vote(count, certainty, low, high, probs[k])
+            if count == 0 and faint is not None:
+                high = max(high, faint_blank(scores, faint))
             results.append(HalfCount(count, certainty, pips[scores >= self.pip_threshold],
                                      low, high))
         if self.profile is not None:

@@ -8,10 +8,10 @@ more than one count, a count the set does not have, a tile seen twice, a tile a
 hand partly covers, a box that may not be a tile at all), and a hand with any
 doubt asks to be checked by eye (``HandReading.needs_check``).
 
-A faint box no tile read covers, of a tile's size and shape, that the domino check
-does not rule out (``vision.stills.missed_tiles``) may be a tile the reader missed: it
-is left out too (``Doubt.MAYBE_MISSED``), and the hand marked. A box the detector
-scores below ``MAYBE_NOT_TILE_BELOW`` is most likely not a
+A faint box or a patch of the tiles' colour no tile read covers, of a tile's size and
+shape, that the domino check does not rule out (``vision.stills.missed_tiles``) may be
+a tile the reader missed: it is left out too (``Doubt.MAYBE_MISSED``), and the hand
+marked. A box the detector scores below ``MAYBE_NOT_TILE_BELOW`` is most likely not a
 tile (wood grain, a knot, glare, a printed pattern): it is left out of the
 points, and listed in ``left_out`` with its reasons, so the hand is still marked
 and the box is shown for a person to count it if it is a tile after all. Every

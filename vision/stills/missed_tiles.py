@@ -14,7 +14,12 @@ box is taken for a tile that may have been missed (:func:`maybe_missed`) when
   tiles bigger than far ones), or, with no tile read, a domino's length to width
   (``ASPECT_RANGE``);
 - the domino check (``vision.models.domino_check``, ``models/verifier.onnx``) does
-  not take it for something else: ``not`` below its own doubt mark (``NOT_DOUBT``).
+  not take it for something else: ``not`` below its own doubt mark (``NOT_DOUBT``);
+  a patch of the tiles' colour beside a tile read (its centre within ``BESIDE`` times
+  the read tiles' median length of one's), below its certain mark (``NOT_CERTAIN``)
+  when the photo shows no more than ``FEW_PATCHES`` of them: a faint tile pressed
+  between two others in a row looks little like a domino to the check, but its
+  colour, size and shape are a tile's, and a doubt costs a hand only a look.
 
 Each is read where it lies (``TileReader.read_at``) and handed on ``uncertain``, with
 the doubt ``MISSED_DOUBT``: shown on the photo with its outline, never counted until
@@ -46,6 +51,15 @@ ONE_CANDIDATE_IOU = 0.3
 #: With no tile read: a candidate's long side over its short one (a domino's is 2, its
 #: box's more with the tile's side in it, less at a slant).
 ASPECT_RANGE = (1.4, 3.5)
+#: A photo with more patches of the tiles' colour than this shows it on its surface
+#: too: a patch is then taken only where the domino check does not doubt it.
+#: (On the composited hands of ``benchmarks.hands`` one photo of a cloth of the tiles'
+#: colour shows 51 such patches; every other shows 11 or fewer, most none.)
+FEW_PATCHES = 3
+#: A doubted patch is taken only this many read tiles' lengths from a tile read, at most
+#: (centre to centre): a tile side by side with one in a row (half a length apart), not
+#: a prop or a fist a tile's length or more away.
+BESIDE = 0.75
 #: The doubt a reading of a candidate carries (``TileReading.doubt``).
 MISSED_DOUBT = "missed?"
 
@@ -59,6 +73,16 @@ def _shaped(candidates: np.ndarray, read: np.ndarray) -> np.ndarray:
         return np.all((rel >= SIZE_RANGE[0]) & (rel <= SIZE_RANGE[1]), axis=1)
     aspect = seen[:, 1] / np.maximum(seen[:, 0], 1e-6)
     return (aspect >= ASPECT_RANGE[0]) & (aspect <= ASPECT_RANGE[1])
+
+
+def _beside(boxes: np.ndarray, frame: FrameReading) -> np.ndarray:
+    """Which ``boxes`` lie beside a tile ``frame`` read (``BESIDE``)."""
+    read = np.asarray(frame.tiles.corners, np.float32).reshape(-1, 4, 2)
+    if not len(read) or not len(boxes):
+        return np.zeros(len(boxes), bool)
+    reach = BESIDE * float(np.median(sides(read)[:, 1]))
+    gaps = np.linalg.norm(boxes.mean(axis=1)[:, None] - read.mean(axis=1)[None], axis=2)
+    return np.asarray(gaps.min(axis=1) <= reach)
 
 
 def _one_each(corners: np.ndarray, scores: np.ndarray) -> list[int]:
@@ -107,7 +131,11 @@ def maybe_missed(reader: TileReader, image: np.ndarray, frame: FrameReading
     scores = np.concatenate([found.confidence[ask], np.zeros(len(patches))]).astype(np.float32)
     if not len(corners):
         return []
-    tiles = np.flatnonzero(check(image, corners, scores).not_domino < NOT_DOUBT)
+    verdicts = check(image, corners, scores)
+    taken = verdicts.not_domino < NOT_DOUBT
+    if len(patches) <= FEW_PATCHES:  # a patch of the tiles' colour: unless certainly none
+        taken[len(ask):] |= ~verdicts.certain[len(ask):] & _beside(patches, frame)
+    tiles = np.flatnonzero(taken)
     if not len(tiles):
         return []
     tiles = tiles[_one_each(corners[tiles], scores[tiles])]
