@@ -216,7 +216,8 @@ def _polygon_patch(shape: tuple[int, int], corners: np.ndarray, scale: float,
     mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.fillPoly(mask, [pts - np.array([x0, y0], np.int32)], 1)
     if rim:
-        mask = cv2.dilate(mask, np.ones((2 * rim + 1, 2 * rim + 1), np.uint8))
+        return (y0, x0), np.asarray(cv2.dilate(mask, np.ones((2 * rim + 1, 2 * rim + 1),
+                                                             np.uint8)), bool)
     return (y0, x0), mask.astype(bool)
 
 
@@ -413,8 +414,8 @@ class KnownTable:
         s = frame_view.scale
         covered = np.zeros(mask.shape, bool)
         for c in taken:
-            (y0, x0), inside = _polygon_patch(mask.shape, c, s, rim=2)
-            covered[y0:y0 + inside.shape[0], x0:x0 + inside.shape[1]] |= inside
+            (py, px), inside = _polygon_patch(mask.shape, c, s, rim=2)
+            covered[py:py + inside.shape[0], px:px + inside.shape[1]] |= inside
         short, long = scale
         # a pale tile on a pale cloth changes at its pips and edges only: closed, and the
         # pieces within a tile of one another taken together
