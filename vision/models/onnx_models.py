@@ -532,6 +532,23 @@ class ObbDetector(_Detector):
                                    gain=float(min(box.gain_x, box.gain_y)))
         return detections
 
+    def detect_window(self, image: np.ndarray, window: tuple[int, int, int, int],
+                      gain: float) -> Detections:
+        """Detections in the part ``window`` (x0, y0, x1, y1) of ``image``, in ``image``
+        pixels, the part scaled by ``gain`` (model input pixels per image pixel: the
+        scale of a look at the whole image, so that objects keep the size the model
+        sees them at there). Needs a dynamic export; a window whose sides times
+        ``gain`` are multiples of the stride is not padded."""
+        x0, y0, x1, y1 = window
+        crop = image[y0:y1, x0:x1]
+        found = ObbDetector.__call__(self, crop, long_side=_stride_ceil(max(crop.shape[:2])
+                                                                          * gain))
+        found.corners += np.array([x0, y0], np.float32)
+        if "xywhr" in found.data:
+            found.data["xywhr"][:, :2] += np.array([x0, y0], found.data["xywhr"].dtype)
+        found.metadata.update(shape=image.shape[:2])
+        return found
+
 
 class BoxDetector(_Detector):
     """Axis-aligned detector run on a batch of small crops (the ``pips`` model)."""
