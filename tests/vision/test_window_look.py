@@ -51,7 +51,7 @@ class WindowedReader(PaintedReader):
         x0, y0, x1, y1 = window
         inside = ((found.corners[..., 0] > x0) & (found.corners[..., 0] < x1)
                   & (found.corners[..., 1] > y0) & (found.corners[..., 1] < y1)).any(axis=1)
-        found = found[inside]
+        found = found[np.asarray(inside, bool)]
         found.corners[..., 0] = np.clip(found.corners[..., 0], x0, x1)
         found.corners[..., 1] = np.clip(found.corners[..., 1], y0, y1)
         return found
@@ -110,7 +110,7 @@ def test_the_window_look_reads_as_the_whole_look(rnd: PaintedRound) -> None:
     k = len(rnd.pictures) - 2
     before, frame = frame_of(rnd, k), frame_of(rnd, k + 1, 0.95)
 
-    def read(windows: bool) -> list[tuple[int, int]]:
+    def read(windows: bool) -> list[tuple[int, ...]]:
         reader = WindowedReader(rnd)
         memory = TileMemory(reader)
         memory.update_with_detections(before, reader.detect(before))
