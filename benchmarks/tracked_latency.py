@@ -1,17 +1,30 @@
-"""How long one tracked still frame takes, with and without the known table.
+"""How long one tracked still frame takes: the whole frame looked at, or only windows.
 
-    MTRAIN_PRECISION=float .venv/bin/python -m benchmarks.tracked_latency [--runs N]
+    .venv/bin/python -m benchmarks.tracked_latency [--runs N] [--precisions auto,float]
 
 A painted round (``datasets.table_sequence``, 1280x720, a patterned cloth and
 the mat): the tracker's memory and known table hold the settled table, and
 the next frame shows one more tile. What the tracker does with that still
 frame is timed: the detector, the known table's screen (phantoms out, missed
 tiles in), the memory reading only the new boxes, and the table rebuilt.
-Medians over ``--runs``. The figures go into ``benchmarks/results/vision.json``
-under ``latency.tracked`` beside the whole-frame ``frame_ms``; the known
-table's own share is timed alone too (``known_table_ms``). The frame rate a
-tracker can follow is bounded by the frames it need not read (``view_ms``:
-``vision.tracking.view_change``'s look at every frame) and by these reads.
+
+- the whole frame looked at, without and with the known table
+  (``tracked_frame_ms``, ``tracked_frame_known_table_ms``; the known table's own
+  share ``known_table_ms``);
+- only windows around what changed (``vision.tracking.window_look``;
+  ``crop_frame_ms``, the windows' own look ``crop_detect_ms``, how many and
+  how large), the mat kept from the frame before as the tracker keeps it; and
+  a still frame that did not change (``unchanged_frame_ms``: no detector).
+
+Medians over ``--runs``, wall clock, with the process's CPU time beside the
+main two (``*_cpu_ms``: ONNX Runtime's threads summed) since the load of the
+machine (``load_average``) stretches the wall clock. Each export of
+``--precisions`` (``vision.models.precision``) is timed in turn; the figures go
+into ``benchmarks/results/vision.json`` under ``latency.tracked``, the first
+export's at the top and every one's under ``by_precision``. A tracker follows
+frames that need no read at ``fps_between_reads`` (``view_ms``:
+``vision.tracking.view_change``'s look at every frame), and a frame that needs
+one at ``fps_with_crop_read``.
 """
 
 from __future__ import annotations
@@ -63,11 +76,13 @@ def tracked(runs: int, models: str, precision: str | None = None) -> dict[str, A
         memory.mark_settled(grey_of(before))
         return memory
 
-    def one(known: KnownTable | None) -> tuple[float, float]:
-        """The frame after one new tile, the whole frame looked at: (ms, known table's)."""
+    def one(known: KnownTable | None) -> tuple[float, float, float]:
+        """The frame after one new tile, the whole frame looked at: (ms, known table's ms,
+        the process's CPU ms)."""
         memory = memory_of()
         if known is not None:
             known.settle(before)
+        c0 = time.process_time()
         t0 = time.perf_counter()
         found = reader.detect(after)
         t1 = time.perf_counter()
@@ -78,17 +93,20 @@ def tracked(runs: int, models: str, precision: str | None = None) -> dict[str, A
         tiles, markers = memory.update_with_detections(after, found)
         reconstruct(tiles, markers, 3, detect_mat(after), engine=truth[0].engine)
         t3 = time.perf_counter()
-        return (t3 - t0) * 1000, (t2 - t1) * 1000
+        return (t3 - t0) * 1000, (t2 - t1) * 1000, (time.process_time() - c0) * 1000
 
-    def windowed(frame: np.ndarray) -> tuple[float, float, int, int, int]:
+    def windowed(frame: np.ndarray) -> tuple[float, float, int, int, int, float]:
         """``frame`` after the settled table ``before``, looked at in windows around what
-        changed: (ms, the detector's ms, windows, window side, tiles read)."""
+        changed (the mat kept from the frame before, as the tracker keeps it): (ms, the
+        windows' ms, windows, window side, tiles read, the process's CPU ms)."""
         memory = memory_of()
         known = learned()
         known.settle(before)
         look = WindowLook(reader)
         look.detect(before, known.view(before))
         read0 = memory.counts.tiles_read
+        mat = detect_mat(before)
+        c0 = time.process_time()
         t0 = time.perf_counter()
         known.bumped(frame)
         view = known.view(frame)
@@ -97,12 +115,13 @@ def tracked(runs: int, models: str, precision: str | None = None) -> dict[str, A
         t1 = time.perf_counter()
         found = known.screen(frame, found, reader.tile_class, memory.detections.corners)
         tiles, markers = memory.update_with_detections(frame, found)
-        reconstruct(tiles, markers, 3, detect_mat(frame), engine=truth[0].engine)
+        reconstruct(tiles, markers, 3, detect_mat(frame) if look.last.whole else mat,
+                    engine=truth[0].engine)
         t2 = time.perf_counter()
         windows = look.last.windows
         side = windows[0][2] - windows[0][0] if windows else 0
         return ((t2 - t0) * 1000, (t1 - t0) * 1000, len(windows), side,
-                memory.counts.tiles_read - read0)
+                memory.counts.tiles_read - read0, (time.process_time() - c0) * 1000)
 
     def learned() -> KnownTable:
         known = KnownTable()
@@ -131,10 +150,13 @@ def tracked(runs: int, models: str, precision: str | None = None) -> dict[str, A
         "precision": chosen_precision(precision or os.environ.get("MTRAIN_PRECISION")),
         "models": dict(reader.model_files),
         "tracked_frame_ms": round(statistics.median(plain), 1),
-        "tracked_frame_known_table_ms": round(statistics.median(t for t, _ in with_known), 1),
-        "known_table_ms": round(statistics.median(k for _, k in with_known), 1),
+        "tracked_frame_known_table_ms": round(statistics.median(t[0] for t in with_known), 1),
+        "known_table_ms": round(statistics.median(t[1] for t in with_known), 1),
+        "tracked_frame_known_table_cpu_ms": round(statistics.median(t[2] for t in with_known),
+                                                  1),
         "crop_frame_ms": round(crop_ms, 1),
         "crop_detect_ms": round(statistics.median(c[1] for c in crop), 1),
+        "crop_frame_cpu_ms": round(statistics.median(c[5] for c in crop), 1),
         "crop_windows": crop[0][2],
         "crop_window_side_px": crop[0][3],
         "crop_tiles_read": crop[0][4],
