@@ -21,6 +21,7 @@ from vision.tracking.tile_memory import TileMemory, grey_of
 from vision.tracking.tracker import Tracker
 from vision.tracking.window_look import (
     MAX_WINDOWS,
+    Core,
     Window,
     WindowLook,
     WindowSource,
@@ -45,7 +46,8 @@ class WindowedReader(PaintedReader):
     def window_gain(self, shape: tuple[int, int]) -> float | None:
         return 768 / max(shape)
 
-    def detect_window(self, image: np.ndarray, window: Window, gain: float) -> Detections:
+    def detect_window(self, image: np.ndarray, window: Window, gain: float, core: Core
+                      ) -> Detections:
         self.windows.append(window)
         found = PaintedReader.detect(self, image)
         x0, y0, x1, y1 = window
@@ -54,7 +56,9 @@ class WindowedReader(PaintedReader):
         found = found[np.asarray(inside, bool)]
         found.corners[..., 0] = np.clip(found.corners[..., 0], x0, x1)
         found.corners[..., 1] = np.clip(found.corners[..., 1], y0, y1)
-        return found
+        c = found.center
+        return found[(c[:, 0] >= core[0]) & (c[:, 0] < core[2])
+                     & (c[:, 1] >= core[1]) & (c[:, 1] < core[3])]
 
 
 @pytest.fixture(scope="module", params=[("stripes", False), ("checks", True)],

@@ -533,12 +533,14 @@ class ObbDetector(_Detector):
         return detections
 
     def detect_window(self, image: np.ndarray, window: tuple[int, int, int, int],
-                      gain: float) -> Detections:
+                      gain: float, core: tuple[float, float, float, float] | None = None
+                      ) -> Detections:
         """Detections in the part ``window`` (x0, y0, x1, y1) of ``image``, in ``image``
         pixels, the part scaled by ``gain`` (model input pixels per image pixel: the
         scale of a look at the whole image, so that objects keep the size the model
-        sees them at there). Needs a dynamic export; a window whose sides times
-        ``gain`` are multiples of the stride is not padded."""
+        sees them at there); with ``core`` (x0, y0, x1, y1), only those centred in it.
+        Needs a dynamic export; a window whose sides times ``gain`` are multiples of
+        the stride is not padded."""
         x0, y0, x1, y1 = window
         crop = image[y0:y1, x0:x1]
         found = ObbDetector.__call__(self, crop, long_side=_stride_ceil(max(crop.shape[:2])
@@ -547,7 +549,11 @@ class ObbDetector(_Detector):
         if "xywhr" in found.data:
             found.data["xywhr"][:, :2] += np.array([x0, y0], found.data["xywhr"].dtype)
         found.metadata.update(shape=image.shape[:2])
-        return found
+        if core is None or not len(found):
+            return found
+        c = found.center
+        return found[(c[:, 0] >= core[0]) & (c[:, 0] < core[2])
+                     & (c[:, 1] >= core[1]) & (c[:, 1] < core[3])]
 
 
 class BoxDetector(_Detector):

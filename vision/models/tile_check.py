@@ -274,11 +274,12 @@ class CheckedTileDetector(ObbDetector):
         return found
 
     def detect_window(self, image: np.ndarray, window: tuple[int, int, int, int],
-                      gain: float) -> Detections:
+                      gain: float, core: tuple[float, float, float, float] | None = None
+                      ) -> Detections:
         """:meth:`ObbDetector.detect_window`, its tile boxes judged in the whole ``image``
         (their surroundings) and on a patterned surface when the last whole look found
         one."""
-        found = super().detect_window(image, window, gain)
+        found = super().detect_window(image, window, gain, core)
         return self._judged(image, found, self.last_patterned)[0]
 
     def _judged(self, image: np.ndarray, found: Detections, known_patterned: bool

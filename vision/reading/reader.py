@@ -350,11 +350,12 @@ class TileReader:
         return self.look_side / max(shape) if _dynamic(self.detector) else None
 
     def detect_window(self, image: np.ndarray, window: tuple[int, int, int, int],
-                      gain: float) -> Detections:
-        """Tiles and markers in the part ``window`` (x0, y0, x1, y1) of ``image``, in
-        ``image`` pixels, looked at on the scale ``gain`` (:meth:`window_gain`) of a look at
-        the whole image: the tiles keep the size the detector knows."""
-        return self.detector.detect_window(image, window, gain)
+                      gain: float, core: tuple[float, float, float, float]) -> Detections:
+        """Tiles and markers centred in ``core`` (x0, y0, x1, y1) found in the part
+        ``window`` of ``image``, in ``image`` pixels, looked at on the scale ``gain``
+        (:meth:`window_gain`) of a look at the whole image: the tiles keep the size the
+        detector knows."""
+        return self.detector.detect_window(image, window, gain, core)
 
     def _first_look(self, image: np.ndarray) -> Detections:
         found = self.detector(image)

@@ -47,6 +47,8 @@ WHOLE_EVERY = 20
 
 #: A window of a frame: x0, y0, x1, y1 (frame pixels).
 Window = tuple[int, int, int, int]
+#: A window's core, where the boxes taken from it are centred: x0, y0, x1, y1.
+Core = tuple[float, float, float, float]
 
 
 @runtime_checkable
@@ -62,8 +64,10 @@ class WindowSource(Protocol):
         ``shape``; None when the detector cannot look at a window on that scale."""
         ...
 
-    def detect_window(self, image: np.ndarray, window: Window, gain: float) -> Detections:
-        """Tiles and markers in ``window`` of ``image`` (frame pixels), on scale ``gain``."""
+    def detect_window(self, image: np.ndarray, window: Window, gain: float, core: Core
+                      ) -> Detections:
+        """Tiles and markers centred in ``core`` found in ``window`` of ``image`` (frame
+        pixels), on scale ``gain``."""
         ...
 
 
@@ -125,20 +129,24 @@ def change_windows(mask: np.ndarray, scale: float, shape: tuple[int, int], tile_
     return windows
 
 
+def core_of(window: Window, shape: tuple[int, int], inset: float) -> Core:
+    """``window`` less ``inset`` on each side that is not the edge of a frame of ``shape``
+    (such a side reaches to infinity): a box centred there lies in the window whole."""
+    x0, y0, x1, y1 = window
+    h, w = shape
+    return (x0 + inset if x0 > 0 else -np.inf, y0 + inset if y0 > 0 else -np.inf,
+            x1 - inset if x1 < w else np.inf, y1 - inset if y1 < h else np.inf)
+
+
 def in_cores(centres: np.ndarray, windows: Sequence[Window], shape: tuple[int, int],
              inset: float) -> np.ndarray:
-    """For each point ``centres`` (N, 2): whether it lies in a window's core, the window
-    less ``inset`` on each side that is not the frame's edge (a box centred there lies
-    in the window whole)."""
-    h, w = shape
+    """For each point ``centres`` (N, 2): whether it lies in a window's core
+    (:func:`core_of`)."""
     out = np.zeros(len(centres), bool)
-    for x0, y0, x1, y1 in windows:
-        lo_x = x0 + inset if x0 > 0 else -np.inf
-        lo_y = y0 + inset if y0 > 0 else -np.inf
-        hi_x = x1 - inset if x1 < w else np.inf
-        hi_y = y1 - inset if y1 < h else np.inf
-        out |= ((centres[:, 0] >= lo_x) & (centres[:, 0] < hi_x)
-                & (centres[:, 1] >= lo_y) & (centres[:, 1] < hi_y))
+    for window in windows:
+        x0, y0, x1, y1 = core_of(window, shape, inset)
+        out |= ((centres[:, 0] >= x0) & (centres[:, 0] < x1)
+                & (centres[:, 1] >= y0) & (centres[:, 1] < y1))
     return out
 
 
@@ -209,8 +217,6 @@ class WindowLook:
         inset = tile_long / 2 + 2.0
         parts = [before[~in_cores(before.center, windows, shape, inset)] if len(before)
                  else before]
-        for window in windows:
-            got = self.reader.detect_window(frame, window, gain)
-            if len(got):
-                parts.append(got[in_cores(got.center, [window], shape, inset)])
+        parts += [self.reader.detect_window(frame, window, gain, core_of(window, shape, inset))
+                  for window in windows]
         return Detections.merge(parts)
