@@ -154,9 +154,12 @@ def changed_mask(base: TableView, now: TableView, spread: np.ndarray | None = No
 def _colour_change(base: TableView, now: TableView) -> np.ndarray:
     """Each pixel's change in chromaticity, the light's overall colour cast taken out
     (the median change, over every 16th pixel)."""
-    c = now.chroma - base.chroma
-    c -= np.median(c.reshape(-1, 2)[::16], axis=0)
-    return channel_max(np.abs(c))
+    out = []
+    for k in range(2):  # channel by channel: NumPy is slow over a short last axis
+        c = now.chroma[..., k] - base.chroma[..., k]
+        c -= np.median(c.reshape(-1)[::16])
+        out.append(np.abs(c))
+    return np.asarray(np.maximum(out[0], out[1]))
 
 
 def shadow_mask(base: TableView, now: TableView) -> np.ndarray:
