@@ -61,11 +61,11 @@ class WindowedReader(PaintedReader):
                      & (c[:, 1] >= core[1]) & (c[:, 1] < core[3])]
 
 
-@pytest.fixture(scope="module", params=[("stripes", False), ("checks", True)],
-                ids=["stripes", "checks-mat"])
+@pytest.fixture(scope="module", params=["stripes", "checks"])
 def rnd(request: pytest.FixtureRequest) -> PaintedRound:
-    surface, mat = request.param
-    return painted_round(31 if mat else 32, surface, mat)
+    """A round on the mat (without it the painted tiles are too large at 640x360 for
+    windows two tile lengths wide to fit)."""
+    return painted_round(31 if request.param == "checks" else 32, request.param, True)
 
 
 def frame_of(rnd: PaintedRound, k: int, gain: float = 1.0) -> np.ndarray:
@@ -216,11 +216,14 @@ def outcome(events: list[Any]) -> tuple[list[Any], list[str]]:
             [e.alert.code for e in events if isinstance(e, AlertRaised)])
 
 
-@pytest.mark.parametrize("bump_at", [None, 3])
+@pytest.mark.parametrize(("bump_at", "miss"), [(None, False), (3, False), (None, True)],
+                         ids=["still", "bumped", "a-tile-missed"])
 def test_the_tracker_settles_the_same_tables_looking_in_windows(
-        tmp_path: Path, rnd: PaintedRound, bump_at: int | None) -> None:
+        tmp_path: Path, rnd: PaintedRound, bump_at: int | None, miss: bool) -> None:
+    """The same tables and alerts as looking at every still frame whole; with a tile the
+    detector misses, what the known table makes of it is the same either way."""
     last = len(rnd.pictures) - 1
-    missed = {last: len(rnd.pictures[last].tiles) - 1}
+    missed = {last: len(rnd.pictures[last].tiles) - 1} if miss else {}
     reader = WindowedReader(rnd, missed)
     assert isinstance(reader, WindowSource)
     got = outcome(follow(tmp_path, rnd, reader, windows=True, bump_at=bump_at))
@@ -228,7 +231,8 @@ def test_the_tracker_settles_the_same_tables_looking_in_windows(
     want = outcome(follow(tmp_path, rnd, WindowedReader(rnd, missed), windows=False,
                           bump_at=bump_at))
     assert got == want
-    assert got[0] == rnd.tables
+    if not miss:
+        assert got[0] == rnd.tables
 
 
 @pytest.fixture(scope="module")
