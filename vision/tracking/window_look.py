@@ -16,8 +16,8 @@ The whole frame is looked at instead: at the first still frames (no reference, o
 no table settled yet), when the detector takes one input size only, when the
 frame changed in more than ``MAX_WINDOWS`` places or over more than
 ``MAX_SHARE`` of it (a new round, a bumped camera, a hand), when a window would not
-fit in the frame, when a box of the frame before in a window's core is not found
-again (``FOUND_AGAIN``), and every ``WHOLE_EVERY`` still frames in case a change
+fit in the frame, when a sure tile box of the frame before in a window's core is
+not found again (``FOUND_AGAIN``), and every ``WHOLE_EVERY`` still frames in case a change
 slipped under the comparison's thresholds.
 """
 
@@ -40,10 +40,13 @@ STRIDE = 32
 #: missed a tile of a train that the whole look found (0.37 where it scores 0.8), 2
 #: found it as surely.
 WINDOW_PAD = 2.0
-#: A box the frame before showed in a window's core is found again when a box of the
-#: window lies within this share of a tile's length of it; else the frame is looked
-#: at whole (tiles are not taken away in play: a box lost is the window's miss).
+#: A tile box scored at least ``SURE_TILE`` that the frame before showed in a window's
+#: core is found again when a tile box of the window lies within ``FOUND_AGAIN`` of a
+#: tile's length of it; else the frame is looked at whole (tiles are not taken away in
+#: play: a tile lost is the window's miss). Boxes scored lower come and go on a
+#: patterned cloth from one look to the next.
 FOUND_AGAIN = 0.25
+SURE_TILE = 0.5
 #: Changed regions of at most this many pixels of the small view are noise.
 SPECK_PIXELS = 2
 #: More windows than this, or windows over more than this share of the frame, and the
@@ -61,7 +64,10 @@ Core = tuple[float, float, float, float]
 
 @runtime_checkable
 class WindowSource(Protocol):
-    """A reader that can look at a window of a frame on the scale of its whole look."""
+    """A reader that can look at a window of a frame on the scale of its whole look;
+    ``tile_class`` is the detector's class of tiles."""
+
+    tile_class: int
 
     def detect(self, image: np.ndarray) -> Detections:
         """Tiles and markers found in the whole ``image``."""
@@ -233,8 +239,10 @@ class WindowLook:
             0, bool)
         new = [self.reader.detect_window(frame, window, gain, core_of(window, shape, inset))
                for window in windows]
-        now = np.concatenate([d.center for d in new]) if new else np.zeros((0, 2))
-        for centre in before.center[inside]:
+        tile = self.reader.tile_class
+        now = np.concatenate([d.center[d.class_id == tile] for d in new])
+        sure = inside & (before.class_id == tile) & (before.confidence >= SURE_TILE)
+        for centre in before.center[sure]:
             if not len(now) or np.linalg.norm(now - centre, axis=1).min() > (
                     FOUND_AGAIN * tile_long):
                 self.lost += 1
