@@ -1,17 +1,30 @@
-"""How long one tracked still frame takes, with and without the known table.
+"""How long one tracked still frame takes: the whole frame looked at, or only windows.
 
-    MTRAIN_PRECISION=float .venv/bin/python -m benchmarks.tracked_latency [--runs N]
+    .venv/bin/python -m benchmarks.tracked_latency [--runs N] [--precisions auto,float]
 
 A painted round (``datasets.table_sequence``, 1280x720, a patterned cloth and
 the mat): the tracker's memory and known table hold the settled table, and
 the next frame shows one more tile. What the tracker does with that still
 frame is timed: the detector, the known table's screen (phantoms out, missed
 tiles in), the memory reading only the new boxes, and the table rebuilt.
-Medians over ``--runs``. The figures go into ``benchmarks/results/vision.json``
-under ``latency.tracked`` beside the whole-frame ``frame_ms``; the known
-table's own share is timed alone too (``known_table_ms``). The frame rate a
-tracker can follow is bounded by the frames it need not read (``view_ms``:
-``vision.tracking.view_change``'s look at every frame) and by these reads.
+
+- the whole frame looked at, without and with the known table
+  (``tracked_frame_ms``, ``tracked_frame_known_table_ms``; the known table's own
+  share ``known_table_ms``);
+- only windows around what changed (``vision.tracking.window_look``;
+  ``crop_frame_ms``, the windows' own look ``crop_detect_ms``, how many and
+  how large), the mat kept from the frame before as the tracker keeps it; and
+  a still frame that did not change (``unchanged_frame_ms``: no detector).
+
+Medians over ``--runs``, wall clock, with the process's CPU time beside the
+main two (``*_cpu_ms``: ONNX Runtime's threads summed) since the load of the
+machine (``load_average``) stretches the wall clock. Each export of
+``--precisions`` (``vision.models.precision``) is timed in turn; the figures go
+into ``benchmarks/results/vision.json`` under ``latency.tracked``, the first
+export's at the top and every one's under ``by_precision``. A tracker follows
+frames that need no read at ``fps_between_reads`` (``view_ms``:
+``vision.tracking.view_change``'s look at every frame), and a frame that needs
+one at ``fps_with_crop_read``.
 """
 
 from __future__ import annotations
@@ -31,11 +44,11 @@ RESULTS = ROOT / "benchmarks" / "results" / "vision.json"
 SEED = 1_500_100
 
 
-def tracked(runs: int, models: str) -> dict[str, Any]:
+def tracked(runs: int, models: str, precision: str | None = None) -> dict[str, Any]:
     from datasets.table_game import camera_view, play_round
     from datasets.table_layout import layout_sequence
     from datasets.table_sequence import exposed, table_pictures
-    from vision.change.known_table import KnownTable
+    from vision.change.known_table import KnownTable, tile_scale
     from vision.mat.hub_mat import detect_mat
     from vision.models.precision import chosen_precision
     from vision.reading.reader import TileReader
@@ -43,6 +56,7 @@ def tracked(runs: int, models: str) -> dict[str, Any]:
     from vision.tracking.tile_memory import TileMemory, grey_of
     from vision.tracking.tracker import TRACKER_CLASSIFIES_HALVES
     from vision.tracking.view_change import ViewWatch
+    from vision.tracking.window_look import WindowLook
 
     truth = camera_view(play_round(SEED, 3))[:8]
     layouts = layout_sequence(truth, 3, np.random.default_rng(SEED), mat=True)
@@ -51,15 +65,24 @@ def tracked(runs: int, models: str) -> dict[str, Any]:
     bare = exposed(pictures[0].image, 1.0, 3.0, rng)
     before = exposed(pictures[-2].image, 1.0, 3.0, rng)
     after = exposed(pictures[-1].image, 0.95, 3.0, rng)
-    reader = TileReader(models, max_value=12, classify_halves=TRACKER_CLASSIFIES_HALVES)
+    again = exposed(pictures[-1].image, 0.97, 3.0, rng)
+    reader = TileReader(models, max_value=12, classify_halves=TRACKER_CLASSIFIES_HALVES,
+                        precision=precision)
 
-    def one(known: KnownTable | None) -> tuple[float, float]:
+    def memory_of() -> TileMemory:
         memory = TileMemory(reader)
         memory.update_with_detections(before, reader.detect(before))
         memory.update_with_detections(before, reader.detect(before))
         memory.mark_settled(grey_of(before))
+        return memory
+
+    def one(known: KnownTable | None) -> tuple[float, float, float]:
+        """The frame after one new tile, the whole frame looked at: (ms, known table's ms,
+        the process's CPU ms)."""
+        memory = memory_of()
         if known is not None:
             known.settle(before)
+        c0 = time.process_time()
         t0 = time.perf_counter()
         found = reader.detect(after)
         t1 = time.perf_counter()
@@ -70,7 +93,35 @@ def tracked(runs: int, models: str) -> dict[str, Any]:
         tiles, markers = memory.update_with_detections(after, found)
         reconstruct(tiles, markers, 3, detect_mat(after), engine=truth[0].engine)
         t3 = time.perf_counter()
-        return (t3 - t0) * 1000, (t2 - t1) * 1000
+        return (t3 - t0) * 1000, (t2 - t1) * 1000, (time.process_time() - c0) * 1000
+
+    def windowed(frame: np.ndarray) -> tuple[float, float, int, int, int, float]:
+        """``frame`` after the settled table ``before``, looked at in windows around what
+        changed (the mat kept from the frame before, as the tracker keeps it): (ms, the
+        windows' ms, windows, window side, tiles read, the process's CPU ms)."""
+        memory = memory_of()
+        known = learned()
+        known.settle(before)
+        look = WindowLook(reader)
+        look.detect(before, known.view(before))
+        read0 = memory.counts.tiles_read
+        mat = detect_mat(before)
+        c0 = time.process_time()
+        t0 = time.perf_counter()
+        known.bumped(frame)
+        view = known.view(frame)
+        scale = tile_scale(memory.detections.corners)
+        found = look.detect(frame, view, None if scale is None else scale[1])
+        t1 = time.perf_counter()
+        found = known.screen(frame, found, reader.tile_class, memory.detections.corners)
+        tiles, markers = memory.update_with_detections(frame, found)
+        reconstruct(tiles, markers, 3, detect_mat(frame) if look.last.whole else mat,
+                    engine=truth[0].engine)
+        t2 = time.perf_counter()
+        windows = look.last.windows
+        side = windows[0][2] - windows[0][0] if windows else 0
+        return ((t2 - t0) * 1000, (t1 - t0) * 1000, len(windows), side,
+                memory.counts.tiles_read - read0, (time.process_time() - c0) * 1000)
 
     def learned() -> KnownTable:
         known = KnownTable()
@@ -79,21 +130,40 @@ def tracked(runs: int, models: str) -> dict[str, Any]:
         return known
 
     one(learned())  # warm up
+    windowed(after)
     plain = [one(None)[0] for _ in range(runs)]
     with_known = [one(learned()) for _ in range(runs)]
+    crop = [windowed(after) for _ in range(runs)]
+    still = [windowed(before)[0] for _ in range(runs)]
     watch = ViewWatch(4, 10.0)
     view_times = []
     for i in range(runs):
         t0 = time.perf_counter()
         watch.look(after if i % 2 else before, i)
         view_times.append((time.perf_counter() - t0) * 1000)
+    for i in range(runs):  # still frames: compared with the settled view too
+        watch.look(again, runs + i)
+    view_ms = statistics.median(view_times)
+    crop_ms = statistics.median(c[0] for c in crop)
     return {
         "frame_size": [1280, 720],
-        "precision": chosen_precision(os.environ.get("MTRAIN_PRECISION")),
+        "precision": chosen_precision(precision or os.environ.get("MTRAIN_PRECISION")),
+        "models": dict(reader.model_files),
         "tracked_frame_ms": round(statistics.median(plain), 1),
-        "tracked_frame_known_table_ms": round(statistics.median(t for t, _ in with_known), 1),
-        "known_table_ms": round(statistics.median(k for _, k in with_known), 1),
-        "view_ms": round(statistics.median(view_times), 2),
+        "tracked_frame_known_table_ms": round(statistics.median(t[0] for t in with_known), 1),
+        "known_table_ms": round(statistics.median(t[1] for t in with_known), 1),
+        "tracked_frame_known_table_cpu_ms": round(statistics.median(t[2] for t in with_known),
+                                                  1),
+        "crop_frame_ms": round(crop_ms, 1),
+        "crop_detect_ms": round(statistics.median(c[1] for c in crop), 1),
+        "crop_frame_cpu_ms": round(statistics.median(c[5] for c in crop), 1),
+        "crop_windows": crop[0][2],
+        "crop_window_side_px": crop[0][3],
+        "crop_tiles_read": crop[0][4],
+        "unchanged_frame_ms": round(statistics.median(still), 1),
+        "view_ms": round(view_ms, 2),
+        "fps_between_reads": round(1000 / view_ms, 1),
+        "fps_with_crop_read": round(1000 / (view_ms + crop_ms), 1),
         "load_average": [round(x, 2) for x in os.getloadavg()],
         "threads": os.cpu_count(),
     }
@@ -103,8 +173,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--models", default=str(ROOT / "models"))
+    parser.add_argument("--precisions", default="auto,float",
+                        help="the exports to time (vision.models.precision), comma-separated; "
+                             "the first's figures are the headline ones")
     args = parser.parse_args(argv)
-    result = tracked(args.runs, args.models)
+    names = [p for p in args.precisions.split(",") if p]
+    runs = {name: tracked(args.runs, args.models, name) for name in names}
+    result = dict(runs[names[0]]) | {"by_precision": runs}
     results = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {}
     results.setdefault("latency", {})["tracked"] = result
     RESULTS.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")

@@ -35,10 +35,8 @@ from vision.models.onnx_models import (
     fit_crops,
     letterbox,
     load_specs,
-    nms_boxes,
-    nms_rotated,
-    probiou,
 )
+from vision.models.overlap import nms_boxes, nms_rotated, probiou
 
 
 @pytest.fixture(scope="session")

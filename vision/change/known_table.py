@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.change.channels import channel_max, channel_mean, channel_sum
 from vision.models.crops import order_corners
 from vision.models.detections import Detections
 
@@ -89,9 +90,15 @@ BUMP_RESPONSE = 0.15
 
 
 def _small(frame: np.ndarray, width: int = VIEW_WIDTH) -> np.ndarray:
+    """``frame`` shrunk to ``width`` by pixel-area averaging: first by the whole factor that
+    fits (OpenCV's fast path), then the rest (a fractional factor on a full frame takes
+    OpenCV's slow path, 20 ms for 1280x720 to 480)."""
     h, w = frame.shape[:2]
-    return cv2.resize(frame, (width, max(1, round(h * width / w))),
-                      interpolation=cv2.INTER_AREA).astype(np.float32)
+    size = (width, max(1, round(h * width / w)))
+    k = w // width
+    if k >= 2 and w % width:
+        frame = cv2.resize(frame, (w // k, h // k), interpolation=cv2.INTER_AREA)
+    return cv2.resize(frame, size, interpolation=cv2.INTER_AREA).astype(np.float32)
 
 
 def _shading(image: np.ndarray) -> np.ndarray:
@@ -125,10 +132,10 @@ def table_view(frame: np.ndarray, width: int = VIEW_WIDTH) -> TableView:
     # smooth term, which taking the smooth shading away removes
     log = cv2.log(small + LOG_FLOOR)
     detail = log - _shading(log)
-    total = small.sum(axis=2, keepdims=True) + CHROMA_FLOOR
-    chroma = (small[..., 1:] / total if small.shape[2] == 3
-              else np.zeros(small.shape[:2] + (2,), np.float32))
-    grey = small.mean(axis=2)
+    total = channel_sum(small) + CHROMA_FLOOR
+    chroma = (np.dstack([small[..., 1] / total, small[..., 2] / total])
+              if small.shape[2] == 3 else np.zeros(small.shape[:2] + (2,), np.float32))
+    grey = channel_mean(small)
     grey = grey / (float(grey.mean()) + 1e-6)
     return TableView(np.asarray(detail, np.float32), np.asarray(chroma, np.float32),
                      np.asarray(grey, np.float32), frame.shape[1] / small.shape[1])
@@ -139,7 +146,7 @@ def changed_mask(base: TableView, now: TableView, spread: np.ndarray | None = No
     """Pixels of ``now`` that differ from ``base`` (bool, small size): in fine detail
     beyond ``PIXEL_CHANGE`` (or ``SPREAD_TIMES`` the pixel's ``spread``), or in colour
     beyond ``CHROMA_CHANGE`` once the light's overall colour cast is taken out."""
-    d = np.abs(now.detail - base.detail).max(axis=2)
+    d = channel_max(np.abs(now.detail - base.detail))
     limit = PIXEL_CHANGE if spread is None else np.maximum(PIXEL_CHANGE, SPREAD_TIMES * spread)
     return np.asarray((d > limit) | (_colour_change(base, now) > CHROMA_CHANGE))
 
@@ -147,9 +154,12 @@ def changed_mask(base: TableView, now: TableView, spread: np.ndarray | None = No
 def _colour_change(base: TableView, now: TableView) -> np.ndarray:
     """Each pixel's change in chromaticity, the light's overall colour cast taken out
     (the median change, over every 16th pixel)."""
-    c = now.chroma - base.chroma
-    c -= np.median(c.reshape(-1, 2)[::16], axis=0)
-    return np.asarray(np.abs(c).max(axis=2))
+    out = []
+    for k in range(2):  # channel by channel: NumPy is slow over a short last axis
+        c = now.chroma[..., k] - base.chroma[..., k]
+        c -= np.median(c.reshape(-1)[::16])
+        out.append(np.abs(c))
+    return np.asarray(np.maximum(out[0], out[1]))
 
 
 def shadow_mask(base: TableView, now: TableView) -> np.ndarray:
@@ -167,11 +177,20 @@ def box_change(empty: TableView, now: TableView, inside: np.ndarray, slack: int 
     contrast; a tile on it changes far more than that. With ``slack`` (pixels), the
     bare table is also tried moved by up to that much each way and the least change
     kept (two photos registered by hand-held features lie a pixel or two apart)."""
+    return _box_change(empty, now, (0, 0), inside, slack)
+
+
+def _box_change(empty: TableView, now: TableView, origin: tuple[int, int], inside: np.ndarray,
+                slack: int) -> float:
+    """:func:`box_change` of the pixels ``inside`` (bool) of a patch of the small size
+    whose top left corner lies at ``origin`` (y, x)."""
     ys, xs = np.nonzero(inside)
-    h, w = inside.shape
+    ys, xs = ys + origin[0], xs + origin[1]
+    h, w = empty.grey.shape
     y0, y1 = max(int(ys.min()) - slack, 0), min(int(ys.max()) + 1 + slack, h)
     x0, x1 = max(int(xs.min()) - slack, 0), min(int(xs.max()) + 1 + slack, w)
-    part = inside[y0:y1, x0:x1]
+    part = np.zeros((y1 - y0, x1 - x0), bool)
+    part[ys - y0, xs - x0] = True
     here = now.detail[y0:y1, x0:x1]
     best = np.inf
     for dy in range(-slack, slack + 1):
@@ -180,10 +199,29 @@ def box_change(empty: TableView, now: TableView, inside: np.ndarray, slack: int 
             if ey0 < 0 or ex0 < 0 or ey1 > h or ex1 > w:
                 continue
             there = empty.detail[ey0:ey1, ex0:ex1]
-            d = np.abs(here - there).max(axis=2)[part]
-            texture = np.abs(there).max(axis=2)[part]
+            d = channel_max(np.abs(here - there))[part]
+            texture = channel_max(np.abs(there))[part]
             best = min(best, float(d.mean() / (texture.mean() + TEXTURE_FLOOR)))
     return best
+
+
+def _polygon_patch(shape: tuple[int, int], corners: np.ndarray, scale: float,
+                   rim: int = 1) -> tuple[tuple[int, int], np.ndarray]:
+    """:func:`_polygon_mask` cut to the polygon's bounding box: the patch's top left
+    corner (y, x) and the mask there (empty where the polygon lies off ``shape``)."""
+    pts = np.round(np.asarray(corners, np.float32).reshape(-1, 2) / scale).astype(np.int32)
+    h, w = shape
+    x0, y0 = max(int(pts[:, 0].min()) - rim, 0), max(int(pts[:, 1].min()) - rim, 0)
+    x1 = min(int(pts[:, 0].max()) + rim + 1, w)
+    y1 = min(int(pts[:, 1].max()) + rim + 1, h)
+    if x1 <= x0 or y1 <= y0:
+        return (0, 0), np.zeros((0, 0), bool)
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillPoly(mask, [pts - np.array([x0, y0], np.int32)], 1)
+    if rim:
+        return (y0, x0), np.asarray(cv2.dilate(mask, np.ones((2 * rim + 1, 2 * rim + 1),
+                                                             np.uint8)), bool)
+    return (y0, x0), mask.astype(bool)
 
 
 def _polygon_mask(shape: tuple[int, int], corners: np.ndarray, scale: float,
@@ -273,7 +311,7 @@ class KnownTable:
         grey = np.stack([v.grey for v in self._sum])
         self.empty = TableView(details.mean(axis=0), chroma.mean(axis=0), grey.mean(axis=0),
                                view.scale)
-        self.spread = (details.std(axis=0).max(axis=2) if len(self._sum) > 1
+        self.spread = (channel_max(details.std(axis=0)) if len(self._sum) > 1
                        else np.zeros(view.grey.shape, np.float32))
         self.known_area = np.ones(view.grey.shape, bool)
         self.empty_seen = len(self._sum)
@@ -319,7 +357,7 @@ class KnownTable:
         dx, dy = 2 * dx, 2 * dy
         if response < BUMP_RESPONSE or np.hypot(dx, dy) < BUMP_PX:
             return None
-        dx, dy = _refined(base.detail.mean(axis=2), view.detail.mean(axis=2), dx, dy)
+        dx, dy = _refined(channel_mean(base.detail), channel_mean(view.detail), dx, dy)
         self._move_empty(dx, dy)
         self.settle(frame)
         return Bump((float(dx * view.scale), float(dy * view.scale)))
@@ -356,9 +394,10 @@ class KnownTable:
         area = self.known_area if self.known_area is not None else np.ones(
             empty.grey.shape, bool)
         for i, c in enumerate(corners):
-            inside = _polygon_mask(empty.grey.shape, c, frame_view.scale)
-            if inside.any() and area[inside].all():
-                out[i] = box_change(empty, frame_view, inside, self.slack)
+            (y0, x0), inside = _polygon_patch(empty.grey.shape, c, frame_view.scale)
+            if inside.any() and area[y0:y0 + inside.shape[0], x0:x0 + inside.shape[1]][
+                    inside].all():
+                out[i] = _box_change(empty, frame_view, (y0, x0), inside, self.slack)
         return out
 
     def unchanged_boxes(self, frame_view: TableView, corners: np.ndarray) -> np.ndarray:
@@ -378,7 +417,8 @@ class KnownTable:
         s = frame_view.scale
         covered = np.zeros(mask.shape, bool)
         for c in taken:
-            covered |= _polygon_mask(mask.shape, c, s, rim=2)
+            (py, px), inside = _polygon_patch(mask.shape, c, s, rim=2)
+            covered[py:py + inside.shape[0], px:px + inside.shape[1]] |= inside
         short, long = scale
         # a pale tile on a pale cloth changes at its pips and edges only: closed, and the
         # pieces within a tile of one another taken together
@@ -448,7 +488,7 @@ def _refined(before: np.ndarray, now: np.ndarray, dx: float, dy: float) -> tuple
 def _half(detail: np.ndarray) -> np.ndarray:
     """The mean of ``detail``'s channels at half its size (what the bump is looked for on)."""
     h, w = detail.shape[:2]
-    return np.asarray(cv2.resize(detail.mean(axis=2), (w // 2, h // 2),
+    return np.asarray(cv2.resize(channel_mean(detail), (w // 2, h // 2),
                                  interpolation=cv2.INTER_AREA), np.float32)
 
 
@@ -460,10 +500,13 @@ def _on_kept(corners: np.ndarray, keep: np.ndarray) -> np.ndarray:
     kept = [np.asarray(c, np.float32) for c, k in zip(corners, keep, strict=True) if k]
     if not kept:
         return out
+    lo = np.array([c.min(axis=0) for c in kept])
+    hi = np.array([c.max(axis=0) for c in kept])
     for i in np.flatnonzero(~keep):
         box = np.asarray(corners[i], np.float32)
         area = abs(cv2.contourArea(box))
-        for other in kept:
+        near = np.flatnonzero(((lo <= box.max(axis=0)) & (hi >= box.min(axis=0))).all(axis=1))
+        for other in (kept[k] for k in near):  # boxes apart share nothing
             common = cv2.intersectConvexConvex(box, other)[0]
             if common > OVERLAP_KEPT * max(min(area, abs(cv2.contourArea(other))), 1e-6):
                 out[i] = True

@@ -261,27 +261,46 @@ class CheckedTileDetector(ObbDetector):
         #: reader looks at a frame more than once (further away, closer), and a look
         #: that finds only a box or two there is judged as the frame was.
         self._patterned_image: weakref.ref[np.ndarray] | None = None
+        #: Whether the last image looked at lay on a patterned surface.
+        self.last_patterned = False
 
     def __call__(self, image: np.ndarray, zoom_out: float = 1.0,
                  long_side: int | None = None) -> Detections:
         found = super().__call__(image, zoom_out, long_side)
+        seen = self._patterned_image() if self._patterned_image is not None else None
+        found, self.last_patterned = self._judged(image, found, seen is image)
+        if self.last_patterned:  # a further look at a frame found patterned stays so
+            self._patterned_image = weakref.ref(image)
+        return found
+
+    def detect_window(self, image: np.ndarray, window: tuple[int, int, int, int],
+                      gain: float, core: tuple[float, float, float, float] | None = None
+                      ) -> Detections:
+        """:meth:`ObbDetector.detect_window`, its tile boxes judged in the whole ``image``
+        (their surroundings) and on a patterned surface when the last whole look found
+        one."""
+        found = super().detect_window(image, window, gain, core)
+        return self._judged(image, found, self.last_patterned)[0]
+
+    def _judged(self, image: np.ndarray, found: Detections, known_patterned: bool
+                ) -> tuple[Detections, bool]:
+        """``found`` without the tile boxes that fail the looks or the domino check when
+        ``image`` lies on a patterned surface (``known_patterned``, or the looks say so),
+        and whether it does."""
         tiles = np.flatnonzero(found.class_id == self.tile_class)
         if not len(tiles):
-            return found
+            return found, known_patterned
         corners, scores = found.corners[tiles], found.confidence[tiles]
         kept = tile_mask(image, corners, scores) if self.looks else np.ones(len(tiles), bool)
-        seen = self._patterned_image() if self._patterned_image is not None else None
-        if self.verifier is not None and (seen is image or not self.looks
+        if self.verifier is not None and (known_patterned or not self.looks
                                           or patterned(kept)):
             # only where the looks find a pattern (or are off): the check costs a crop
             # and a classifier pass a box, and on a plain top the reader checks the
             # boxes it reads
             ask = np.flatnonzero(kept)
             kept[ask] = ~self.verifier(image, corners[ask], scores[ask]).dropped
-        if seen is not image:  # a further look at a frame found patterned stays so
-            if not patterned(kept):
-                return found
-            self._patterned_image = weakref.ref(image)
+        if not known_patterned and not patterned(kept):
+            return found, False
         keep = np.ones(len(found), bool)
         keep[tiles] = kept
-        return found[keep]
+        return found[keep], True

@@ -340,6 +340,20 @@ class TileReader:
         self._close_side = side if at_base < SMALL_TILE_PX else None
         return found
 
+    def window_gain(self, shape: tuple[int, int]) -> float | None:
+        """Detector input pixels per image pixel at the next look at a whole image of
+        ``shape`` (h, w); None when the detector takes one input size only (a part of
+        the image cannot be looked at on the same scale)."""
+        return self.look_side / max(shape) if _dynamic(self.detector) else None
+
+    def detect_window(self, image: np.ndarray, window: tuple[int, int, int, int],
+                      gain: float, core: tuple[float, float, float, float]) -> Detections:
+        """Tiles and markers centred in ``core`` (x0, y0, x1, y1) found in the part
+        ``window`` of ``image``, in ``image`` pixels, looked at on the scale ``gain``
+        (:meth:`window_gain`) of a look at the whole image: the tiles keep the size the
+        detector knows."""
+        return self.detector.detect_window(image, window, gain, core)
+
     def _first_look(self, image: np.ndarray) -> Detections:
         found = self.detector(image)
         width = self._tile_width(found)

@@ -27,7 +27,10 @@ of images (``vision.tracking.frame_source``) and yields :data:`vision.events.Tra
   table it watches (``vision.change.known_table``): boxes on table unchanged since it was
   bare are dropped, tile-sized changes since the last settled table that no box
   covers are read as tiles, and a bumped camera re-learns the table and says so
-  (``CameraStatus`` ``MOVED``).
+  (``CameraStatus`` ``MOVED``); once a table settled, the detector looks only at
+  windows of the frame around what changed since the frame before
+  (``vision.tracking.window_look``), and the mat is found again only when it looks
+  at the whole frame.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ import numpy as np
 
 from engine import RuleSet, TableState
 from engine.referee import Referee, Reread
-from vision.change.known_table import KnownTable
+from vision.change.known_table import KnownTable, tile_scale
 from vision.events import (
     AlertRaised,
     CameraReason,
@@ -64,6 +67,7 @@ from vision.tracking.table_vote import (
 )
 from vision.tracking.tile_memory import ReadCounts, TileMemory, grey_of
 from vision.tracking.view_change import Still, ViewWatch
+from vision.tracking.window_look import WindowLook, WindowSource
 
 #: Whether the live tracker's reader lets the ``halves`` classifier vote on pip counts
 #: (``vision.reading.count_vote``), as stills do. It is safe because the table drops other
@@ -86,7 +90,9 @@ class Tracker:
     ``max_retries`` how many attempts in a row (``None``: keep trying).
     ``realtime`` plays a video file or folder at its frame rate, as a camera would.
     ``known_table`` keeps a model of the table watched (``vision.change.known_table``) when
-    the reader reads boxes apart.
+    the reader reads boxes apart; with it, ``windows`` looks for tiles only where a still
+    frame changed when the reader can look at part of a frame
+    (``vision.tracking.window_look``).
     """
 
     def __init__(self, source: str | int | Path, players: int, rules: RuleSet | None = None, *,
@@ -96,7 +102,8 @@ class Tracker:
                  retry_s: float = 2.0, max_retries: int | None = None,
                  opener: Callable[[Any], Capture] | None = None,
                  sleep: Callable[[float], None] = time.sleep,
-                 realtime: bool = False, known_table: bool = True) -> None:
+                 realtime: bool = False, known_table: bool = True,
+                 windows: bool = True) -> None:
         self.source = frame_source(source, opener)
         self.players = players
         self.rules = rules or RuleSet.preset("standard")
@@ -118,6 +125,11 @@ class Tracker:
         #: (made when a reader that reads boxes apart follows a source).
         self.use_known_table = known_table
         self.known: KnownTable | None = None
+        #: Whether still frames are looked at only where they changed, once the table is
+        #: known (``vision.tracking.window_look``), and that look (made with the known table
+        #: when the reader can look at part of a frame).
+        self.use_windows = windows
+        self.windows: WindowLook | None = None
         #: The round's referee: every table settled so far, judged.
         self.referee = Referee(self.rules, players, first, engine)
         #: The reading the last settled table came from.
@@ -169,7 +181,7 @@ class Tracker:
         """Tiles and markers of a still frame: through ``memory`` (which reads only what it
         does not know) when the reader reads boxes apart, else the whole frame read."""
         if memory is not None:
-            found = memory.reader.detect(frame)
+            found = self._detect(frame, memory)
             if self.known is not None:  # phantoms on bare table out, missed tiles in
                 found = self.known.screen(frame, found, memory.reader.tile_class,
                                           memory.detections.corners)
@@ -177,6 +189,17 @@ class Tracker:
         frame_reading = self.reader.read(frame)
         self.counts.tiles_read += len(frame_reading.tiles)
         return frame_reading.tiles, frame_reading.markers
+
+    def _detect(self, frame: np.ndarray, memory: TileMemory) -> Detections:
+        """The detector's boxes in a still frame: in windows around what changed since the
+        frame looked at before once a table settled (``vision.tracking.window_look``),
+        else in the whole frame."""
+        if self.windows is None or self.known is None:
+            return memory.reader.detect(frame)
+        scale = tile_scale(memory.detections.corners)
+        return self.windows.detect(frame, self.known.view(frame),
+                                   None if scale is None else scale[1],
+                                   whole=self.settled_reading is None)
 
     def _reconstruct(self, frame: np.ndarray, tiles: TileReadings, markers: Detections,
                      mat_view: Any) -> TableReading:
@@ -243,8 +266,7 @@ class Tracker:
         ballot = TableVote(self.votes, self.window)
         reader = self.reader
         memory = TileMemory(reader, self.counts) if isinstance(reader, TileSource) else None
-        if memory is not None and self.use_known_table and self.known is None:
-            self.known = KnownTable()
+        self._know_table(memory is not None)
         mat_view = None
         misses = 0
         start = time.monotonic()
@@ -267,18 +289,15 @@ class Tracker:
             still = view.look(frame, index)
             if still is None:
                 continue
-            if self.known is not None:
-                bump = self.known.bumped(frame)
-                if bump is not None:
-                    dx, dy = bump.shift
-                    yield CameraStatus(CameraReason.MOVED,
-                                       f"the camera moved ({dx:+.0f}, {dy:+.0f} px): the "
-                                       f"table is learned again", index, stamp)
-            if self.use_mat:
+            moved = self._moved(frame, index, stamp)
+            if moved is not None:
+                yield moved
+            tiles, markers = self._read(frame, memory)
+            if self.use_mat and (self.windows is None or self.windows.last.whole):
+                # the mat lies where it lay unless the frame was looked at whole
                 from vision.mat.hub_mat import detect_mat
 
                 mat_view = detect_mat(frame) or mat_view
-            tiles, markers = self._read(frame, memory)
             reading = self._reconstruct(frame, tiles, markers, mat_view)
             self.reads += 1
             if self.known is not None and self.settled is None and not still.covered \
@@ -294,6 +313,26 @@ class Tracker:
                 self.known.settle(frame)
             ballot.clear()
             yield from self._settle(chosen, index, stamp)
+
+    def _know_table(self, reads_boxes: bool) -> None:
+        """Keep the known table (and the look at only what changed) when the reader reads
+        boxes apart."""
+        if reads_boxes and self.use_known_table and self.known is None:
+            self.known = KnownTable()
+        reader = self.reader
+        if self.known is not None and self.use_windows and isinstance(reader, WindowSource):
+            self.windows = WindowLook(reader)
+
+    def _moved(self, frame: np.ndarray, index: int, stamp: float) -> CameraStatus | None:
+        """Whether the camera was bumped (the table is then learned again)."""
+        bump = None if self.known is None else self.known.bumped(frame)
+        if bump is None:
+            return None
+        if self.windows is not None:
+            self.windows.forget()
+        dx, dy = bump.shift
+        return CameraStatus(CameraReason.MOVED, f"the camera moved ({dx:+.0f}, {dy:+.0f} px): "
+                            f"the table is learned again", index, stamp)
 
     def _bare(self, reading: TableReading, tiles: TileReadings) -> bool:
         """Whether a still frame read before the first table settled shows the bare table:

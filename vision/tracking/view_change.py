@@ -9,6 +9,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.change.channels import channel_max, channel_sum
+
 #: Width (pixels) of the small grey copy each frame is judged on.
 SMALL_WIDTH = 320
 #: A pixel of the small copy whose normalised brightness moved more than this has changed.
@@ -38,9 +40,10 @@ def small_view(frame: np.ndarray) -> np.ndarray:
     small = cv2.GaussianBlur(resized, (3, 3), 0)
     if small.ndim == 2:
         small = small[..., None]
-    mean = small.mean(axis=(0, 1), keepdims=True)
-    std = small.std(axis=(0, 1), keepdims=True)
-    return np.asarray((small - mean) / (std + 8.0), dtype=np.float32)
+    mean, std = cv2.meanStdDev(small)
+    channels = small.shape[2]
+    return np.asarray((small - mean.reshape(1, 1, channels).astype(np.float32))
+                      / (std.reshape(1, 1, channels).astype(np.float32) + 8.0), np.float32)
 
 
 #: A change of this much in a pixel's chromaticity (r or g of r, g, b summing to 1) counts.
@@ -59,8 +62,9 @@ def view_detail(frame: np.ndarray, small: np.ndarray) -> np.ndarray:
     h, w = small.shape[:2]
     raw = cv2.GaussianBlur(cv2.resize(frame, (w, h), interpolation=cv2.INTER_AREA)
                            .astype(np.float32), (3, 3), 0)
-    total = raw.sum(axis=2, keepdims=True) + 30.0
-    chroma = raw[..., 1:] / total * (PIXEL_CHANGE / CHROMA_CHANGE)
+    total = channel_sum(raw) + 30.0
+    gain = PIXEL_CHANGE / CHROMA_CHANGE
+    chroma = np.dstack([raw[..., 1] / total * gain, raw[..., 2] / total * gain])
     return np.asarray(np.concatenate([fine, chroma], axis=2), dtype=np.float32)
 
 
@@ -71,9 +75,9 @@ def _difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     change they share across the whole view (a colour cast of the light).
     """
     d = a - b
-    if d.shape[2] > 3:
-        d[..., 3:] -= np.median(d[..., 3:].reshape(-1, d.shape[2] - 3), axis=0)
-    return np.asarray(np.abs(d).max(axis=2) > PIXEL_CHANGE)
+    for k in range(3, d.shape[2]):
+        d[..., k] -= np.median(d[..., k])
+    return np.asarray(channel_max(np.abs(d)) > PIXEL_CHANGE)
 
 
 def changed_share(a: np.ndarray, b: np.ndarray) -> float:

@@ -1,0 +1,280 @@
+"""vision.tracking.window_look: a still frame looked at only where it changed, on painted
+rounds seen by a fixed camera; the real detector's window look against its whole look."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from known_table_fakes import FramesCapture, PaintedReader, PaintedRound, mark, painted_round
+from reader_fixtures import ROOT, needs_trained_models
+
+from datasets.table_sequence import exposed, shifted
+from engine import RuleSet
+from vision.change.known_table import table_view, tile_scale
+from vision.events import AlertRaised, TableSettled
+from vision.models.detections import Detections, polygon_iou
+from vision.tracking.tile_memory import TileMemory, grey_of
+from vision.tracking.tracker import Tracker
+from vision.tracking.window_look import (
+    MAX_WINDOWS,
+    Core,
+    Window,
+    WindowLook,
+    WindowSource,
+    change_windows,
+    in_cores,
+)
+
+
+class WindowedReader(PaintedReader):
+    """The painted reader, able to look at a window: it finds there the painted boxes, a
+    box crossing the window's edge cut at it (as a detector sees a tile half shown)."""
+
+    def __init__(self, rnd: PaintedRound, missed: dict[int, int] | None = None) -> None:
+        super().__init__(rnd, missed)
+        self.whole_looks = 0
+        self.windows: list[Window] = []
+
+    def detect(self, frame: np.ndarray) -> Detections:
+        self.whole_looks += 1
+        return super().detect(frame)
+
+    def window_gain(self, shape: tuple[int, int]) -> float | None:
+        return 768 / max(shape)
+
+    def detect_window(self, image: np.ndarray, window: Window, gain: float, core: Core
+                      ) -> Detections:
+        self.windows.append(window)
+        found = PaintedReader.detect(self, image)
+        x0, y0, x1, y1 = window
+        inside = ((found.corners[..., 0] > x0) & (found.corners[..., 0] < x1)
+                  & (found.corners[..., 1] > y0) & (found.corners[..., 1] < y1)).any(axis=1)
+        found = found[np.asarray(inside, bool)]
+        found.corners[..., 0] = np.clip(found.corners[..., 0], x0, x1)
+        found.corners[..., 1] = np.clip(found.corners[..., 1], y0, y1)
+        c = found.center
+        return found[(c[:, 0] >= core[0]) & (c[:, 0] < core[2])
+                     & (c[:, 1] >= core[1]) & (c[:, 1] < core[3])]
+
+
+@pytest.fixture(scope="module", params=["stripes", "checks"])
+def rnd(request: pytest.FixtureRequest) -> PaintedRound:
+    """A round on the mat (without it the painted tiles are too large at 640x360 for
+    windows two tile lengths wide to fit)."""
+    return painted_round(31 if request.param == "checks" else 32, request.param, True)
+
+
+def frame_of(rnd: PaintedRound, k: int, gain: float = 1.0) -> np.ndarray:
+    return mark(exposed(rnd.pictures[k].image, gain, 3.0, np.random.default_rng(k)), k)
+
+
+def tile_long(rnd: PaintedRound, k: int) -> float:
+    scale = tile_scale(np.array([c for _, c in rnd.pictures[k].tiles], np.float32))
+    assert scale is not None
+    return scale[1]
+
+
+def looked_after(reader: WindowedReader, rnd: PaintedRound, k: int, frame: np.ndarray
+                 ) -> tuple[WindowLook, Detections]:
+    """The window look of ``frame`` after the whole look at picture ``k``."""
+    look = WindowLook(reader)
+    before = frame_of(rnd, k)
+    look.detect(before, table_view(before))
+    return look, look.detect(frame, table_view(frame), tile_long(rnd, k))
+
+
+def same_boxes(a: Detections, b: Detections) -> bool:
+    if len(a) != len(b):
+        return False
+    if not len(a):
+        return True
+    return bool((polygon_iou(a.corners, b.corners).max(axis=1) > 0.99).all())
+
+
+def test_the_window_look_finds_the_new_tile_as_the_whole_look(rnd: PaintedRound) -> None:
+    k = len(rnd.pictures) - 2
+    reader = WindowedReader(rnd)
+    frame = frame_of(rnd, k + 1, 0.93)
+    look, found = looked_after(reader, rnd, k, frame)
+    assert not look.last.whole and 1 <= len(look.last.windows) <= 2
+    assert reader.whole_looks == 1  # the reference frame's only
+    whole = PaintedReader.detect(reader, frame)
+    assert same_boxes(found, whole)
+    old = {tuple(np.round(c.mean(axis=0))) for _, c in rnd.pictures[k].tiles}
+    new = [c for _, c in rnd.pictures[k + 1].tiles if tuple(np.round(c.mean(axis=0))) not in old]
+    assert new and in_cores(np.array([c.mean(axis=0) for c in new]), look.last.windows,
+                            frame.shape[:2], tile_long(rnd, k) / 2).all()
+
+
+def test_the_window_look_reads_as_the_whole_look(rnd: PaintedRound) -> None:
+    k = len(rnd.pictures) - 2
+    before, frame = frame_of(rnd, k), frame_of(rnd, k + 1, 0.95)
+
+    def read(windows: bool) -> list[tuple[int, ...]]:
+        reader = WindowedReader(rnd)
+        memory = TileMemory(reader)
+        memory.update_with_detections(before, reader.detect(before))
+        memory.mark_settled(grey_of(before))
+        look = WindowLook(reader)
+        look.detect(before, table_view(before))
+        found = (look.detect(frame, table_view(frame), tile_long(rnd, k)) if windows
+                 else reader.detect(frame))
+        tiles, _ = memory.update_with_detections(frame, found)
+        return sorted(tuple(sorted(v)) for v in tiles.values.tolist())
+
+    got = read(True)
+    assert got == read(False)  # the painted domino's phantom too: no known table here
+    assert not Counter(tuple(sorted(v)) for v, _ in rnd.pictures[k + 1].tiles) - Counter(got)
+
+
+def test_an_unchanged_frame_is_not_looked_at_again(rnd: PaintedRound) -> None:
+    reader = WindowedReader(rnd)
+    k = len(rnd.pictures) - 1
+    look, found = looked_after(reader, rnd, k, frame_of(rnd, k, 1.1))
+    assert not look.last.whole and look.last.windows == ()
+    assert reader.whole_looks == 1 and reader.windows == []
+    assert same_boxes(found, PaintedReader.detect(reader, frame_of(rnd, k)))
+
+
+def test_a_bumped_or_much_changed_frame_is_looked_at_whole(rnd: PaintedRound) -> None:
+    k = len(rnd.pictures) - 1
+    reader = WindowedReader(rnd)
+    look, _ = looked_after(reader, rnd, k, mark(shifted(rnd.pictures[k].image, 9.0, -6.0), k))
+    assert look.last.whole and reader.whole_looks == 2
+    # many places changed: more windows than allowed
+    frame = frame_of(rnd, k)
+    h, w = frame.shape[:2]
+    rng = np.random.default_rng(3)
+    for x in np.linspace(0.1 * w, 0.9 * w, MAX_WINDOWS + 2):
+        y = int(rng.uniform(0.1 * h, 0.9 * h))
+        frame[y:y + 8, int(x):int(x) + 8] = (0, 0, 255)
+    look, _ = looked_after(reader, rnd, k, frame)
+    assert look.last.whole
+
+
+def test_the_first_frames_and_every_so_often_are_looked_at_whole(rnd: PaintedRound) -> None:
+    k = len(rnd.pictures) - 1
+    reader = WindowedReader(rnd)
+    look = WindowLook(reader, whole_every=3)
+    frame = frame_of(rnd, k)
+    view = table_view(frame)
+
+    def whole(length: float | None) -> bool:
+        look.detect(frame, view, length)
+        return look.last.whole
+
+    looks = [whole(None)] + [whole(tile_long(rnd, k)) for _ in range(6)]  # None: size unknown
+    assert looks == [True, False, False, True, False, False, True]
+
+
+def test_windows_are_squares_on_the_detectors_stride() -> None:
+    mask = np.zeros((90, 160), bool)
+    mask[40:44, 20:30] = True
+    mask[10:12, 140:143] = True
+    windows = change_windows(mask, 4.0, (360, 640), 40.0, 0.6)
+    assert windows is not None and len(windows) == 2
+    for x0, y0, x1, y1 in windows:
+        assert x1 - x0 == y1 - y0 and round((x1 - x0) * 0.6) % 32 == 0
+        assert 0 <= x0 < x1 <= 640 and 0 <= y0 < y1 <= 360
+    assert change_windows(np.ones((90, 160), bool), 4.0, (360, 640), 40.0, 0.6) is None
+
+
+def follow(tmp_path: Path, rnd: PaintedRound, reader: PaintedReader, *, windows: bool,
+           bump_at: int | None = None) -> list[Any]:
+    rng = np.random.default_rng(5)
+    frames: list[np.ndarray] = []
+    for k, picture in enumerate(rnd.pictures):
+        for j in range(10):
+            image = picture.image if bump_at is None or k < bump_at else shifted(
+                picture.image, 9.0, -6.0)
+            frames.append(mark(exposed(image, 1.0 + 0.08 * np.sin(0.3 * (10 * k + j)), 3.0,
+                                       rng), k))
+    bumped_from = None if bump_at is None else 10 * bump_at
+
+    def on_frame(i: int) -> None:
+        if bumped_from is not None and i >= bumped_from:
+            reader.offset = np.array([9.0, -6.0])
+
+    video = tmp_path / "round.mp4"
+    video.write_bytes(b"")
+    tracker = Tracker(video, rnd.players, RuleSet.preset("standard"), reader=reader,
+                      mat=False, opener=lambda _: FramesCapture(frames, on_frame),
+                      sleep=lambda _: None, engine=rnd.tables[0].engine, windows=windows)
+    events = list(tracker)
+    assert (tracker.windows is not None) == windows
+    if tracker.windows is not None:
+        assert tracker.windows.window_looks >= 2
+    return events
+
+
+def outcome(events: list[Any]) -> tuple[list[Any], list[str]]:
+    return ([e.table for e in events if isinstance(e, TableSettled)],
+            [e.alert.code for e in events if isinstance(e, AlertRaised)])
+
+
+@pytest.mark.parametrize(("bump_at", "miss"), [(None, False), (3, False), (None, True)],
+                         ids=["still", "bumped", "a-tile-missed"])
+def test_the_tracker_settles_the_same_tables_looking_in_windows(
+        tmp_path: Path, rnd: PaintedRound, bump_at: int | None, miss: bool) -> None:
+    """The same tables and alerts as looking at every still frame whole; with a tile the
+    detector misses, what the known table makes of it is the same either way."""
+    last = len(rnd.pictures) - 1
+    missed = {last: len(rnd.pictures[last].tiles) - 1} if miss else {}
+    reader = WindowedReader(rnd, missed)
+    assert isinstance(reader, WindowSource)
+    got = outcome(follow(tmp_path, rnd, reader, windows=True, bump_at=bump_at))
+    assert reader.windows  # some frames were looked at in windows only
+    want = outcome(follow(tmp_path, rnd, WindowedReader(rnd, missed), windows=False,
+                          bump_at=bump_at))
+    assert got == want
+    if not miss:
+        assert got[0] == rnd.tables
+
+
+@pytest.fixture(scope="module")
+def painted_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A painted round at 1280x720 on checks with the mat: the table before the last move,
+    after it, and the outline of the tile it laid."""
+    rnd = painted_round(1_500_100, "checks", True, tables=6, size=(1280, 720))
+    before, after = rnd.pictures[-2], rnd.pictures[-1]
+    old = {tuple(np.round(c.mean(axis=0))) for _, c in before.tiles}
+    new = [c for _, c in after.tiles if tuple(np.round(c.mean(axis=0))) not in old]
+    rng = np.random.default_rng(7)
+    return exposed(before.image, 1.0, 3.0, rng), exposed(after.image, 0.95, 3.0, rng), new[0]
+
+
+@needs_trained_models
+def test_the_detector_finds_in_a_window_what_it_finds_in_the_whole_frame(
+        painted_table: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    from vision.reading.reader import TileReader
+
+    before, after, new = painted_table
+    reader = TileReader(ROOT / "models", max_value=12)
+    memory = TileMemory(reader)
+    look = WindowLook(reader)
+    memory.update_with_detections(before, look.detect(before, table_view(before)))
+    memory.mark_settled(grey_of(before))
+    scale = tile_scale(memory.detections.corners)
+    assert scale is not None
+    whole = reader.detect(after)
+    found = look.detect(after, table_view(after), scale[1])
+    assert not look.last.whole and len(look.last.windows) == 1
+    (x0, y0, x1, y1), = look.last.windows
+    gain = reader.window_gain(after.shape[:2])
+    assert gain is not None and round((x1 - x0) * gain) % 32 == 0
+    # the new tile is boxed in the window as in the whole frame, and read the same
+    tiles = found[found.class_id == reader.tile_class]
+    want = whole[whole.class_id == reader.tile_class]
+    assert polygon_iou(new[None].astype(np.float32), tiles.corners).max() > 0.7
+    core = in_cores(want.center, look.last.windows, after.shape[:2], scale[1] / 2 + 2)
+    got_core = in_cores(tiles.center, look.last.windows, after.shape[:2], scale[1] / 2 + 2)
+    assert got_core.sum() == core.sum()
+    assert (polygon_iou(want.corners[core], tiles.corners[got_core]).max(axis=1) > 0.6).all()
+    read_whole = reader.read_at(after, want.corners[core])
+    read_window = reader.read_at(after, tiles.corners[got_core])
+    assert sorted(sorted(v) for v in read_whole.values.tolist()) == sorted(
+        sorted(v) for v in read_window.values.tolist())
