@@ -36,7 +36,12 @@ without models. Parts:
   markers right (trains whose marker, there or not, the settled table shows
   right), markers found (true markers the settled table shows) and false
   markers (markers on trains that have none), and false and missed alerts per
-  100 moves (against the round's referee on the true tables).
+  100 moves (against the round's referee on the true tables). An alert the
+  tracker marks doubtful (``AlertDetails.doubtful``: it rests on a reading in
+  doubt, and asks to be checked) is not a false alert but counted apart
+  (``doubtful_alerts``, and how many of those the true tables do not raise); a
+  true breach raised doubtful is not missed. ``false_alerts_counting_doubtful``
+  counts both.
 
 Photoreal sequences (``datasets.photoreal``, Blender at about a minute a frame)
 are out of scope here: the rounds are painted.
@@ -247,7 +252,7 @@ def follow_round(pictures: Sequence[Picture], truth: Sequence[TableState], seed:
             tables.append(event.table)
             settled[capture.shown[event.frame]] = event.table
         elif isinstance(event, AlertRaised):
-            alerts.append(event.alert)
+            alerts.append((event.alert, event.details.doubtful))
         elif isinstance(event, CameraStatus) and event.reason is CameraReason.LOST:
             break
     seconds = time.perf_counter() - t0
@@ -274,13 +279,18 @@ def follow_round(pictures: Sequence[Picture], truth: Sequence[TableState], seed:
         false_marks += sum(not t.marker and bool(marks.get(t.owner)) for t in want.trains)
         trains += len(want.trains)
     reference = [a for a in judge(truth, RuleSet.preset("standard"), PLAYERS) if a.is_error]
-    got_keys = Counter((a.code, a.train) for a in alerts if a.is_error)
+    every = Counter((a.code, a.train) for a, _ in alerts if a.is_error)
+    sure = Counter((a.code, a.train) for a, doubtful in alerts if a.is_error and not doubtful)
     want_keys = Counter((a.code, a.train) for a in reference)
+    false_every = sum((every - want_keys).values())
+    false_sure = sum((sure - want_keys).values())
     return {"tables": len(truth), "whole": whole, "tiles": tiles, "right": right,
             "phantoms": phantoms, "trains": trains, "markers": markers,
             "marked": marked, "markers_found": found_marks, "false_markers": false_marks,
-            "moves": len(truth) - 1, "false": sum((got_keys - want_keys).values()),
-            "missed": sum((want_keys - got_keys).values()), "frames": len(capture.shown),
+            "moves": len(truth) - 1, "false": false_sure, "false_every": false_every,
+            "doubtful": sum(every.values()) - sum(sure.values()),
+            "doubtful_false": false_every - false_sure,
+            "missed": sum((want_keys - every).values()), "frames": len(capture.shown),
             "seconds": seconds, "reads": tracker.reads,
             "dropped": 0 if tracker.known is None else tracker.known.dropped,
             "added": 0 if tracker.known is None else tracker.known.added}
@@ -312,12 +322,17 @@ def rounds_part(rounds: Sequence[tuple[str, bool, int, list[Picture]]],
                 "markers_found": f"{total['markers_found']}/{total['marked']}",
                 "false_markers": total["false_markers"],
                 "false_alerts_per_100_moves": round(100 * total["false"] / moves, 2),
+                "doubtful_alerts": total["doubtful"],
+                "doubtful_alerts_false": total["doubtful_false"],
+                "false_alerts_counting_doubtful_per_100_moves":
+                    round(100 * total["false_every"] / moves, 2),
                 "missed_alerts_per_100_moves": round(100 * total["missed"] / moves, 2),
                 "boxes_dropped": total["dropped"], "tiles_added": total["added"],
                 "frames_per_second": round(total["frames"] / max(total["seconds"], 1e-9), 1),
                 "per_surface": [{k: r[k] for k in ("whole", "tables", "right", "tiles",
                                                    "phantoms", "marked", "markers_found",
-                                                   "false_markers", "false", "missed")}
+                                                   "false_markers", "false", "doubtful",
+                                                   "missed")}
                                 | {"surface": s}
                                 for r, (s, m, _, _) in zip(rows, [x for x in rounds
                                                                    if x[1] == mat], strict=True)],

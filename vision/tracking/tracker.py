@@ -27,13 +27,17 @@ of images (``vision.tracking.frame_source``) and yields :data:`vision.events.Tra
   table it watches (``vision.change.known_table``): boxes on table unchanged since it was
   bare are dropped, tile-sized changes since the last settled table that no box
   covers are read as tiles, and a bumped camera re-learns the table and says so
-  (``CameraStatus`` ``MOVED``).
+  (``CameraStatus`` ``MOVED``);
+- an alert that rests on a tile or marker read with doubt is marked doubtful
+  (``AlertDetails.doubtful``, ``vision.tracking.alert_doubts``): to be checked, not
+  believed.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +57,7 @@ from vision.events import (
 from vision.models.detections import Detections
 from vision.reading.reader_interface import FrameReader, ReadTile, TileSource
 from vision.table import TableReading, reconstruct
+from vision.tracking.alert_doubts import rests_on_doubt
 from vision.tracking.frame_source import Capture, FrameSource, frame_source
 from vision.tracking.table_vote import (
     TableVote,
@@ -322,6 +327,7 @@ class Tracker:
         fixes: Reread = {}
         if self.settled_reading is not None and self.referee.started:
             fixes = rereadings(self.settled_reading, chosen)
+        before = self.settled_reading
         self.settled_reading = chosen
         # earlier tables showed re-read tiles as first read: the referee judges the
         # game again as if they had been read so all along (their alerts were given)
@@ -335,4 +341,6 @@ class Tracker:
             yield Uncertain(f"tile {k} of train {owner}, read {was[0]}-{was[1]} before, is "
                             f"{got[0]}-{got[1]}: read again", index, stamp)
         for alert, details in ruling:
+            if rests_on_doubt(alert, chosen, before):  # to be checked, not believed
+                details = replace(details, doubtful=True)
             yield AlertRaised(alert, details, index, stamp)
