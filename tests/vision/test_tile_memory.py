@@ -11,7 +11,7 @@ from tracker_fakes import FakeReader, Game, track, video
 
 from vision.models.detections import Detections
 from vision.reading.reader_interface import TileSource
-from vision.readings import ReadTile, SeenTile
+from vision.readings import SeenTile
 from vision.tracking.tile_memory import CONFIRMED_READS, TileMemory
 
 HEAP = [np.array([[40 + 22 * j, 40], [54 + 22 * j, 40], [54 + 22 * j, 68], [40 + 22 * j, 68]],
@@ -171,41 +171,3 @@ def test_a_still_frame_asks_the_reader_once_for_new_boxes_and_missed_tiles() -> 
     memory.update_with_detections(later, found[1:])  # ... and a known tile missed
     assert reader.read_boxes_calls == calls + 1
     assert reader.read_tiles_count == read + 1  # only the new tile is read
-
-
-def test_a_settled_tile_read_again_otherwise_where_it_lies_is_doubtful() -> None:
-    game = Game(5, n_tiles=6)
-    frame = game.draw(4, np.random.default_rng(3))
-    reader = FakeReader(game)
-    memory = TileMemory(reader)
-    memory.update_with_detections(frame, reader.detect(frame))
-    memory.mark_settled(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
-    settled = {tuple(np.round(t.corners.mean(axis=0))): t.values for t in memory.readings}
-
-    def read_with_first_tile_changed() -> list[ReadTile]:
-        # a mark on the first tile changes its look, so it is read again
-        found = reader.detect(frame)
-        marked = frame.copy()
-        centre = found.corners[0].mean(axis=0)
-        cv2.circle(marked, (int(centre[0]), int(centre[1])), 3, (20, 20, 20), -1)
-        tiles, _ = memory.update_with_detections(marked, found)
-        return tiles
-
-    reader.flicker = 1.0  # every fresh reading names other values
-    tiles = read_with_first_tile_changed()
-    changed = [t for t in tiles if settled[tuple(np.round(t.corners.mean(axis=0)))]
-               != t.values]
-    assert len(changed) == 1 and changed[0].uncertain
-    assert not any(t.uncertain for t in tiles if t is not changed[0])
-    # once a table settled with it, the same reading is sure; the first one is not
-    memory.mark_settled(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
-
-    def first_tile(tiles: list[ReadTile]) -> ReadTile:
-        at = [t for t in tiles if np.allclose(t.corners.mean(axis=0),
-                                              changed[0].corners.mean(axis=0), atol=2)]
-        assert len(at) == 1
-        return at[0]
-
-    assert not first_tile(read_with_first_tile_changed()).uncertain
-    reader.flicker = 0.0
-    assert first_tile(read_with_first_tile_changed()).uncertain

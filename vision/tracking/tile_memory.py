@@ -14,17 +14,13 @@ only what it does not know, and gives back the frame's tiles and markers.
   or else when it reads the same looked at again where it lay;
 - a back set apart before, where it lay and looking as it did, is that back,
   unread (a tile turned face up there looks otherwise), and a marker the
-  detector finds on a back is no marker;
-- a tile of the settled table read again where it lies with other values is
-  read two ways: the fresh reading is uncertain, so that the table takes it for
-  a tile read again (``table_vote.rereadings``) and no alert rests on it
-  unmarked, rather than a tile taken away and another laid.
+  detector finds on a back is no marker.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -33,7 +29,7 @@ from vision.models.detections import Detections
 from vision.reading.boxes.duplicate_boxes import distinct
 from vision.reading.face_down import markers_on_backs
 from vision.reading.reader_interface import ReadTile, TileSource, sure_markers, tile_boxes
-from vision.readings import SeenTile, TileReading, TileReadings
+from vision.readings import TileReadings
 
 #: Size (width, height) of the small upright picture of a tile's face compared between
 #: frames, and how far inside the outline it is taken (neighbours stay out of it).
@@ -53,10 +49,6 @@ CONFIRMED_READS = 2
 BACK_MOVED = 0.25
 #: A box whose centre lies within this share of a known tile's width of it is that tile.
 TILE_MOVED = 0.15
-#: A fresh reading centred within this share of a tile's width of a tile of the settled
-#: table lies where that tile lay: read otherwise than it was, it is that tile read two
-#: ways (doubtful), not another tile (the next tile of a train lies two widths on).
-REREAD_PLACE = 0.5
 
 
 def tile_look(grey: np.ndarray, corners: np.ndarray) -> np.ndarray:
@@ -84,16 +76,6 @@ def same_look(a: np.ndarray, b: np.ndarray) -> bool:
         return False
     best = max(float((a0 * b0).mean()), float((a0 * b0[::-1, ::-1]).mean()))
     return best / (sa * sb) >= LOOK_SAME
-
-
-def doubted(reading: ReadTile) -> ReadTile:
-    """``reading`` marked uncertain (its other fields kept)."""
-    if reading.uncertain:
-        return reading
-    if isinstance(reading, TileReading | SeenTile):
-        return replace(reading, uncertain=True)
-    return SeenTile(reading.values, np.asarray(reading.corners), reading.confidence, True,
-                    reading.half_certainty, reading.ranges)
 
 
 def grey_of(frame: np.ndarray) -> np.ndarray:
@@ -150,8 +132,6 @@ class TileMemory:
         #: The backs of tiles lying face down set apart so far, and how each looked then.
         self.backs: list[ReadTile] = []
         self.back_looks: list[np.ndarray] = []
-        #: The tiles of the last settled table, as read then.
-        self.settled_tiles: list[ReadTile] = []
 
     @property
     def readings(self) -> list[ReadTile]:
@@ -194,7 +174,6 @@ class TileMemory:
 
     def mark_settled(self, grey: np.ndarray) -> None:
         """The tiles now held are those of a settled table, seen in ``grey``."""
-        self.settled_tiles = self.readings
         for h in self.held:
             h.agree = max(h.agree, CONFIRMED_READS)
             h.settled = True
@@ -287,8 +266,6 @@ class TileMemory:
         for reading in fresh:
             m = self.match(np.asarray(reading.corners))
             held = self.held[m] if m is not None else None
-            if self._read_two_ways(reading):
-                reading = doubted(reading)
             if held is not None and sorted(held.reading.values) == sorted(reading.values):
                 agree = 1 if reading.uncertain else held.agree + 1
                 out.append(_Held(reading, agree, held.settled, held.look, held.track_id))
@@ -296,15 +273,6 @@ class TileMemory:
                 out.append(_Held(reading, track_id=self._next_id))
                 self._next_id += 1
         return out
-
-    def _read_two_ways(self, reading: ReadTile) -> bool:
-        """Whether ``reading`` lies where a tile of the last settled table lay
-        (``REREAD_PLACE``) and reads other values than it did then."""
-        if not self.settled_tiles:
-            return False
-        corners = np.array([np.asarray(t.corners, np.float32) for t in self.settled_tiles])
-        k = _nearest(corners, np.asarray(reading.corners), REREAD_PLACE)
-        return k is not None and sorted(self.settled_tiles[k].values) != sorted(reading.values)
 
     @staticmethod
     def _deduplicated(held: list[_Held]) -> list[_Held]:
