@@ -91,3 +91,15 @@ def test_the_mark_survives_json() -> None:
     plain = AlertDetails((5, 6), 5)
     assert "doubtful" not in plain.to_json()
     assert AlertDetails.from_json(plain.to_json()) == plain
+
+
+def test_a_tile_read_two_ways_in_its_place_makes_its_alerts_doubtful() -> None:
+    # 12-11 read surely as 12-0, then surely as 12-11 with 11-6 laid on it: tile-removed
+    # and extra-tile, both resting on a tile read two ways
+    got = alerts_of(reading("12 | 0: 12-0 | 1: 12-3 | mexican:"),
+                    reading("12 | 0: 12-11 11-6 | 1: 12-3 | mexican:"))
+    assert got and all(doubtful for _, doubtful in got)
+    # taken back (the train shorter) is no tile read two ways
+    taken = alerts_of(reading("12 | 0: 12-5 5-6 | 1: 12-3 | mexican:"),
+                      reading("12 | 0: 12-5 | 1: 12-3 | mexican:"))
+    assert ("tile-removed", False) in taken

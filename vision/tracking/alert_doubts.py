@@ -13,6 +13,9 @@ An alert rests on:
 - the tiles its train gained or lost between the table settled before and this
   one, and the tile they were laid against (a mismatch is as much the old end's
   reading as the new tile's); with no train named, those of every train;
+- a tile read with other values where the table settled before showed one (a
+  tile read two ways: misread once, or swapped for another in its place; the
+  reading cannot tell which);
 - for an alert about a train's marker (``About.TRAIN``), the markers read with
   doubt: one between two trains that names this one, or one that lies by no
   train.
@@ -29,9 +32,10 @@ MARKER_DOUBTS = ("marker-between", "loose-marker")
 
 
 def _changed(before: TableReading | None, after: TableReading, owner: Owner
-             ) -> tuple[range, range]:
+             ) -> tuple[range, range, range]:
     """Places along ``owner``'s train that the move changed: those of ``after`` (tiles
-    laid, and the one they were laid against) and those of ``before`` (tiles gone)."""
+    laid, and the one they were laid against), those of ``before`` (tiles gone), and
+    those both show, with other values."""
     now_train = None if after.table is None else after.table.train(owner)
     was_train = None if before is None or before.table is None else before.table.train(owner)
     now = () if now_train is None else now_train.tiles
@@ -40,7 +44,8 @@ def _changed(before: TableReading | None, after: TableReading, owner: Owner
     while common < min(len(was), len(now)) and sorted(was[common]) == sorted(now[common]):
         common += 1
     start = max(common - 1, 0)
-    return range(start, len(now)), range(start, len(was))
+    return (range(start, len(now)), range(start, len(was)),
+            range(common, min(len(was), len(now))))
 
 
 def rests_on_doubt(alert: Alert, after: TableReading, before: TableReading | None) -> bool:
@@ -54,8 +59,8 @@ def rests_on_doubt(alert: Alert, after: TableReading, before: TableReading | Non
                    for u in after.uncertainties)
     owners = [alert.train] if alert.train is not None else [t.owner for t in after.table.trains]
     for owner in owners:
-        laid, gone = _changed(before, after, owner)
-        if any(after.doubted(owner, k) for k in laid):
+        laid, gone, read_two_ways = _changed(before, after, owner)
+        if read_two_ways or any(after.doubted(owner, k) for k in laid):
             return True
         if before is not None and any(before.doubted(owner, k) for k in gone):
             return True
