@@ -1,8 +1,12 @@
 """The known table on painted rounds: a fixed camera over patterned cloths.
 
     .venv/bin/python -m benchmarks.sequences [--tables N] [--quick]
+        [--settings known_mat,...] [--surfaces checks,...] [--out FILE]
 
-Writes ``benchmarks/results/sequences.json``. Parts:
+Writes ``benchmarks/results/sequences.json`` (or ``--out``). ``--settings`` follows the
+rounds only in the settings named (``known_no_mat``, ``known_mat``, ``plain_no_mat``,
+``plain_mat``) and ``--surfaces`` only on the cloths named; either skips the two parts
+without models. Parts:
 
 - **box change** (no models): the measurement ``vision.change.known_table`` is tuned
   on. For every cloth of ``datasets.table_sequence.SEQUENCE_SURFACES`` with and
@@ -29,8 +33,15 @@ Writes ``benchmarks/results/sequences.json``. Parts:
   tracker settled exactly), tiles read right (tiles of each true table found in
   the tracker's table settled while it was shown, in the right train and
   place), phantom tiles (tiles in those tables no true table holds there),
-  markers right, and false and missed alerts per 100 moves (against the
-  round's referee on the true tables).
+  markers right (trains whose marker, there or not, the settled table shows
+  right), markers found (true markers the settled table shows) and false
+  markers (markers on trains that have none), and false and missed alerts per
+  100 moves (against the round's referee on the true tables). An alert the
+  tracker marks doubtful (``AlertDetails.doubtful``: it rests on a reading in
+  doubt, and asks to be checked) is not a false alert but counted apart
+  (``doubtful_alerts``, and how many of those the true tables do not raise); a
+  true breach raised doubtful is not missed. ``false_alerts_counting_doubtful``
+  counts both.
 
 Photoreal sequences (``datasets.photoreal``, Blender at about a minute a frame)
 are out of scope here: the rounds are painted.
@@ -241,11 +252,12 @@ def follow_round(pictures: Sequence[Picture], truth: Sequence[TableState], seed:
             tables.append(event.table)
             settled[capture.shown[event.frame]] = event.table
         elif isinstance(event, AlertRaised):
-            alerts.append(event.alert)
+            alerts.append((event.alert, event.details.doubtful))
         elif isinstance(event, CameraStatus) and event.reason is CameraReason.LOST:
             break
     seconds = time.perf_counter() - t0
-    whole = right = phantoms = tiles = markers = trains = 0
+    whole = right = phantoms = tiles = markers = trains = marked = found_marks = 0
+    false_marks = 0
     last: TableState | None = None
     for k, want in enumerate(truth, start=1):
         got = settled.get(k, last)
@@ -262,24 +274,40 @@ def follow_round(pictures: Sequence[Picture], truth: Sequence[TableState], seed:
                          - Counter(t for _, _, t in places.elements())).values())
         marks = {t.owner: t.marker for t in got.trains}
         markers += sum(marks.get(t.owner) == t.marker for t in want.trains)
+        marked += sum(t.marker for t in want.trains)
+        found_marks += sum(t.marker and bool(marks.get(t.owner)) for t in want.trains)
+        false_marks += sum(not t.marker and bool(marks.get(t.owner)) for t in want.trains)
         trains += len(want.trains)
     reference = [a for a in judge(truth, RuleSet.preset("standard"), PLAYERS) if a.is_error]
-    got_keys = Counter((a.code, a.train) for a in alerts if a.is_error)
+    every = Counter((a.code, a.train) for a, _ in alerts if a.is_error)
+    sure = Counter((a.code, a.train) for a, doubtful in alerts if a.is_error and not doubtful)
     want_keys = Counter((a.code, a.train) for a in reference)
+    false_every = sum((every - want_keys).values())
+    false_sure = sum((sure - want_keys).values())
     return {"tables": len(truth), "whole": whole, "tiles": tiles, "right": right,
             "phantoms": phantoms, "trains": trains, "markers": markers,
-            "moves": len(truth) - 1, "false": sum((got_keys - want_keys).values()),
-            "missed": sum((want_keys - got_keys).values()), "frames": len(capture.shown),
+            "marked": marked, "markers_found": found_marks, "false_markers": false_marks,
+            "moves": len(truth) - 1, "false": false_sure, "false_every": false_every,
+            "doubtful": sum(every.values()) - sum(sure.values()),
+            "doubtful_false": false_every - false_sure,
+            "missed": sum((want_keys - every).values()), "frames": len(capture.shown),
             "seconds": seconds, "reads": tracker.reads,
             "dropped": 0 if tracker.known is None else tracker.known.dropped,
             "added": 0 if tracker.known is None else tracker.known.added}
 
 
+#: The settings the rounds are followed in: the known table or not, the mat or not.
+SETTINGS = ("known_no_mat", "known_mat", "plain_no_mat", "plain_mat")
+
+
 def rounds_part(rounds: Sequence[tuple[str, bool, int, list[Picture]]],
-                truths: Sequence[list[TableState]], reader: Any) -> dict[str, Any]:
+                truths: Sequence[list[TableState]], reader: Any,
+                settings: Sequence[str] = SETTINGS) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for known in (True, False):
         for mat in (False, True):
+            if f"{'known' if known else 'plain'}_{'mat' if mat else 'no_mat'}" not in settings:
+                continue
             rows = [follow_round(p, t, seed, reader, known, mat)
                     for (surface, m, seed, p), t in zip(rounds, truths, strict=True) if m == mat]
             total = {k: sum(r[k] for r in rows) for k in rows[0]}
@@ -291,12 +319,20 @@ def rounds_part(rounds: Sequence[tuple[str, bool, int, list[Picture]]],
                 "phantom_tiles_per_table": round(total["phantoms"] / max(total["tables"], 1),
                                                  3),
                 "markers_right": round(total["markers"] / max(total["trains"], 1), 4),
+                "markers_found": f"{total['markers_found']}/{total['marked']}",
+                "false_markers": total["false_markers"],
                 "false_alerts_per_100_moves": round(100 * total["false"] / moves, 2),
+                "doubtful_alerts": total["doubtful"],
+                "doubtful_alerts_false": total["doubtful_false"],
+                "false_alerts_counting_doubtful_per_100_moves":
+                    round(100 * total["false_every"] / moves, 2),
                 "missed_alerts_per_100_moves": round(100 * total["missed"] / moves, 2),
                 "boxes_dropped": total["dropped"], "tiles_added": total["added"],
                 "frames_per_second": round(total["frames"] / max(total["seconds"], 1e-9), 1),
                 "per_surface": [{k: r[k] for k in ("whole", "tables", "right", "tiles",
-                                                   "phantoms", "false", "missed")}
+                                                   "phantoms", "marked", "markers_found",
+                                                   "false_markers", "false", "doubtful",
+                                                   "missed")}
                                 | {"surface": s}
                                 for r, (s, m, _, _) in zip(rows, [x for x in rounds
                                                                    if x[1] == mat], strict=True)],
@@ -304,11 +340,14 @@ def rounds_part(rounds: Sequence[tuple[str, bool, int, list[Picture]]],
     return out
 
 
-def make_rounds(tables: int) -> tuple[list[tuple[str, bool, int, list[Picture]]],
-                                      list[list[TableState]]]:
+def make_rounds(tables: int, mats: Sequence[bool] = (False, True),
+                surfaces: Sequence[str] = SEQUENCE_SURFACES
+                ) -> tuple[list[tuple[str, bool, int, list[Picture]]], list[list[TableState]]]:
     rounds, truths = [], []
     for i, surface in enumerate(SEQUENCE_SURFACES):
-        for mat in (False, True):
+        if surface not in surfaces:
+            continue
+        for mat in mats:
             seed = SEED + 2 * i + int(mat)
             record = play_round(seed, PLAYERS)
             observations, _ = inject_breaches(record, random.Random(seed))
@@ -324,15 +363,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tables", type=int, default=12, help="tables per round")
     parser.add_argument("--quick", action="store_true", help="short rounds, a smoke test")
     parser.add_argument("--models", default=str(ROOT / "models"))
+    parser.add_argument("--settings", default=",".join(SETTINGS),
+                        help="comma-separated settings to follow the rounds in (only these; "
+                             "the parts without models are then skipped)")
+    parser.add_argument("--surfaces", default=",".join(SEQUENCE_SURFACES),
+                        help="comma-separated cloths to play on (only these; the parts "
+                             "without models are then skipped)")
+    parser.add_argument("--out", default=str(RESULTS), help="where the results go")
     args = parser.parse_args(argv)
     tables = 4 if args.quick else args.tables
-    rounds, truths = make_rounds(tables)
-    results: dict[str, Any] = {"surfaces": list(SEQUENCE_SURFACES), "players": PLAYERS,
+    settings = [s.strip() for s in args.settings.split(",") if s.strip()]
+    surfaces = [s.strip() for s in args.surfaces.split(",") if s.strip()]
+    unknown = sorted(set(settings) - set(SETTINGS)) + sorted(set(surfaces)
+                                                            - set(SEQUENCE_SURFACES))
+    if unknown or not settings or not surfaces:
+        parser.error(f"unknown settings or cloths {unknown}; choose from "
+                     f"{', '.join(SETTINGS)} and {', '.join(SEQUENCE_SURFACES)}")
+    every = set(settings) == set(SETTINGS) and set(surfaces) == set(SEQUENCE_SURFACES)
+    with_mat = {not s.endswith("no_mat") for s in settings}
+    rounds, truths = make_rounds(tables, [m for m in (False, True) if m in with_mat],
+                                 surfaces)
+    results: dict[str, Any] = {"surfaces": surfaces, "players": PLAYERS,
                                "tables_per_round": tables, "frame_size": [1280, 720],
                                "renderer": "generator's painter (datasets.table_sequence); "
-                                           "photoreal sequences out of scope",
-                               "box_change": box_change_part(rounds),
-                               "missed_tiles": candidates_part(rounds)}
+                                           "photoreal sequences out of scope"}
+    if every:
+        results["box_change"] = box_change_part(rounds)
+        results["missed_tiles"] = candidates_part(rounds)
     try:
         from vision.reading.reader import TileReader
         from vision.tracking.tracker import TRACKER_CLASSIFIES_HALVES
@@ -342,10 +399,15 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - no trained reader: the rounds are skipped
         results["rounds"] = f"skipped: {exc}"
     else:
-        results["rounds"] = rounds_part(rounds, truths, reader)
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    print(json.dumps(results["box_change"], indent=1), results["missed_tiles"])
+        from vision.models.precision import chosen_precision
+
+        results["precision"] = chosen_precision()
+        results["rounds"] = rounds_part(rounds, truths, reader, settings)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    if every:
+        print(json.dumps(results["box_change"], indent=1), results["missed_tiles"])
     if isinstance(results["rounds"], dict):
         for name, row in results["rounds"].items():
             print(name, {k: v for k, v in row.items() if k != "per_surface"})

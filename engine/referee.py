@@ -47,20 +47,27 @@ class AlertDetails:
     ``tile`` is the tile concerned as it lies (near end first; for
     ``tile-removed`` the tile gone), ``end`` the count of the train's end it
     was laid on, ``double`` the open double that was waiting (its train and
-    count). Each is None where the tables do not tell.
+    count). Each is None where the tables do not tell. ``doubtful`` says the
+    alert rests on something read with doubt (the camera's tracker marks it so):
+    it asks to be checked, not believed.
     """
 
     tile: Pair | None = None
     end: int | None = None
     double: tuple[Owner, int] | None = None
+    doubtful: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        """The details as JSON; ``"doubtful": true`` only where the alert is doubtful."""
+        out: dict[str, Any] = {
             "tile": None if self.tile is None else list(self.tile),
             "end": self.end,
             "double": None if self.double is None else {"train": self.double[0],
                                                         "value": self.double[1]},
         }
+        if self.doubtful:
+            out["doubtful"] = True
+        return out
 
     @classmethod
     def from_json(cls, obj: object) -> AlertDetails:
@@ -77,7 +84,7 @@ class AlertDetails:
             owner, value = double.get("train"), _count(double.get("value"))
             seat = MEXICAN if owner == MEXICAN else _count(owner)
             waiting = None if seat is None or value is None else (seat, value)
-        return cls(pair, _count(obj.get("end")), waiting)
+        return cls(pair, _count(obj.get("end")), waiting, obj.get("doubtful") is True)
 
 
 def _count(value: object) -> int | None:

@@ -196,3 +196,46 @@ def test_a_bumped_camera_says_so_and_loses_nothing(tmp_path: Path, rnd: PaintedR
 def test_a_box_helper_is_tile_shaped() -> None:
     scale = tile_scale(box((10, 10), 40)[None])
     assert scale is not None and scale == pytest.approx((20.0, 40.0), abs=0.01)
+
+
+def test_a_marker_the_detector_missed_is_found_where_the_table_changed() -> None:
+    rnd = painted_round(21, "checks", True, tables=8)
+    rng = np.random.default_rng(5)
+    known = learned(rnd, rng)
+    shown = [p for p in rnd.pictures if len(p.markers)]
+    assert shown
+    found = 0
+    for picture in shown:
+        tiles = np.array([c for _, c in picture.tiles], np.float32)
+        frame = exposed(picture.image, 0.85, 4.0, rng, 5.0)
+        boxed = Detections(tiles, np.ones(len(tiles)), np.zeros(len(tiles)))
+        got = known.screen(frame, boxed, 0, marker_class=1, marker_confidence=0.5)
+        marks = got.corners[got.class_id == 1]
+        assert np.all(got.confidence[got.class_id == 1] == 0.5)
+        # every marker candidate lies on a true marker
+        for c in marks.mean(axis=1):
+            assert np.min(np.linalg.norm(picture.markers.mean(axis=1) - c, axis=1)) < 8
+        found += len(marks)
+        # boxed by the detector, the marker is no candidate again
+        with_marker = Detections.merge([boxed, Detections(
+            picture.markers.astype(np.float32), np.ones(len(picture.markers)),
+            np.ones(len(picture.markers)))])
+        again = known.screen(frame, with_marker, 0, marker_class=1)
+        assert (again.class_id == 1).sum() == len(picture.markers)
+    assert found >= len(shown) // 2
+
+
+def test_no_marker_candidates_on_a_table_that_did_not_change(rnd: PaintedRound) -> None:
+    rng = np.random.default_rng(6)
+    known = learned(rnd, rng)
+    last = rnd.pictures[-1]
+    tiles = np.array([c for _, c in last.tiles], np.float32)
+    markers = last.markers.astype(np.float32).reshape(-1, 4, 2)
+    frame = shadowed(exposed(last.image, 1.2, 4.0, rng), (200, 250), 70, 0.3)
+    found = Detections(np.concatenate([tiles, markers]), np.ones(len(tiles) + len(markers)),
+                       np.r_[np.zeros(len(tiles)), np.ones(len(markers))])
+    got = known.screen(frame, found, 0, marker_class=1)
+    assert (got.class_id == 1).sum() == len(markers) and known.markers_added == 0
+    # the bare table itself: no tile to lie by, no change
+    bare = exposed(rnd.pictures[0].image, 0.9, 4.0, rng)
+    assert not len(known.marker_candidates(known.view(bare), tiles, tiles, tile_scale(tiles)))

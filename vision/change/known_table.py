@@ -22,6 +22,11 @@ From them, for each still frame (:meth:`KnownTable.screen`):
   the tiles already known) is a tile candidate even where the detector found
   none: its oriented rectangle is fitted on the change in the full-resolution
   frame (``cv2.minAreaRect``) and it is added as a tile box, to be read there;
+- a region changed since the table was bare that no box covers, of a marker's
+  size and shape (a coin, a pawn, a toy train: a fifth to most of a tile's
+  area, neither a sliver nor longer than a tile) and lying by a tile (a train's
+  end), is a marker candidate even where the detector found none: it stays one
+  while the marker lies there, and the table's reading decides whose it is;
 - a view that shifted as a whole (:meth:`KnownTable.bumped`, phase correlation
   against the last settled table) is a bumped camera: the empty table is moved
   with it and the table learned again from the new view.
@@ -83,6 +88,16 @@ CANDIDATE_CONFIDENCE = 0.3
 FIT_CHANGE = 0.12
 #: A shadow: darker by this factor range with its colour kept.
 SHADOW_RATIO = (0.3, 0.9)
+#: A marker candidate's changed area lies within these shares of a tile's area, its
+#: oriented outline no longer than ``MARKER_LONG`` of a tile's length and no narrower than
+#: ``MARKER_SHORT`` of its width (a coin 23 mm, a pawn 18 mm, a toy train 40 by 18 mm,
+#: against a 48 by 24 mm tile), and its centre within ``MARKER_REACH`` tile lengths of a
+#: tile's centre (markers lie at a train's end or beside its last tile; an empty train's
+#: at its slot, up to about 3.8 tile lengths from the engine).
+MARKER_AREA = (0.15, 0.9)
+MARKER_LONG = 1.0
+MARKER_SHORT = 0.45
+MARKER_REACH = 4.0
 #: The whole view shifted at least this many small pixels, and the shift is clear
 #: (phase correlation's response), is a bumped camera.
 BUMP_PX = 1.5
@@ -277,9 +292,10 @@ class KnownTable:
         #: The last settled table: its view, and the frame in grey (full size).
         self.settled_view: TableView | None = None
         self.settled_grey: np.ndarray | None = None
-        #: Boxes dropped and candidates added so far.
+        #: Boxes dropped, tile candidates and marker candidates added so far.
         self.dropped = 0
         self.added = 0
+        self.markers_added = 0
         self._last: tuple[np.ndarray, TableView] | None = None
 
     def view(self, frame: np.ndarray) -> TableView:
@@ -441,11 +457,50 @@ class KnownTable:
                 out.append(box)
         return np.array(out, np.float32).reshape(-1, 4, 2)
 
+    def marker_candidates(self, frame_view: TableView, tiles: np.ndarray, taken: np.ndarray,
+                          scale: tuple[float, float] | None) -> np.ndarray:
+        """Outlines (M, 4, 2) of marker-sized regions changed since the table was bare that
+        no box ``taken`` (K, 4, 2) covers, each lying by one of the tile outlines
+        ``tiles`` (a train's end): markers the detector missed."""
+        empty, area = self.empty, self.known_area
+        if not self.knows_empty or empty is None or scale is None or not len(tiles) \
+                or empty.grey.shape != frame_view.grey.shape:
+            return np.zeros((0, 4, 2), np.float32)
+        s = frame_view.scale
+        mask = changed_mask(empty, frame_view, self.spread) & ~shadow_mask(empty, frame_view)
+        if area is not None:
+            mask &= area
+        for c in taken:
+            mask &= ~_polygon_mask(mask.shape, c, s, rim=2)
+        short, long = scale[0] / s, scale[1] / s
+        # a pale marker on a pale cloth changes in part: closed, then specks of thread out
+        mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, _disc(short / 3))
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _disc(short / 4))
+        count, labels, stats, centres = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        near = np.asarray(tiles, np.float32).reshape(-1, 4, 2).mean(axis=1) / s
+        out = []
+        for k in range(1, count):
+            if not MARKER_AREA[0] * short * long <= stats[k, cv2.CC_STAT_AREA] \
+                    <= MARKER_AREA[1] * short * long:
+                continue
+            if np.min(np.linalg.norm(near - centres[k], axis=1)) > MARKER_REACH * long:
+                continue
+            pts = np.column_stack(np.nonzero(labels == k)[::-1]).astype(np.float32)
+            (cx, cy), (rw, rh), angle = cv2.minAreaRect(pts)
+            if max(rw, rh) > MARKER_LONG * long or min(rw, rh) < MARKER_SHORT * short:
+                continue
+            out.append(order_corners(cv2.boxPoints(((cx * s, cy * s),
+                                                    ((rw + 1) * s, (rh + 1) * s), angle))))
+        return np.array(out, np.float32).reshape(-1, 4, 2)
+
     def screen(self, frame: np.ndarray, found: Detections, tile_class: int,
-               known: np.ndarray | None = None) -> Detections:
+               known: np.ndarray | None = None, marker_class: int = -1,
+               marker_confidence: float = CANDIDATE_CONFIDENCE) -> Detections:
         """``found`` without the boxes lying on unchanged bare table, with tile boxes added
         where a tile-sized region changed since the last settled table and no box lies
-        (``known``: outlines of the tiles held already, for the scale and as taken)."""
+        (``known``: outlines of the tiles held already, for the scale and as taken), and
+        with ``marker_class`` (``marker_confidence``) boxes added where a marker-sized
+        region changed since the table was bare by a tile and no box lies."""
         view = self.view(frame)
         keep = ~self.unchanged_boxes(view, found.corners) if len(found) else np.zeros(0, bool)
         keep |= _on_kept(found.corners, keep)  # a piece of a tile kept is the reader's to judge
@@ -459,12 +514,21 @@ class KnownTable:
         new = self.candidates(frame, view, taken, scale)
         if len(new):  # a change back to the bare table is no tile (a lamp on the mat's print)
             new = new[~self.unchanged_boxes(view, new)]
-        if not len(new):
+        marks = np.zeros((0, 4, 2), np.float32)
+        if marker_class >= 0:
+            marks = self.marker_candidates(
+                view, np.concatenate([tiles.reshape(-1, 4, 2), held.reshape(-1, 4, 2), new]),
+                np.concatenate([taken, new]), scale)
+        if not len(new) and not len(marks):
             return kept
         self.added += len(new)
-        extra = Detections(new, np.full(len(new), CANDIDATE_CONFIDENCE),
-                           np.full(len(new), tile_class),
-                           {k: np.zeros((len(new), *v.shape[1:]), v.dtype)
+        self.markers_added += len(marks)
+        boxes = np.concatenate([new, marks])
+        extra = Detections(boxes, np.r_[np.full(len(new), CANDIDATE_CONFIDENCE),
+                                        np.full(len(marks), marker_confidence)],
+                           np.r_[np.full(len(new), tile_class),
+                                 np.full(len(marks), marker_class)],
+                           {k: np.zeros((len(boxes), *v.shape[1:]), v.dtype)
                             for k, v in kept.data.items()},
                            dict(kept.metadata))
         return Detections.merge([kept, extra])

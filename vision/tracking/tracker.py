@@ -30,13 +30,17 @@ of images (``vision.tracking.frame_source``) and yields :data:`vision.events.Tra
   (``CameraStatus`` ``MOVED``); once a table settled, the detector looks only at
   windows of the frame around what changed since the frame before
   (``vision.tracking.window_look``), and the mat is found again only when it looks
-  at the whole frame.
+  at the whole frame;
+- an alert that rests on a tile or marker read with doubt is marked doubtful
+  (``AlertDetails.doubtful``, ``vision.tracking.alert_doubts``): to be checked, not
+  believed.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +61,7 @@ from vision.models.detections import Detections
 from vision.reading.reader_interface import FrameReader, TileSource
 from vision.readings import TileReading, TileReadings
 from vision.table import TableReading, reconstruct
+from vision.tracking.alert_doubts import rests_on_doubt
 from vision.tracking.frame_source import Capture, FrameSource, frame_source
 from vision.tracking.table_vote import (
     TableVote,
@@ -362,6 +367,7 @@ class Tracker:
         fixes: Reread = {}
         if self.settled_reading is not None and self.referee.started:
             fixes = rereadings(self.settled_reading, chosen)
+        before = self.settled_reading
         self.settled_reading = chosen
         # earlier tables showed re-read tiles as first read: the referee judges the
         # game again as if they had been read so all along (their alerts were given)
@@ -375,4 +381,6 @@ class Tracker:
             yield Uncertain(f"tile {k} of train {owner}, read {was[0]}-{was[1]} before, is "
                             f"{got[0]}-{got[1]}: read again", index, stamp)
         for alert, details in ruling:
+            if rests_on_doubt(alert, chosen, before):  # to be checked, not believed
+                details = replace(details, doubtful=True)
             yield AlertRaised(alert, details, index, stamp)

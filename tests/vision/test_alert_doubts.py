@@ -1,0 +1,105 @@
+"""vision.tracking.alert_doubts: an alert resting on a reading in doubt is marked, never
+given as sure; AlertDetails carries the mark through JSON."""
+
+from __future__ import annotations
+
+from engine import RuleSet, TableState
+from engine.referee import AlertDetails, Referee
+from vision.table import TableReading, Uncertainty
+from vision.tracking.alert_doubts import rests_on_doubt
+
+RULES = RuleSet.preset("standard")
+
+
+def reading(text: str, doubts: tuple[str, ...] = (), markers: tuple[Uncertainty, ...] = ()
+            ) -> TableReading:
+    """``text`` read, its tiles numbered train by train; ``doubts`` names tiles (as
+    ``"owner:k"``) read unsure."""
+    table = TableState.parse(text)
+    positions: dict[object, list[int]] = {}
+    index = 0
+    named: dict[str, int] = {}
+    for train in table.trains:
+        positions[train.owner] = list(range(index, index + len(train.tiles)))
+        for k in range(len(train.tiles)):
+            named[f"{train.owner}:{k}"] = index + k
+        index += len(train.tiles)
+    unsure = [Uncertainty("unsure-tile", f"tile {d} unsure", tiles=(named[d],)) for d in doubts]
+    return TableReading(table, {}, unsure + list(markers), [None] * index,
+                        positions=positions)  # type: ignore[arg-type]
+
+
+def alerts_of(before: TableReading, after: TableReading) -> list[tuple[object, bool]]:
+    referee = Referee(RULES, players=2, engine=12)
+    assert before.table is not None and after.table is not None
+    referee.settle(before.table)
+    ruling = referee.settle(after.table)
+    return [(a.code, rests_on_doubt(a, after, before)) for a, _ in ruling if a.is_error]
+
+
+BEFORE = "12 | 0: 12-5 | 1: 12-3 | mexican:"
+MISFIT = "12 | 0: 12-5 7-2 | 1: 12-3 | mexican:"
+
+
+def test_a_breach_read_surely_is_not_doubtful() -> None:
+    got = alerts_of(reading(BEFORE), reading(MISFIT))
+    assert ("mismatch", False) in got
+
+
+def test_a_breach_on_a_tile_read_unsure_is_doubtful() -> None:
+    got = alerts_of(reading(BEFORE), reading(MISFIT, doubts=("0:1",)))
+    assert ("mismatch", True) in got
+
+
+def test_a_mismatch_against_an_end_read_unsure_is_doubtful() -> None:
+    # the new tile is read surely; the end it was laid on (5) is the doubtful reading
+    got = alerts_of(reading(BEFORE), reading(MISFIT, doubts=("0:0",)))
+    assert ("mismatch", True) in got
+
+
+def test_a_doubt_on_another_train_does_not_mark_the_alert() -> None:
+    got = alerts_of(reading(BEFORE), reading(MISFIT, doubts=("1:0",)))
+    assert ("mismatch", False) in got
+
+
+def test_a_tile_gone_that_was_read_unsure_is_doubtful() -> None:
+    before = reading("12 | 0: 12-5 5-6 | 1: 12-3 | mexican:", doubts=("0:1",))
+    after = reading("12 | 0: 12-5 | 1: 12-3 | mexican:")
+    assert ("tile-removed", True) in alerts_of(before, after)
+    assert ("tile-removed", False) in alerts_of(
+        reading("12 | 0: 12-5 5-6 | 1: 12-3 | mexican:"), after)
+
+
+def test_a_marker_alert_with_a_doubtful_marker_is_doubtful() -> None:
+    before = reading("12 | 0: 12-5 * | 1: 12-3 | mexican:")
+    after_text = "12 | 0: 12-5 | 1: 12-3 | mexican:"  # the marker came off, no tile laid
+    assert ("marker-stale", False) in alerts_of(before, reading(after_text))
+    loose = Uncertainty("loose-marker", "marker 0 lies by no train", markers=(0,))
+    assert ("marker-stale", True) in alerts_of(before, reading(after_text, markers=(loose,)))
+    between = Uncertainty("marker-between", "marker 0 lies between trains 0 and 1",
+                          owners=(0, 1), markers=(0,))
+    assert ("marker-stale", True) in alerts_of(before, reading(after_text, markers=(between,)))
+    elsewhere = Uncertainty("marker-between", "marker 0 lies between trains 1 and mexican",
+                            owners=(1, "mexican"), markers=(0,))
+    assert ("marker-stale", False) in alerts_of(before, reading(after_text, markers=(elsewhere,)))
+
+
+def test_the_mark_survives_json() -> None:
+    details = AlertDetails((5, 6), 5, None, doubtful=True)
+    assert details.to_json()["doubtful"] is True
+    assert AlertDetails.from_json(details.to_json()) == details
+    plain = AlertDetails((5, 6), 5)
+    assert "doubtful" not in plain.to_json()
+    assert AlertDetails.from_json(plain.to_json()) == plain
+
+
+def test_a_tile_read_two_ways_in_its_place_makes_its_alerts_doubtful() -> None:
+    # 12-11 read surely as 12-0, then surely as 12-11 with 11-6 laid on it: tile-removed
+    # and extra-tile, both resting on a tile read two ways
+    got = alerts_of(reading("12 | 0: 12-0 | 1: 12-3 | mexican:"),
+                    reading("12 | 0: 12-11 11-6 | 1: 12-3 | mexican:"))
+    assert got and all(doubtful for _, doubtful in got)
+    # taken back (the train shorter) is no tile read two ways
+    taken = alerts_of(reading("12 | 0: 12-5 5-6 | 1: 12-3 | mexican:"),
+                      reading("12 | 0: 12-5 | 1: 12-3 | mexican:"))
+    assert ("tile-removed", False) in taken

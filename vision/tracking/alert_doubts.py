@@ -1,0 +1,67 @@
+"""Which alerts rest on something read with doubt: they are marked, never given as sure.
+
+An alert the referee raises on a settled table is only as good as the reading
+under it. A tile read with doubt (``TableReading.doubted``: an unsure count, one
+taken otherwise than read, one inferred in a gap or read again where a train
+goes on) or a marker that could be another train's may be what makes the
+table break a rule. Such an alert is still raised (a real breach is never
+hidden) but marked doubtful (``AlertDetails.doubtful``): the page asks for a
+look instead of calling a breach.
+
+An alert rests on:
+
+- the tiles its train gained or lost between the table settled before and this
+  one, and the tile they were laid against (a mismatch is as much the old end's
+  reading as the new tile's); with no train named, those of every train;
+- a tile read with other values where the table settled before showed one (a
+  tile read two ways: misread once, or swapped for another in its place; the
+  reading cannot tell which);
+- for an alert about a train's marker (``About.TRAIN``), the markers read with
+  doubt: one between two trains that names this one, or one that lies by no
+  train.
+"""
+
+from __future__ import annotations
+
+from engine import Owner
+from engine.alerts import About, Alert
+from vision.table import TableReading
+
+#: Uncertainties that make a marker's train doubtful.
+MARKER_DOUBTS = ("marker-between", "loose-marker")
+
+
+def _changed(before: TableReading | None, after: TableReading, owner: Owner
+             ) -> tuple[range, range, range]:
+    """Places along ``owner``'s train that the move changed: those of ``after`` (tiles
+    laid, and the one they were laid against), those of ``before`` (tiles gone), and
+    those both show, with other values."""
+    now_train = None if after.table is None else after.table.train(owner)
+    was_train = None if before is None or before.table is None else before.table.train(owner)
+    now = () if now_train is None else now_train.tiles
+    was = () if was_train is None else was_train.tiles
+    common = 0
+    while common < min(len(was), len(now)) and sorted(was[common]) == sorted(now[common]):
+        common += 1
+    start = max(common - 1, 0)
+    return (range(start, len(now)), range(start, len(was)),
+            range(common, min(len(was), len(now))))
+
+
+def rests_on_doubt(alert: Alert, after: TableReading, before: TableReading | None) -> bool:
+    """Whether ``alert``, raised when ``after`` settled (``before``: the table settled
+    before it), rests on a tile or marker read with doubt (see the module's notes)."""
+    if after.table is None:
+        return False
+    if alert.code.about is About.TRAIN:
+        owner = alert.train if alert.train is not None else alert.seat
+        return any(u.kind in MARKER_DOUBTS and (u.kind == "loose-marker" or owner in u.owners)
+                   for u in after.uncertainties)
+    owners = [alert.train] if alert.train is not None else [t.owner for t in after.table.trains]
+    for owner in owners:
+        laid, gone, read_two_ways = _changed(before, after, owner)
+        if read_two_ways or any(after.doubted(owner, k) for k in laid):
+            return True
+        if before is not None and any(before.doubted(owner, k) for k in gone):
+            return True
+    return False
