@@ -13,6 +13,9 @@ their owner's name or as "the Mexican train", never a train's number:
 'Bo laid 4-7 on their own train, but it does not match the 1 at its end.'
 >>> words.advice
 'Take 4-7 back; the tile laid there must have a 1.'
+
+An alert the tracker marks doubtful (it rests on a tile or marker read with doubt)
+says so in its title and sentence, on every page: it is to be checked, not believed.
 """
 
 from __future__ import annotations
@@ -22,7 +25,12 @@ from dataclasses import dataclass
 
 from engine import MEXICAN, Alert, AlertCode, AlertDetails, Owner
 
-__all__ = ["TITLES", "WORDING", "AlertWords", "Wording", "say", "train_name"]
+__all__ = ["DOUBT", "TITLES", "WORDING", "AlertWords", "Wording", "say", "train_name"]
+
+#: What a doubtful alert adds to its sentence.
+DOUBT = ("The camera may have misread a tile or marker here: look at the table before "
+         "acting on it.")
+
 
 @dataclass(frozen=True)
 class AlertWords:
@@ -31,9 +39,15 @@ class AlertWords:
     title: str
     text: str
     advice: str
+    #: It rests on a reading the camera doubts: to check before believing it.
+    doubtful: bool = False
 
-    def to_json(self) -> dict[str, str]:
-        return {"title": self.title, "text": self.text, "advice": self.advice}
+    def to_json(self) -> dict[str, str | bool]:
+        out: dict[str, str | bool] = {"title": self.title, "text": self.text,
+                                      "advice": self.advice}
+        if self.doubtful:
+            out["doubtful"] = True
+        return out
 
 
 @dataclass(frozen=True)
@@ -164,4 +178,6 @@ def say(alert: Alert, details: AlertDetails, players: Sequence[str]) -> AlertWor
     """``alert`` in words, ``details`` (the referee's) naming its tile, end and double."""
     wording = WORDING[alert.code]
     sentence, advice = wording.sentence(_facts(alert, details, players))
+    if details.doubtful:
+        return AlertWords(f"{wording.title} (to check)", f"{sentence} {DOUBT}", advice, True)
     return AlertWords(wording.title, sentence, advice)

@@ -110,7 +110,8 @@
 
   function logItem(alert) {
     const li = document.createElement("li");
-    li.className = "alert-item" + (alert.acked ? " acked" : "") + (isNotice(alert) ? " notice" : "");
+    li.className = "alert-item" + (alert.acked ? " acked" : "") + (isNotice(alert) ? " notice" : "")
+      + (alert.doubtful ? " doubtful" : "");
     li.dataset.id = alert.id;
     const title = document.createElement("strong");
     title.textContent = titleOf(alert);
@@ -145,6 +146,7 @@
     banner.dataset.ids = alarmQueue.map((a) => a.id).join(" ");
     if (!alert || !device.referee) { banner.hidden = true; return; }
     banner.hidden = false;
+    banner.classList.toggle("doubtful", Boolean(alert.doubtful));
     document.getElementById("alert-code").textContent = titleOf(alert);
     document.getElementById("alert-who").textContent = alert.text || alert.message;
     document.getElementById("alert-msg").textContent = alert.advice || "";

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from companion_app.alert_words import TITLES, WORDING, say, train_name
+from companion_app.alert_words import DOUBT, TITLES, WORDING, say, train_name
 from engine import MEXICAN, Alert, AlertCode, AlertDetails, Owner
 
 PLAYERS = ["Ann", "Bo", "Cyril"]
@@ -96,3 +96,16 @@ def test_a_train_is_named_by_its_owner_never_by_its_index() -> None:
     assert train_name(0, PLAYERS, train=True) == "Ann's train"
     assert train_name(MEXICAN, PLAYERS, train=True) == "the Mexican train"
     assert train_name(1, PLAYERS) == "Bo" and train_name(None, PLAYERS) == ""
+
+
+def test_a_doubtful_alert_says_it_is_to_be_checked() -> None:
+    """An alert the tracker doubts is worded as one to check, in its title and sentence,
+    and marked in its JSON; a sure one is not."""
+    alert = Alert(4, AlertCode.MISMATCH, 1, 1, "tile [7, 4] laid on 1")
+    sure = say(alert, AlertDetails(tile=(7, 4), end=1), PLAYERS)
+    doubted = say(alert, AlertDetails(tile=(7, 4), end=1, doubtful=True), PLAYERS)
+    assert not sure.doubtful and "doubtful" not in sure.to_json()
+    assert doubted.doubtful and doubted.to_json()["doubtful"] is True
+    assert doubted.title.startswith(sure.title) and "check" in doubted.title
+    assert doubted.text.startswith(sure.text) and DOUBT in doubted.text
+    assert DOUBT not in sure.text
