@@ -110,7 +110,8 @@ def _cloth_boxes(picture: Picture, rng: np.random.Generator, n: int) -> list[np.
 
 
 def box_change_part(rounds: Sequence[tuple[str, bool, int, list[Picture]]]) -> dict[str, Any]:
-    from vision.change.known_table import UNCHANGED_BELOW, KnownTable, _polygon_mask
+    from vision.change.known_table import UNCHANGED_BELOW, KnownTable
+    from vision.change.table_view import polygon_mask
 
     scores: dict[str, list[float]] = {"tiles": [], "cloth": [], "printed": []}
     mog: dict[str, list[float]] = {"tiles": [], "cloth": [], "printed": []}
@@ -138,7 +139,7 @@ def box_change_part(rounds: Sequence[tuple[str, bool, int, list[Picture]]]) -> d
                     continue
                 scores[kind] += known.box_change(view, np.array(corners, np.float32)).tolist()
                 for c in corners:
-                    inside = _polygon_mask(fg.shape, c, frame.shape[1] / 480)
+                    inside = polygon_mask(fg.shape, c, frame.shape[1] / 480)
                     mog[kind].append(float(fg[inside].mean()))
 
     def summary(values: dict[str, list[float]]) -> dict[str, Any]:

@@ -48,7 +48,8 @@ def tracked(runs: int, models: str, precision: str | None = None) -> dict[str, A
     from datasets.table_game import camera_view, play_round
     from datasets.table_layout import layout_sequence
     from datasets.table_sequence import exposed, table_pictures
-    from vision.change.known_table import KnownTable, tile_scale
+    from vision.change.known_table import KnownTable
+    from vision.change.table_view import tile_scale
     from vision.mat.hub_mat import detect_mat
     from vision.models.precision import chosen_precision
     from vision.reading.reader import TileReader

@@ -21,7 +21,8 @@ from known_table_fakes import (
 
 from datasets.table_sequence import exposed, shadowed, shifted
 from engine import RuleSet
-from vision.change.known_table import EMPTY_FRAMES, KnownTable, table_view, tile_scale
+from vision.change.known_table import EMPTY_FRAMES, KnownTable
+from vision.change.table_view import table_view, tile_scale
 from vision.events import AlertRaised, CameraReason, CameraStatus, TableSettled
 from vision.models.detections import Detections, polygon_iou
 from vision.tracking.tracker import Tracker

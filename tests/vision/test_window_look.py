@@ -14,7 +14,7 @@ from reader_fixtures import ROOT, needs_trained_models
 
 from datasets.table_sequence import exposed, shifted
 from engine import RuleSet
-from vision.change.known_table import table_view, tile_scale
+from vision.change.table_view import table_view, tile_scale
 from vision.events import AlertRaised, TableSettled
 from vision.models.detections import Detections, polygon_iou
 from vision.tracking.tile_memory import TileMemory, grey_of

@@ -6,7 +6,7 @@ the same camera and roughly the same framing. :class:`BarePhoto` registers it
 onto each photo read (``vision.change.registration``: features and a RANSAC
 homography, so a phone held by hand will do), lays it there, and drops every
 tile, marker and back whose box lies on table unchanged from it
-(``vision.change.known_table.box_change``, allowing a pixel or two of registration
+(``vision.change.table_view.box_change``, allowing a pixel or two of registration
 error). What the reader found on the cloth's pattern or on a printed picture
 of a domino is gone; tiles laid since are kept.
 """

@@ -48,7 +48,8 @@ import numpy as np
 
 from engine import RuleSet, TableState
 from engine.referee import Referee, Reread
-from vision.change.known_table import KnownTable, tile_scale
+from vision.change.known_table import KnownTable
+from vision.change.table_view import tile_scale
 from vision.events import (
     AlertRaised,
     CameraReason,

@@ -4,7 +4,7 @@ A fixed camera's still frame differs from the one looked at before only where a
 tile was laid, a marker moved or a hand rested. :class:`WindowLook` keeps the
 detector's boxes of the frame it looked at last (the *reference*) and, for the
 next still frame, compares the two small views of the known table
-(``vision.change.known_table.changed_mask``: fine detail and colour, light aside);
+(``vision.change.table_view.changed_mask``: fine detail and colour, light aside);
 around each changed region it cuts a square window of the full-resolution frame,
 padded by ``WINDOW_PAD`` tile lengths, and has the detector look at it on the scale
 of a look at the whole frame (so tiles keep the size the detector knows), sides a
@@ -30,7 +30,7 @@ from typing import Protocol, runtime_checkable
 import cv2
 import numpy as np
 
-from vision.change.known_table import TableView, changed_mask
+from vision.change.table_view import TableView, changed_mask
 from vision.models.detections import Detections
 
 #: Stride of the detector: a window's sides, scaled, are multiples of it.
