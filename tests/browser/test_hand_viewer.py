@@ -7,8 +7,6 @@ the same photo on a phone."""
 from __future__ import annotations
 
 import io
-import shutil
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,15 +18,13 @@ from companion_app.db import connect
 from companion_app.photo_tiles import tiles_from_json
 from companion_app.rules import build_rules
 
-from .test_round_flow import ARGS, ARTIFACTS, CHROMIUM, PHONE, TABLET, go
+from .chromium import ARTIFACTS, chromium_profile, needs_chromium, serving
+from .test_round_flow import PHONE, TABLET, go
 
 PIN = "246802"
 VALUES = [(3, 4), (4, 6), (2, 11), (0, 5)]  # the second read with doubt (its 6 could be 5)
 
-pytestmark = pytest.mark.skipif(
-    shutil.which(CHROMIUM) is None,
-    reason="Debian's chromium is not installed (tests/browser/ensure_chromium.sh installs it)",
-)
+pytestmark = needs_chromium
 
 
 def photo() -> tuple[bytes, list[dict[str, Any]]]:
@@ -56,8 +52,6 @@ def shoot(page: Any, name: str) -> None:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    from werkzeug.serving import make_server
-
     folder = tmp_path_factory.mktemp("hand-viewer")
     path = folder / "mtrain.sqlite3"
     app = create_app({"DATABASE": str(path), "PIN": PIN, "MODELS_DIR": str(folder / "none")})
@@ -72,30 +66,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                           note="4 tile(s) read, 1 uncertain — check them.")
     store.set_score(conn, 1, 1, 0, 7 + 10 + 13 + 5, "hand")  # saved without a look
     conn.close()
-    http = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=http.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{http.server_port}"
-    finally:
-        http.shutdown()
-        thread.join(5)
+    with serving(app) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    with sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(
-            str(profile), executable_path=CHROMIUM, args=ARGS, headless=True,
-            viewport=TABLET, device_scale_factor=1,
-        )
-        try:
-            yield context
-        finally:
-            context.close()
+    with chromium_profile(tmp_path_factory.mktemp("chromium-profile"), TABLET) as context:
+        yield context
 
 
 def test_the_photo_opens_full_size_and_a_reading_is_corrected(server: str, browser: Any) -> None:

@@ -13,10 +13,7 @@ round's scores are entered. Screenshots go to ``tests/artifacts/`` (tablet
 
 from __future__ import annotations
 
-import shutil
-import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,23 +22,16 @@ from companion_app import attach_worker, create_app, store
 from companion_app.db import connect
 from companion_app.sources import DemoLogSource, SimSource, demo_labels
 
-CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
+from .chromium import ARTIFACTS, chromium, needs_chromium, serving
+
 PIN = "246810"
 PLAYERS = ("Ann", "Ben", "Cyril")  # the demo recording's table has three seats
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
-pytestmark = pytest.mark.skipif(
-    shutil.which(CHROMIUM) is None,
-    reason="Debian's chromium is not installed (tests/browser/ensure_chromium.sh installs it)",
-)
+pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
-    from werkzeug.serving import make_server
-
     folder = tmp_path_factory.mktemp("browser")
     # every browser here is a device on 127.0.0.1: room for all their live pages
     app = create_app({"DATABASE": str(folder / "mtrain.sqlite3"), "PIN": PIN,
@@ -57,15 +47,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]
     source: Any = (DemoLogSource(labels, turn_seconds=0.5) if labels is not None
                    else SimSource(turn_seconds=0.5, seed=11, breach_rate=0.3))
     worker = attach_worker(app, source)
-    http = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=http.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{http.server_port}", worker
-    finally:
-        worker.stop()
-        http.shutdown()
-        thread.join(5)
+    with serving(app) as url:
+        try:
+            yield url, worker
+        finally:
+            worker.stop()
 
 
 TABLET = {"width": 1024, "height": 768}
@@ -81,14 +67,8 @@ if (window.speechSynthesis) {
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with chromium() as browser:
+        yield browser
 
 
 def device(browser: Any, viewport: dict[str, int], *, referee: bool = False,

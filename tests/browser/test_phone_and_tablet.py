@@ -7,12 +7,9 @@ a wait; a screen refused for too many streams saying so. Screenshots go to
 
 from __future__ import annotations
 
-import shutil
-import threading
 import time
 from collections.abc import Iterator
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -26,21 +23,16 @@ from companion_app.stream_room import StreamRoom
 from engine import Alert, AlertCode
 from engine.referee import AlertDetails
 
-CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
+from .chromium import ARTIFACTS, chromium, needs_chromium, serving
+
 PIN = "135790"
 NAMES = ("Alexander", "Alexandra", "Алёна", "Zoë 🚂", "Maximiliano-Sebastián")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PHONE = {"width": 390, "height": 844}
 TABLET = {"width": 1280, "height": 800}
 ZONE = "Asia/Kathmandu"  # UTC+05:45: a wrong zone shows the wrong minutes too
 WAIT_S = 3.0
 
-pytestmark = pytest.mark.skipif(
-    shutil.which(CHROMIUM) is None,
-    reason="Debian's chromium is not installed (tests/browser/ensure_chromium.sh installs it)",
-)
+pytestmark = needs_chromium
 
 #: Visible things that take a tap, narrower or shorter than 44 px; text cut by its box;
 #: the page wider than the screen.
@@ -89,8 +81,6 @@ PROBE = """() => {
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
-    from werkzeug.serving import make_server
-
     folder = tmp_path_factory.mktemp("phone")
     app = create_app({"DATABASE": str(folder / "mtrain.sqlite3"), "PIN": PIN,
                       "PIN_ITERATIONS": 1000, "MODELS_DIR": str(folder / "no-models"),
@@ -118,26 +108,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]
             "id": logged.id, "details": logged.details.to_json()})
     store.set_current_round(conn, game, 2)
     conn.close()
-    http = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=http.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{http.server_port}", app
-    finally:
-        http.shutdown()
-        thread.join(5)
+    with serving(app) as url:
+        yield url, app
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with chromium() as browser:
+        yield browser
 
 
 def device(browser: Any, viewport: dict[str, int], url: str, *, unlock: bool = True) -> Any:

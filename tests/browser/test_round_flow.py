@@ -11,8 +11,6 @@ the pad after round 13, the hands page, each on the tablet and the phone.
 from __future__ import annotations
 
 import io
-import shutil
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,24 +23,19 @@ from companion_app.db import connect
 from companion_app.photo_tiles import tiles_from_json
 from companion_app.rules import build_rules
 
+from .chromium import ARTIFACTS, chromium_profile, needs_chromium, serving
+
 if TYPE_CHECKING:
     from playwright.sync_api import ViewportSize
 
-CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
 PIN = "135790"
 PLAYERS = ("Ann", "Benedict", "Cy")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 TABLET: ViewportSize = {"width": 1024, "height": 768}
 PHONE: ViewportSize = {"width": 390, "height": 844}
 #: The hands page of three hands with photos, at 1024 px wide, stays under this height.
 HANDS_PAGE_MAX_PX = 1800
 
-pytestmark = pytest.mark.skipif(
-    shutil.which(CHROMIUM) is None,
-    reason="Debian's chromium is not installed (tests/browser/ensure_chromium.sh installs it)",
-)
+pytestmark = needs_chromium
 
 
 def hand_photo(values: list[tuple[int, int]]) -> tuple[bytes, list[dict[str, Any]]]:
@@ -64,8 +57,6 @@ def hand_photo(values: list[tuple[int, int]]) -> tuple[bytes, list[dict[str, Any
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    from werkzeug.serving import make_server
-
     folder = tmp_path_factory.mktemp("round-flow")
     path = folder / "mtrain.sqlite3"
     # every browser here is a device on 127.0.0.1: room for all their live pages
@@ -76,30 +67,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     store.create_game(conn, name="Family night", players=list(PLAYERS),
                       rules=build_rules("standard", {}), rounds=13)
     conn.close()
-    http = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=http.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{http.server_port}", path
-    finally:
-        http.shutdown()
-        thread.join(5)
+    with serving(app) as url:
+        yield url, path
 
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    with sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(
-            str(profile), executable_path=CHROMIUM, args=ARGS, headless=True,
-            viewport=TABLET, device_scale_factor=1,
-        )
-        try:
-            yield context
-        finally:
-            context.close()
+    with chromium_profile(tmp_path_factory.mktemp("chromium-profile"), TABLET) as context:
+        yield context
 
 
 def go(page: Any, selector: str) -> None:

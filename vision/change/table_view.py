@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from vision.change.channels import channel_max, channel_mean, channel_sum
+from vision.models.detections import box_sides
 
 #: Width (pixels) of the small copy the table is compared on.
 VIEW_WIDTH = 480
@@ -180,10 +181,8 @@ def polygon_mask(shape: tuple[int, int], corners: np.ndarray, scale: float,
 
 def tile_scale(corners: np.ndarray) -> tuple[float, float] | None:
     """Median short and long side (pixels) of the tile outlines ``corners`` (N, 4, 2)."""
-    c = np.asarray(corners, np.float32).reshape(-1, 4, 2)
-    if not len(c):
+    sides = box_sides(corners)
+    if not len(sides):
         return None
-    sides = np.linalg.norm(np.roll(c, -1, axis=1) - c, axis=2)
-    short = np.minimum(sides[:, 0], sides[:, 1])
-    long = np.maximum(sides[:, 0], sides[:, 1])
-    return float(np.median(short)), float(np.median(long))
+    short, long = np.median(sides, axis=0)
+    return float(short), float(long)

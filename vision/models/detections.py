@@ -200,6 +200,15 @@ def match_boxes(a: np.ndarray, b: np.ndarray, threshold: float) -> list[tuple[in
     return pairs
 
 
+def box_sides(corners: np.ndarray) -> np.ndarray:
+    """Each quadrilateral's (short, long) side, ``(N, 2)``, whatever its corners' order
+    around it: the first two edges of ``corners`` ``(N, 4, 2)``."""
+    c = np.asarray(corners, np.float64).reshape(-1, 4, 2)
+    a = np.linalg.norm(c[:, 1] - c[:, 0], axis=1)
+    b = np.linalg.norm(c[:, 2] - c[:, 1], axis=1)
+    return np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1)
+
+
 def polygon_areas(corners: np.ndarray) -> np.ndarray:
     """Area of each polygon ``(..., K, 2)`` (shoelace formula), shape ``(...)``."""
     x, y = corners[..., 0], corners[..., 1]

@@ -35,12 +35,12 @@ from dataclasses import replace
 
 import numpy as np
 
-from vision.models.detections import Detections, polygon_iou
+from vision.models.detections import Detections, box_sides, polygon_iou
 from vision.models.domino_check import NOT_DOUBT
 from vision.models.onnx_models import ObbDetector
 from vision.reading.reader import TileReader
 from vision.readings import FrameReading, TileReading, TileReadings
-from vision.stills.tile_colour import SIZE_RANGE, sides, tile_coloured
+from vision.stills.tile_colour import SIZE_RANGE, tile_coloured
 
 #: The faintest detector score a box may have and still be taken for a missed tile.
 CANDIDATE_FLOOR = 0.02
@@ -67,9 +67,9 @@ MISSED_DOUBT = "missed?"
 
 def _shaped(candidates: np.ndarray, read: np.ndarray) -> np.ndarray:
     """Which candidate boxes have a tile's size and shape (module docstring)."""
-    seen = sides(candidates)
+    seen = box_sides(candidates)
     if len(read):
-        rel = seen / np.median(sides(read), axis=0)
+        rel = seen / np.median(box_sides(read), axis=0)
         return np.all((rel >= SIZE_RANGE[0]) & (rel <= SIZE_RANGE[1]), axis=1)
     aspect = seen[:, 1] / np.maximum(seen[:, 0], 1e-6)
     return (aspect >= ASPECT_RANGE[0]) & (aspect <= ASPECT_RANGE[1])
@@ -80,7 +80,7 @@ def _beside(boxes: np.ndarray, frame: FrameReading) -> np.ndarray:
     read = np.asarray(frame.tiles.corners, np.float32).reshape(-1, 4, 2)
     if not len(read) or not len(boxes):
         return np.zeros(len(boxes), bool)
-    reach = BESIDE * float(np.median(sides(read)[:, 1]))
+    reach = BESIDE * float(np.median(box_sides(read)[:, 1]))
     gaps = np.linalg.norm(boxes.mean(axis=1)[:, None] - read.mean(axis=1)[None], axis=2)
     return np.asarray(gaps.min(axis=1) <= reach)
 

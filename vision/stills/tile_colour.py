@@ -20,6 +20,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.models.detections import box_sides
 from vision.readings import FrameReading
 
 #: A tile's short and long sides, as shares of the read tiles' median ones: a factor of
@@ -42,14 +43,6 @@ KNOWN_MARGIN = 1.15
 #: times longer than wide (a domino 2, its face at a slant less).
 FILL_SHARE = 0.7
 MIN_ASPECT = 1.3
-def sides(corners: np.ndarray) -> np.ndarray:
-    """Each box's (short, long) side, ``(N, 2)``."""
-    c = np.asarray(corners, np.float64).reshape(-1, 4, 2)
-    a = np.linalg.norm(c[:, 1] - c[:, 0], axis=1)
-    b = np.linalg.norm(c[:, 2] - c[:, 1], axis=1)
-    return np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1)
-
-
 def _scaled(corners: np.ndarray, factor: float) -> np.ndarray:
     centre = corners.mean(axis=0)
     return centre + (corners - centre) * factor
@@ -83,7 +76,7 @@ def colour_mask(image: np.ndarray, read: np.ndarray) -> tuple[np.ndarray, float]
     reach = max(COLOUR_FLOOR, COLOUR_REACH * float(np.quantile(
         np.linalg.norm(samples - centre, axis=1), COLOUR_SHARE)))
     mask = (np.linalg.norm(lab - centre, axis=2) < reach).astype(np.uint8)
-    width = float(np.median(sides(read * scale)[:, 0]))
+    width = float(np.median(box_sides(read * scale)[:, 0]))
     kernel = np.ones((max(3, int(CLOSE_SHARE * width) | 1),) * 2, np.uint8)
     return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel), scale
 
@@ -97,7 +90,7 @@ def tile_coloured(image: np.ndarray, frame: FrameReading) -> np.ndarray:
     if found is None:
         return np.zeros((0, 4, 2), np.float32)
     mask, scale = found
-    width, length = np.median(sides(read * scale), axis=0)
+    width, length = np.median(box_sides(read * scale), axis=0)
     kernel = np.ones((max(3, int(CLOSE_SHARE * width) | 1),) * 2, np.uint8)
     mask = mask * (_fill(mask.shape, known * scale, KNOWN_MARGIN) == 0)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
