@@ -55,3 +55,21 @@ class Table:
         data.update({"name": "Sunday", "preset": "standard"})
         data.update(fields)
         return self.post("/games/new", data)
+
+
+class StillCamera:
+    """A live camera over the table for the app tests: it sees the table, tells no
+    events, and every still it gives is ``picture`` (encoded image bytes)."""
+
+    label = "camera 0"
+    live = True
+    sees_table = True
+
+    def __init__(self, picture: bytes) -> None:
+        self.picture = picture
+
+    def events(self, ctx: object) -> list[object]:
+        return []
+
+    def still(self) -> bytes:
+        return self.picture

@@ -18,7 +18,7 @@ from companion_app.photo_tiles import PhotoTile, tiles_from_json
 from vision.models.detections import Detections
 from vision.readings import FrameReading, TileReading, TileReadings
 
-from .tablet import Table
+from .tablet import StillCamera, Table
 from .test_hands import png, settle, upload
 
 BOX = np.array([[0, 0], [20, 0], [20, 40], [0, 40]], np.float32)
@@ -199,18 +199,7 @@ def test_the_camera_refuses_a_table_that_never_settled(game: Table, app: Flask,
     jpeg = io.BytesIO()
     Image.new("RGB", (32, 24), (200, 10, 10)).save(jpeg, format="JPEG")
 
-    class Camera:
-        label = "camera 0"
-        live = True
-        sees_table = True
-
-        def events(self, ctx: object) -> list[object]:
-            return []
-
-        def still(self) -> bytes:
-            return jpeg.getvalue()
-
-    attach_worker(app, Camera(), start=False)
+    attach_worker(app, StillCamera(jpeg.getvalue()), start=False)
     response = game.post("/games/1/rounds/1/hands/0/camera")
     assert response.status_code == 409
     text = response.get_data(as_text=True).replace("&#39;", "'")

@@ -13,7 +13,7 @@ from companion_app import hands
 from companion_app.photo_tiles import PhotoTile, tiles_from_json
 from engine import RuleSet
 
-from .tablet import Table, make_app
+from .tablet import StillCamera, Table, make_app
 
 
 def png(width: int = 64, height: int = 48) -> bytes:
@@ -228,18 +228,7 @@ def test_a_hand_is_read_from_the_table_camera(game: Table, app: Flask) -> None:
     jpeg = io.BytesIO()
     Image.new("RGB", (32, 24), (200, 10, 10)).save(jpeg, format="JPEG")
 
-    class Camera:
-        label = "camera 0"
-        live = True
-        sees_table = True
-
-        def events(self, ctx: object) -> list[object]:
-            return []
-
-        def still(self) -> bytes:
-            return jpeg.getvalue()
-
-    attach_worker(app, Camera(), start=False)
+    attach_worker(app, StillCamera(jpeg.getvalue()), start=False)
     page = game.client.get("/games/1/rounds/1/hands").get_data(as_text=True)
     assert "Read from the table camera" in page
     settle(app, {"engine": 12, "trains": [{"owner": 0, "tiles": [[12, 5]], "marker": False}]})
@@ -390,18 +379,7 @@ def test_the_table_camera_reads_only_the_hand(game: Table, app: Flask,
     monkeypatch.setattr(hands, "read_hand_photo",
                         lambda photo, folder, rules, profile_path=None: (readings, []))
 
-    class Camera:
-        label = "camera 0"
-        live = True
-        sees_table = True
-
-        def events(self, ctx: object) -> list[object]:
-            return []
-
-        def still(self) -> bytes:
-            return png(1280, 720)
-
-    attach_worker(app, Camera(), start=False)
+    attach_worker(app, StillCamera(png(1280, 720)), start=False)
     early = TableState(12, tuple(Train(t.owner, t.tiles[:1]) for t in table.trains))
     settle(app, early.to_json())  # settled before the last tiles were laid
     game.post("/games/1/rounds/1/hands/0/camera")
