@@ -8,7 +8,8 @@ marked for checking (``vision.stills.hand_photos.HandReading.needs_check``).
 - **photoreal** (``python -m datasets.composite --hands``: hands of rendered tile sprites
   laid out face up on cloths and tops and seen by a phone, composed here from a fixed
   seed; their labels the truth). The sprites: ``tests/datasets/sprites`` and, when
-  present, the sprite library a background render fills (``../runs/sprites``): the
+  present, a sprite library beside the checkout (``../runs/sprites``, made by
+  ``python -m datasets.photoreal sprites ../runs/sprites --count 64 --seed 7``): the
   first ``PHOTOREAL_SPRITES`` of each, by name; how many each gave is written with the
   results, as the frames depend on them.
 
