@@ -101,9 +101,12 @@ def _mat(players: int) -> np.ndarray:
 
 
 def _background(rng: np.random.Generator, cam: Camera, library: SpriteLibrary,
-                plan: FramePlan | None) -> tuple[np.ndarray, str]:
+                plan: FramePlan | None, surface: str | None = None) -> tuple[np.ndarray, str]:
+    """The table top seen through ``cam`` (a rendered patch, the painter's background or
+    one of ``datasets.surfaces``; ``surface``, when given, names the last), the mat on it
+    when ``plan`` lays one; and its name."""
     w, h = cam.width, cam.height
-    pick = rng.random()
+    pick = rng.random() if surface is None else 1.0
     empty = library.pick("empty", rng) if pick < 0.25 else None
     if empty is not None:  # a rendered patch, mirrored out to the frame at its scale
         patch = empty.rgba[..., :3]
@@ -119,7 +122,7 @@ def _background(rng: np.random.Generator, cam: Camera, library: SpriteLibrary,
         img = cv2.resize(background(w // 2, h // 2, rng), (w, h), interpolation=cv2.INTER_LINEAR)
         name = "painter"
     else:  # drawn at half size (4x faster), then blown up: the finish softens it anyway
-        kind = SURFACES[int(rng.integers(len(SURFACES)))]
+        kind = SURFACES[int(rng.integers(len(SURFACES)))] if surface is None else surface
         half = Camera(np.diag([0.5, 0.5, 1.0]) @ cam.k, cam.r, cam.c, w // 2, h // 2)
         img = cv2.resize(draw_surface(kind, half, rng), (w, h), interpolation=cv2.INTER_LINEAR)
         name = kind

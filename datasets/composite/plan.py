@@ -131,9 +131,12 @@ def webcam_over(rng: np.random.Generator, target: np.ndarray, tile_px: float,
                           float(rng.uniform(0, 360)), float(rng.normal(0, 2)))
 
 
-def plan_frame(rng: np.random.Generator, size: tuple[int, int] = FRAME) -> FramePlan:
-    """A table, perhaps a hand and a boneyard beside it, and a webcam over part of it."""
-    mat = bool(rng.random() < 0.3)
+def plan_frame(rng: np.random.Generator, size: tuple[int, int] = FRAME,
+               mat: bool | None = None) -> FramePlan:
+    """A table, perhaps a hand and a boneyard beside it, and a webcam over part of it;
+    on the printed mat three times in ten (``mat``, when given, says whether)."""
+    drawn = bool(rng.random() < 0.3)
+    mat = drawn if mat is None else mat
     set_max = int(rng.choice([6, 9, 12, 15], p=[0.05, 0.15, 0.65, 0.15]))
     players, layout = _layout(rng, mat, set_max)
     objects = [Placed("tile", t.corners, (int(t.values[0]), int(t.values[1])))

@@ -15,7 +15,7 @@ from engine.cli import add_rules_arguments, rules_from_args
 from engine.errors import BadInputError
 from vision.cli import calibrate as calibrate_cli
 from vision.cli.calibrate import add_profile_argument, profile_from_args
-from vision.stills.table_photo import read_table, reconstruct_table
+from vision.stills.table_photo import read_photo
 
 if TYPE_CHECKING:
 
@@ -86,13 +86,7 @@ def run_read(args: argparse.Namespace) -> int:
     bare = bare_for(empty_from_args(args), image, os.fspath(args.image))
     profile = profile_from_args(args, rules.set)
     reader = TileReader(args.models, max_value=rules.set).with_profile(profile)
-    first = reader.read(image)
-    frame, table = read_table(first if bare is None else bare.screen(first), args.players,
-                              image, reader)
-    if bare is not None:
-        screened = bare.screen(frame)  # the closer look may find boxes on bare table too
-        if len(screened.tiles) != len(frame.tiles):
-            frame, table = screened, reconstruct_table(screened, args.players, image, reader)
+    frame, table = read_photo(reader, image, args.players, bare)
     if args.annotate:
         write_annotated(args.annotate, image, frame)
     if args.json:

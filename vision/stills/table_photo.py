@@ -11,6 +11,7 @@ if TYPE_CHECKING:
 
     from vision.reading.reader import TileReader
     from vision.readings import FrameReading
+    from vision.stills.bare_photo import BarePhoto
 
 
 #: ``reconstruct_table``'s default: look for the mat in the image.
@@ -54,3 +55,19 @@ def read_table(frame: FrameReading, players: int, image: np.ndarray,
     table = reconstruct_table(frame, players, image, reader, mat)
     return look_closer(reader, image, frame, table,
                        lambda f: reconstruct_table(f, players, image, reader, mat))
+
+
+def read_photo(reader: TileReader, image: np.ndarray, players: int,
+               bare: BarePhoto | None = None) -> tuple[FrameReading, Any]:
+    """``mtrain read IMAGE [--empty EMPTY]``: the frame ``reader`` reads in ``image``, its
+    table (:func:`read_table`); with ``bare`` (the bare table laid on ``image``), the boxes
+    on unchanged bare table dropped before the table is rebuilt and after the closer look
+    (which may find boxes there too)."""
+    first = reader.read(image)
+    frame, table = read_table(first if bare is None else bare.screen(first), players, image,
+                              reader)
+    if bare is not None:
+        screened = bare.screen(frame)
+        if len(screened.tiles) != len(frame.tiles):
+            frame, table = screened, reconstruct_table(screened, players, image, reader)
+    return frame, table
