@@ -53,7 +53,7 @@ def test_a_hand_held_pair_registers(hand_held: tuple[np.ndarray, np.ndarray, np.
     error = np.linalg.norm(apply_homography(found.homography, corners)
                            - apply_homography(matrix, corners), axis=1)
     assert error.max() < 3.0
-    assert found.inliers >= 25
+    assert found.residual < 0.3
 
 
 def test_boxes_on_the_bare_table_go_and_tiles_stay(
@@ -123,3 +123,54 @@ def test_a_bare_table_that_does_not_register_is_one_line(
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1
     assert "does not register" in err and str(photos[1]) in err
+
+
+# --- repeating and plain cloths, shot again by hand ----------------------------------
+
+
+def _clear_boxes(labels: dict, rng: np.random.Generator, count: int) -> list[np.ndarray]:
+    """Tile-sized boxes on bare cloth of the table photo, clear of everything on it."""
+    objects = [np.asarray(t["corners"], np.float32) for key in ("tiles", "face_down", "markers")
+               for t in labels[key]]
+    tile = np.asarray(labels["tiles"][0]["corners"], np.float32)
+    w, h = labels["width"], labels["height"]
+    taken = np.zeros((h, w), np.uint8)
+    for c in objects:
+        cv2.fillConvexPoly(taken, np.round(c).astype(np.int32), 1)
+    taken = cv2.dilate(taken, np.ones((61, 61), np.uint8))  # and their shadows
+    out = []
+    for _ in range(400):
+        shift = rng.uniform([0.1 * w, 0.1 * h], [0.9 * w, 0.9 * h]) - tile.mean(axis=0)
+        box = tile + shift.astype(np.float32)
+        mask = np.zeros_like(taken)
+        cv2.fillConvexPoly(mask, np.round(box).astype(np.int32), 1)
+        if (box >= 0).all() and (box[:, 0] < w).all() and (box[:, 1] < h).all() \
+                and not (mask & taken).any():
+            out.append(box)
+        if len(out) == count:
+            break
+    return out
+
+
+@pytest.mark.parametrize("surface,seed", [("checks", 21), ("stripes", 22), ("gingham", 23),
+                                          ("felt", 24)])
+def test_a_repeating_or_plain_cloth_registers_and_screens(surface: str, seed: int) -> None:
+    """On checks, stripes and gingham the ratio test keeps few matches, on felt there are
+    few features: the bare photo still lies on the cloth (a repeat off will do), so boxes
+    on bare cloth go and the tiles stay."""
+    from datasets.composite import SpriteLibrary
+    from datasets.composite.pairs import compose_pair
+
+    sprites = Path(__file__).resolve().parents[1] / "datasets" / "sprites"
+    bare, photo, labels = compose_pair(SpriteLibrary([sprites]), seed, 0, surface, False)
+    laid = BarePhoto(bare, photo)
+    assert laid.registration.residual < 0.3
+    tiles = np.array([t["corners"] for t in labels["tiles"]
+                      if t["visible"] > 0.99], np.float32).reshape(-1, 4, 2)
+    cloth = np.array(_clear_boxes(labels, np.random.default_rng(seed), 12),
+                     np.float32).reshape(-1, 4, 2)
+    # where the bare photo, as registered, sees the table (a repeat off moves its edge)
+    cloth = cloth[np.isfinite(laid.known.box_change(laid.known.view(photo), cloth))]
+    assert len(tiles) and len(cloth) >= 4
+    assert not laid.unchanged(tiles).any()
+    assert laid.unchanged(cloth).all()

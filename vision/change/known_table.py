@@ -117,6 +117,9 @@ class KnownTable:
         #: Pixels (small size) a box's detail may lie off the bare table's and still match
         #: it (:func:`box_change`): 0 for a fixed camera.
         self.slack = slack
+        #: Detail two views of the bare table differ by anyway (:func:`box_change`'s
+        #: ``noise``): 0 for a fixed camera's averaged frames.
+        self.noise = 0.0
         #: The empty table: the mean view of the bare frames, and each pixel's spread.
         self.empty: TableView | None = None
         self.spread: np.ndarray | None = None
@@ -249,7 +252,8 @@ class KnownTable:
             (y0, x0), inside = polygon_patch(empty.grey.shape, c, frame_view.scale)
             if inside.any() and area[y0:y0 + inside.shape[0], x0:x0 + inside.shape[1]][
                     inside].all():
-                out[i] = box_change(empty, frame_view, inside, self.slack, (y0, x0))
+                out[i] = box_change(empty, frame_view, inside, self.slack, (y0, x0),
+                                    self.noise)
         return out
 
     def unchanged_boxes(self, frame_view: TableView, corners: np.ndarray) -> np.ndarray:

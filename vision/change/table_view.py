@@ -121,14 +121,16 @@ def shadow_mask(base: TableView, now: TableView) -> np.ndarray:
 
 
 def box_change(empty: TableView, now: TableView, inside: np.ndarray, slack: int = 0,
-               origin: tuple[int, int] = (0, 0)) -> float:
+               origin: tuple[int, int] = (0, 0), noise: float = 0.0) -> float:
     """How much the pixels ``inside`` (bool, small size; or a patch of it whose top left
     corner lies at ``origin`` (y, x)) changed from ``empty`` to ``now``: their mean
     change in detail over the bare table's own detail there (plus ``TEXTURE_FLOOR``). A
     striped cloth's noise and aliasing grow with its stripes' contrast; a tile on it
     changes far more than that. With ``slack`` (pixels), the bare table is also tried
     moved by up to that much each way and the least change kept (two photos registered
-    by hand-held features lie a pixel or two apart)."""
+    by hand-held features lie a pixel or two apart). ``noise`` (detail) is added to the
+    floor: what two shots of one bare table differ by anyway (their own sensor noise and
+    JPEG, strong in log brightness on a dark cloth)."""
     ys, xs = np.nonzero(inside)
     ys, xs = ys + origin[0], xs + origin[1]
     h, w = empty.grey.shape
@@ -146,7 +148,7 @@ def box_change(empty: TableView, now: TableView, inside: np.ndarray, slack: int 
             there = empty.detail[ey0:ey1, ex0:ex1]
             d = channel_max(np.abs(here - there))[part]
             texture = channel_max(np.abs(there))[part]
-            best = min(best, float(d.mean() / (texture.mean() + TEXTURE_FLOOR)))
+            best = min(best, float(d.mean() / (texture.mean() + TEXTURE_FLOOR + noise)))
     return best
 
 

@@ -21,8 +21,10 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
+from vision.change.channels import channel_max
 from vision.change.known_table import KnownTable
 from vision.change.registration import Registration, register
+from vision.change.table_view import TableView
 from vision.readings import FrameReading
 
 if TYPE_CHECKING:
@@ -32,6 +34,9 @@ if TYPE_CHECKING:
 
 #: Pixels (of the known table's small copy) a registered bare photo may lie off.
 REGISTRATION_SLACK = 1
+#: The most the two shots' own difference (``shot_noise``) raises the floor a box's change
+#: is measured against.
+NOISE_CAP = 0.15
 
 
 class BarePhoto:
@@ -56,6 +61,7 @@ class BarePhoto:
         # the bare photo shows only part of the table: elsewhere nothing is dropped
         self.known.known_area = cv2.erode(small.astype(np.uint8),
                                           np.ones((3, 3), np.uint8)).astype(bool)
+        self.known.noise = shot_noise(self.known, view)
         self.photo = photo
 
     def unchanged(self, corners: np.ndarray) -> np.ndarray:
@@ -76,6 +82,17 @@ class BarePhoto:
         backs = tuple(b for b, bare in zip(frame.backs, self.unchanged(
             np.array(frame.backs, np.float32)), strict=True) if not bare)
         return FrameReading(tiles, markers, frame.shape, backs)
+
+
+def shot_noise(known: KnownTable, view: TableView) -> float:
+    """What two shots of the bare table differ by anyway: the median change in detail
+    between ``known``'s bare table and ``view`` over the area both see (the tiles cover
+    less than half of it), at most ``NOISE_CAP``."""
+    empty, area = known.empty, known.known_area
+    if empty is None or area is None or not area.any():
+        return 0.0
+    change = channel_max(np.abs(view.detail - empty.detail))[area]
+    return min(NOISE_CAP, float(np.median(change)))
 
 
 def empty_from_args(args: argparse.Namespace) -> np.ndarray | None:
