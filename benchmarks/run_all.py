@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHMARKS = ("engine", "vision", "hands", "table", "inline_doubles", "serve", "realism",
-              "photoreal", "composite", "sequences", "precision")
+BENCHMARKS = ("engine", "vision", "hands", "bare_photos", "table", "inline_doubles", "serve",
+              "realism", "photoreal", "composite", "sequences", "precision")
 
 
 def main() -> int:
