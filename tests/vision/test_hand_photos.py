@@ -10,9 +10,16 @@ import pytest
 
 from engine import RuleSet, Tile
 from vision.models.detections import Detections
+from vision.models.domino_check import DominoCheck, Verdicts
 from vision.reading.cover_check import COVERED_SURE
 from vision.readings import FrameReading, TileReading, TileReadings
-from vision.stills.hand_photos import Doubt, flag_duplicates, hand_from_reading, read_hand
+from vision.stills.hand_photos import (
+    Doubt,
+    checked_boxes,
+    flag_duplicates,
+    hand_from_reading,
+    read_hand,
+)
 
 BASE = np.array([[0, 40], [0, 0], [80, 0], [80, 40]], np.float32)
 
@@ -179,3 +186,33 @@ class TestCoveredTiles:
         frame = read_hand(_CheckedReader([_scored((4, 4), 0, 0.9)], None),  # type: ignore[arg-type]
                           np.zeros((300, 600, 3), np.uint8))
         assert not frame.tiles.reading(0).uncertain
+
+
+class _Verdicts(DominoCheck):
+    """A domino check that says each box is no domino this likely, in order."""
+
+    def __init__(self, not_domino: list[float]) -> None:  # no model
+        self.not_domino = not_domino
+
+    def __call__(self, image: np.ndarray, corners: object,
+                 scores: np.ndarray | None = None) -> Verdicts:
+        probs = np.array([[1 - p, 0.0, p] for p in self.not_domino], np.float32)
+        return Verdicts(probs, scores)
+
+
+def test_a_box_the_domino_check_rejects_is_never_counted() -> None:
+    """Rejected (``Verdicts.dropped``): no domino at ``NOT_SURE`` for a box the detector
+    scores low, at ``NOT_CERTAIN`` for one it is sure of; left out and shown, not priced."""
+    # values, the detector's score, how likely the check says it is no domino
+    boxes: list[tuple[tuple[int, int], float, float]] = [
+        ((6, 6), 0.6, 0.95), ((5, 5), 0.9, 0.95), ((4, 4), 0.9, 0.995), ((1, 2), 0.6, 0.2)]
+    read = FrameReading(TileReadings.of([
+        TileReading(v, BASE + [100 * i, 0], 0.9, False, detector)
+        for i, (v, detector, _) in enumerate(boxes)]), Detections.empty())
+    checked = checked_boxes(_Verdicts([p for _, _, p in boxes]),
+                            np.zeros((50, 400, 3), np.uint8), read)
+    hand = hand_from_reading(checked, RuleSet())
+    assert hand.tiles == (Tile(5, 5), Tile(1, 2)) and hand.points == 13
+    assert [b.reading.values for b in hand.left_out] == [(6, 6), (4, 4)]
+    assert all(Doubt.MAYBE_NOT_TILE in b.doubts for b in hand.left_out) and hand.needs_check
+    assert checked_boxes(None, np.zeros((50, 400, 3), np.uint8), read) is read

@@ -11,8 +11,9 @@ doubt asks to be checked by eye (``HandReading.needs_check``).
 A faint box or a patch of the tiles' colour no tile read covers, of a tile's size and
 shape, that the domino check does not rule out (``vision.stills.missed_tiles``) may be
 a tile the reader missed: it is left out too (``Doubt.MAYBE_MISSED``), and the hand
-marked. A box the detector scores below ``MAYBE_NOT_TILE_BELOW`` is most likely not a
-tile (wood grain, a knot, glare, a printed pattern): it is left out of the
+marked. A box the detector scores below ``MAYBE_NOT_TILE_BELOW``, or whose box the
+domino check rejects (:func:`checked_boxes`), is most likely not a
+tile (wood grain, a knot, glare, a printed pattern, a second box on a tile): it is left out of the
 points, and listed in ``left_out`` with its reasons, so the hand is still marked
 and the box is shown for a person to count it if it is a tile after all. Every
 other doubtful box is counted as read, and marked. A tile lying face down is not a
@@ -32,8 +33,10 @@ from typing import Any
 import numpy as np
 
 from engine import RuleSet, Tile, hand_points
+from vision.models.domino_check import DominoCheck
 from vision.reading.cover_check import flag_covered
 from vision.reading.reader import MAX_VALUE, FrameReading, TileReader, TileReading
+from vision.readings import TileReadings
 from vision.stills.missed_tiles import MISSED_DOUBT, with_missed
 
 
@@ -50,7 +53,8 @@ class Doubt(StrEnum):
     TWICE = "twice"
     #: A hand covers part of it (``vision.reading.cover_check``): some pips may be out of view.
     COVERED = "covered"
-    #: The detector scored the box low: it may be the surface, not a tile. Left out.
+    #: The detector scored the box low, or the domino check rejects it
+    #: (:func:`checked_boxes`): it may be the surface, not a tile. Left out.
     MAYBE_NOT_TILE = "maybe-not-tile"
     #: A faint box of a tile's size and shape that no tile read covers
     #: (``vision.stills.missed_tiles``): a tile the reader may have missed. Left out.
@@ -77,11 +81,15 @@ LEFT_OUT: frozenset[Doubt] = frozenset({Doubt.MAYBE_NOT_TILE, Doubt.MAYBE_MISSED
 MAYBE_NOT_TILE_BELOW = 0.5
 
 
+#: The doubt a reading whose box the domino check rejects carries (:func:`checked_boxes`).
+REJECTED_DOUBT = "not-a-domino"
+
+
 def tile_doubts(reading: TileReading, top: int) -> tuple[Doubt, ...]:
     """The doubts one reading carries by itself (``top``: the set's largest half)."""
     if reading.doubt == MISSED_DOUBT:  # a faint box no tile read covers: that alone
         return (Doubt.MAYBE_MISSED,)
-    doubts = []
+    doubts = [Doubt.MAYBE_NOT_TILE] if reading.doubt == REJECTED_DOUBT else []
     if reading.uncertain:
         doubts.append(Doubt.UNSURE)
     if reading.ranges is not None and any(low != high for low, high in reading.ranges):
@@ -90,7 +98,8 @@ def tile_doubts(reading: TileReading, top: int) -> tuple[Doubt, ...]:
         doubts.append(Doubt.NOT_IN_SET)
     if reading.covered:
         doubts.append(Doubt.COVERED)
-    if reading.detector_confidence < MAYBE_NOT_TILE_BELOW:
+    if reading.detector_confidence < MAYBE_NOT_TILE_BELOW \
+            and Doubt.MAYBE_NOT_TILE not in doubts:
         doubts.append(Doubt.MAYBE_NOT_TILE)
     return tuple(doubts)
 
@@ -193,13 +202,33 @@ def flag_duplicates(hands: Sequence[HandReading]) -> list[HandReading]:
     return out
 
 
+def checked_boxes(check: DominoCheck | None, image: np.ndarray,
+                  frame: FrameReading) -> FrameReading:
+    """``frame`` with every tile whose box (in ``image``) the domino ``check`` rejects
+    (``Verdicts.dropped``: no domino beyond its mark for the detector's score) carrying
+    ``REJECTED_DOUBT``: left out of the points, and shown. The reader drops only what the
+    check is certain of and may read a photo from above; a hand's points are put to it
+    once more, in the photo itself."""
+    tiles = frame.tiles.each()
+    if check is None or not tiles:
+        return frame
+    verdicts = check(image, np.array([t.corners for t in tiles], np.float32),
+                     np.array([t.detector_confidence for t in tiles], np.float32))
+    if not verdicts.dropped.any():
+        return frame
+    return replace(frame, tiles=TileReadings.of([
+        replace(t, uncertain=True, doubt=REJECTED_DOUBT) if rejected else t
+        for t, rejected in zip(tiles, verdicts.dropped, strict=True)]))
+
+
 def read_hand(reader: TileReader, photo: str | os.PathLike[str] | np.ndarray) -> FrameReading:
     """The tiles in a photo of a hand (a path, or the image as a BGR array): read as it
     is and, when it was taken at a slant, from straight above too
     (``vision.stills.slanted_photo``); a tile a hand partly covers is flagged ``uncertain``
     (``vision.reading.cover_check``, when the reader's models hold the check); faint boxes
     that may be tiles not read are added after the tiles, doubted
-    (``vision.stills.missed_tiles``)."""
+    (``vision.stills.missed_tiles``); a box the domino check rejects is marked so
+    (:func:`checked_boxes`)."""
     from vision.images import load_image
     from vision.stills.slanted_photo import read_from_above
 
@@ -208,7 +237,9 @@ def read_hand(reader: TileReader, photo: str | os.PathLike[str] | np.ndarray) ->
     check = getattr(reader, "cover_check", None)
     frame = flag_covered(frame, image, check() if callable(check) else None,
                          top=getattr(reader, "max_value", MAX_VALUE))
-    return with_missed(reader, image, frame) if isinstance(reader, TileReader) else frame
+    if not isinstance(reader, TileReader):
+        return frame
+    return with_missed(reader, image, checked_boxes(reader.domino_check, image, frame))
 
 
 def score_photos(paths: Sequence[str | os.PathLike[str]], rules: RuleSet,
