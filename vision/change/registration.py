@@ -4,7 +4,7 @@ A phone held by hand never frames the table twice the same way, so a photo of
 the bare table is laid onto a photo of the tiles. Features alone do not always
 do it: a cloth's checks, stripes and gingham repeat, so the ratio test drops
 most matches, and a plain felt or a smooth wood top has too few. So the
-homography is looked for three ways (:func:`register`):
+homography is looked for in several ways (:func:`register`):
 
 - **features**: SIFT keypoints on both (at most ``WORK_SIDE`` pixels long),
   matches kept by the ratio test, a homography fitted by RANSAC (a knot, the
@@ -13,7 +13,9 @@ homography is looked for three ways (:func:`register`):
   descriptors that lie within ``REACH`` of the same place (the same framing,
   roughly), all fitted at once by MAGSAC: a repeating pattern gives many
   matches of which one lattice agrees;
-- **the same framing**: no movement at all;
+- **the same framing**: no movement at all; and when none of these lays the
+  photos well, turns and scales about the middle, each shifted by phase
+  correlation (clean stripes give SIFT next to nothing);
 
 each then refined on the photos' fine detail (ECC, coarse to fine), and the one
 under which the two photos' detail agrees best (:func:`residual`) is kept. On a
@@ -26,6 +28,7 @@ said in one line.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import cv2
@@ -55,6 +58,11 @@ SIMILARITY_TRIES = 3000
 #: The best of them tried, each laying the photo's middle ``APART_PX`` from the others.
 HYPOTHESES = 4
 APART_PX = 8.0
+#: When neither features nor the same framing lay the photos within ``GOOD_RESIDUAL``,
+#: turns and scales about the middle are searched, each shifted by phase correlation.
+GOOD_RESIDUAL = 0.3
+SEARCH_TURNS = tuple(float(t) for t in range(-6, 7))
+SEARCH_SCALES = (0.93, 1.0, 1.07)
 #: Width (pixels) the photos' detail is compared and refined at; smooth shading (light,
 #: exposure) is what a blur of ``DETAIL_SIGMA`` of that width keeps, and is taken away.
 CHECK_WIDTH = 480
@@ -204,6 +212,26 @@ def _similarities(pa: np.ndarray, pb: np.ndarray, limit: float
     return out
 
 
+def _turned_shift(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The turn and scale (of ``SEARCH_TURNS`` x ``SEARCH_SCALES`` about the middle) and
+    the shift by phase correlation that lay the detail ``a`` best on ``b`` (a 3x3 matrix,
+    small pixels): clean stripes give SIFT next to nothing to hold on to."""
+    rows, cols = b.shape
+    window = cv2.createHanningWindow((cols, rows), cv2.CV_32F)
+    best, best_r = np.eye(3), float("inf")
+    for turn in SEARCH_TURNS:
+        for zoom in SEARCH_SCALES:
+            m = np.vstack([cv2.getRotationMatrix2D((a.shape[1] / 2, a.shape[0] / 2), turn,
+                                                   zoom), [0.0, 0.0, 1.0]])
+            laid = cv2.warpPerspective(a, m, (cols, rows), flags=cv2.INTER_LINEAR)
+            (dx, dy), _ = cv2.phaseCorrelate(laid, b, window)
+            h = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]]) @ m
+            r = residual(a, b, h)
+            if r < best_r:
+                best, best_r = h, r
+    return best
+
+
 def _feature_fits(first: np.ndarray, second: np.ndarray
                   ) -> list[tuple[str, np.ndarray, int]]:
     """Homographies (photo pixels of ``first`` to ``second``) fitted on features, each
@@ -253,7 +281,7 @@ def register(first: np.ndarray, second: np.ndarray, source: str = "photo") -> Re
     b, scale_b = detail(grey_b)
     tried = [*_feature_fits(grey_a, grey_b), ("the same framing", np.eye(3), 0)]
     best: Registration | None = None
-    for how, h, inliers in tried:
+    for how, h, inliers in _with_search(tried, a, b, scale_a, scale_b):
         if not _plausible(h, first.shape, second.shape):
             continue
         small = _scaled(h, scale_a, scale_b)
@@ -297,6 +325,18 @@ def _colour_change(first: np.ndarray, second: np.ndarray, h: np.ndarray) -> floa
         return np.asarray((pixels / (pixels.sum(axis=1, keepdims=True) + 30.0)).mean(axis=0))
 
     return float(np.abs(share(laid) - share(small_b)).max())
+
+
+def _with_search(tried: list[tuple[str, np.ndarray, int]], a: np.ndarray, b: np.ndarray,
+                 scale_a: float, scale_b: float) -> Iterator[tuple[str, np.ndarray, int]]:
+    """``tried``, then, when none of them lays ``a`` on ``b`` well (``GOOD_RESIDUAL``), the
+    turned and shifted search (:func:`_turned_shift`)."""
+    good = False
+    for how, h, inliers in tried:
+        yield how, h, inliers
+        good = good or residual(a, b, _scaled(h, scale_a, scale_b)) <= GOOD_RESIDUAL
+    if not good:
+        yield ("a turn and a shift", _scaled(_turned_shift(a, b), 1 / scale_a, 1 / scale_b), 0)
 
 
 def _plausible(h: np.ndarray, shape_a: tuple[int, ...], shape_b: tuple[int, ...]) -> bool:
