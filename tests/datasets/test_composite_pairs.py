@@ -25,7 +25,8 @@ def _fill(polys: list[np.ndarray], shape: tuple[int, ...], grow: int = 0) -> np.
     for poly in polys:
         cv2.fillConvexPoly(mask, np.round(np.asarray(poly)).astype(np.int32), 1)
     if grow:
-        mask = cv2.dilate(mask, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
+        mask = np.asarray(cv2.dilate(mask, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)),
+                          np.uint8)
     return mask.astype(bool)
 
 
@@ -34,8 +35,8 @@ def _laid(bare: np.ndarray, homography: np.ndarray, gain: float, shape: tuple[in
     """The bare photo laid on the table photo's pixels by ``homography``, its exposure
     undone (grey, blurred), and where it sees the table photo's frame."""
     h, w = shape[:2]
-    grey = cv2.GaussianBlur(cv2.cvtColor(bare, cv2.COLOR_BGR2GRAY).astype(np.float32),
-                            (0, 0), 2.0) / gain
+    grey = np.asarray(cv2.GaussianBlur(cv2.cvtColor(bare, cv2.COLOR_BGR2GRAY)
+                                       .astype(np.float32), (0, 0), 2.0) / gain, np.float32)
     laid = cv2.warpPerspective(grey, homography, (w, h), flags=cv2.INTER_LINEAR)
     seen = cv2.warpPerspective(np.ones(bare.shape[:2], np.uint8), homography, (w, h),
                                flags=cv2.INTER_NEAREST)

@@ -137,15 +137,15 @@ def _clear_boxes(labels: dict, rng: np.random.Generator, count: int) -> list[np.
     taken = np.zeros((h, w), np.uint8)
     for c in objects:
         cv2.fillConvexPoly(taken, np.round(c).astype(np.int32), 1)
-    taken = cv2.dilate(taken, np.ones((61, 61), np.uint8))  # and their shadows
+    taken = np.asarray(cv2.dilate(taken, np.ones((61, 61), np.uint8)), bool)  # and shadows
     out = []
     for _ in range(400):
         shift = rng.uniform([0.1 * w, 0.1 * h], [0.9 * w, 0.9 * h]) - tile.mean(axis=0)
         box = tile + shift.astype(np.float32)
-        mask = np.zeros_like(taken)
+        mask = np.zeros((h, w), np.uint8)
         cv2.fillConvexPoly(mask, np.round(box).astype(np.int32), 1)
         if (box >= 0).all() and (box[:, 0] < w).all() and (box[:, 1] < h).all() \
-                and not (mask & taken).any():
+                and not taken[mask > 0].any():
             out.append(box)
         if len(out) == count:
             break
@@ -196,6 +196,6 @@ def test_clean_stripes_turned_register_by_search() -> None:
     photo_u8 = np.clip(photo + rng.normal(0, 2, photo.shape), 0, 255).astype(np.uint8)
     laid = BarePhoto(bare_u8, photo_u8)
     assert laid.registration.residual < 0.3
-    cloth = [t + np.float32([[-200, 120]]) for t in tiles]
+    cloth = [t + np.array([[-200, 120]], np.float32) for t in tiles]
     assert not laid.unchanged(np.array(tiles)).any()
     assert laid.unchanged(np.array(cloth)).all()
