@@ -11,7 +11,9 @@ table photo is read as ``mtrain read IMAGE --players N`` reads it
 ``vision.stills.bare_photo.BarePhoto``), and scored per surface: tiles read right (a
 labelled tile matched one to one by a read tile at polygon IoU >= 0.5 with the same two
 values), tiles missed (no read tile matched), phantom tiles (read tiles matching no
-labelled tile; those on a face-down tile counted apart), and how the bare photo
+labelled tile; those on a face-down tile counted apart; of them, those on bare table:
+covered by tiles, face-down tiles and markers for less than ``ON_BARE_BELOW`` of their
+area, the ones a bare photo is for), and how the bare photo
 registered (the way, the residual, the error against the shot's own homography: on a
 repeating cloth a repeat off is as good). Hand pairs (``hands``, seed ``HAND_SEED``) are
 scored as ``mtrain score`` scores them, with and without ``--empty``; every tile counted
@@ -49,11 +51,27 @@ PAIRS = 2
 HANDS = 1
 
 
+#: A phantom whose box lies on something on the table (a tile, a face-down tile, a
+#: marker) by less than this share of its area lies on bare table: the phantoms a
+#: photo of the bare table is for.
+ON_BARE_BELOW = 0.25
+
+
+def _covered(box: np.ndarray, objects: list[np.ndarray]) -> float:
+    """The share of ``box``'s area that the ``objects``' outlines cover (summed)."""
+    import cv2
+
+    area = abs(cv2.contourArea(box))
+    common = sum(cv2.intersectConvexConvex(box, o)[0] for o in objects)
+    return float(common / max(area, 1e-6))
+
+
 class _Tally:
-    """Tiles read right, missed and phantom, over the photos of one setting."""
+    """Tiles read right, missed and phantom (and of those, on bare table), over the photos
+    of one setting."""
 
     def __init__(self) -> None:
-        self.counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])
+        self.counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0, 0])
 
     def add(self, key: str, labels: dict[str, Any], frame: Any) -> str:
         want = np.array([t["corners"] for t in labels["tiles"]], np.float32).reshape(-1, 4, 2)
@@ -65,15 +83,22 @@ class _Tally:
                          np.float32).reshape(-1, 4, 2)
         unmatched = sorted(set(range(len(got))) - {b for _, b in pairs})
         on_backs = len(match(backs, got[unmatched])) if unmatched and len(backs) else 0
-        row = [len(want), right, len(want) - len(pairs), len(unmatched) - on_backs, on_backs]
+        objects = [np.asarray(o["corners"], np.float32) for part in ("tiles", "face_down",
+                                                                      "markers")
+                   for o in labels.get(part, [])]
+        bare = sum(_covered(got[i], objects) < ON_BARE_BELOW for i in unmatched)
+        row = [len(want), right, len(want) - len(pairs), len(unmatched) - on_backs, on_backs,
+               bare]
         for k in (key, "all"):
             self.counts[k] = [x + y for x, y in zip(self.counts[k], row, strict=True)]
-        return f"{right}/{len(want)} right, {row[2]} missed, {row[3]} phantom"
+        return (f"{right}/{len(want)} right, {row[2]} missed, {row[3]} phantom "
+                f"({bare} on bare table)")
 
     def result(self) -> dict[str, Any]:
         return {k: {"tiles": t, "read_right": r, "right_rate": round(r / max(t, 1), 4),
-                    "missed": m, "phantom": p, "on_face_down": b}
-                for k, (t, r, m, p, b) in sorted(self.counts.items())}
+                    "missed": m, "phantom": p, "phantom_on_bare_table": bare,
+                    "on_face_down": b}
+                for k, (t, r, m, p, b, bare) in sorted(self.counts.items())}
 
 
 def _rejected(reader: Any, image: np.ndarray, hand: Any) -> int:
@@ -202,7 +227,8 @@ def main(argv: list[str] | None = None) -> int:
         s = results["score"][use]
         if a:
             print(f"[bare_photos] {use} --empty: {a['read_right']}/{a['tiles']} right "
-                  f"({a['right_rate']}), {a['missed']} missed, {a['phantom']} phantom; "
+                  f"({a['right_rate']}), {a['missed']} missed, {a['phantom']} phantom "
+                  f"({a['phantom_on_bare_table']} on bare table); "
                   f"score: {s['rejected_counted']} rejected boxes counted of "
                   f"{s['tiles_counted']}")
     print(f"[bare_photos] wrote {args.out}")
