@@ -1,7 +1,7 @@
 """The domino check (``models/verifier.onnx``) against a retrained one: what each reads.
 
     .venv/bin/python -m benchmarks.verifier_mix --models DIR --out FILE [--parts ...]
-    .venv/bin/python -m benchmarks.verifier_mix --record OLD NEW --verdict TEXT [--shipped]
+    .venv/bin/python -m benchmarks.verifier_mix --record OLD NEW... --verdict TEXT [--shipped]
 
 The first form reads with the models of ``DIR`` (the reader's own path and thresholds)
 and writes its figures to ``FILE``:
@@ -19,8 +19,9 @@ and writes its figures to ``FILE``:
   or read on an empty frame that the reader's domino check, asked again at their boxes,
   rules out beyond doubt (``NOT_CERTAIN``; target 0).
 
-The second form writes both to ``benchmarks/results/composite.json`` under
-``retrained.verifier``, with the verdict and whether the new check was shipped.
+The second form writes them (the old check's first, then each candidate's with its
+``training.json`` entry) to ``benchmarks/results/composite.json`` under
+``retrained.verifier``, with the verdict and whether a new check was shipped.
 """
 
 from __future__ import annotations
@@ -129,12 +130,22 @@ def measure(models: Path, parts: tuple[str, ...], realdata: Path, folder: Path
     return out
 
 
-def record(old: Path, new: Path, verdict: str, shipped: bool, extra: dict[str, Any]) -> None:
+def _candidate(figures: Path) -> dict[str, Any]:
+    """A figures file with the ``training.json`` entry of the check it measured."""
+    found = json.loads(figures.read_text())
+    training = Path(found["models"]) / "training.json"
+    entry = json.loads(training.read_text()).get("verifier") if training.is_file() else None
+    return {"training": entry, "figures": found}
+
+
+def record(old: Path, new: list[Path], verdict: str, shipped: bool,
+           extra: dict[str, Any]) -> None:
+    """``old``'s and each ``new`` figures under ``retrained.verifier``."""
     results = json.loads(RESULTS.read_text())
     retrained = results.setdefault("retrained", {})
     retrained["verifier"] = {**extra, "shipped": shipped, "verdict": verdict,
                              "old": json.loads(old.read_text()),
-                             "new": json.loads(new.read_text())}
+                             "new": [_candidate(f) for f in new]}
     RESULTS.write_text(json.dumps(results, indent=1) + "\n")
 
 
@@ -145,14 +156,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS))
     parser.add_argument("--realdata", type=Path, default=REALDATA)
     parser.add_argument("--photoreal", type=Path, default=PHOTOREAL)
-    parser.add_argument("--record", nargs=2, type=Path, metavar=("OLD", "NEW"), default=None,
-                        help="write OLD and NEW figures to composite.json retrained.verifier")
+    parser.add_argument("--record", nargs="+", type=Path, metavar="FIGURES", default=None,
+                        help="write the old check's figures and each new one's (files of "
+                             "--out, the old first) to composite.json retrained.verifier")
     parser.add_argument("--verdict", default="", help="with --record: the verdict")
     parser.add_argument("--shipped", action="store_true", help="with --record: NEW shipped")
     parser.add_argument("--extra", default="{}", help="with --record: JSON fields to add")
     args = parser.parse_args(argv)
     if args.record:
-        record(args.record[0], args.record[1], args.verdict, args.shipped,
+        if len(args.record) < 2:
+            parser.error("--record needs the old figures and at least one new")
+        record(args.record[0], args.record[1:], args.verdict, args.shipped,
                json.loads(args.extra))
         print(f"[verifier_mix] recorded in {RESULTS}")
         return 0

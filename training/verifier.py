@@ -149,7 +149,7 @@ def _accuracy(net: Any, crops: np.ndarray, labels: np.ndarray) -> dict[str, Any]
 def _data(count: int, composite: int, sprites: Sequence[Path], data: Path, jobs: int
           ) -> tuple[tuple[np.ndarray, np.ndarray], dict[str, tuple[np.ndarray, np.ndarray]]]:
     """The training crops and labels, and the validation sets by name."""
-    val_scenes = min(VAL_SCENES, max(count // 4, 24))
+    val_scenes = min(VAL_SCENES, max(count // 4, 4))
     train = _cached(data, "train", SEEDS["verifier-train"], count, jobs)
     val = {"painter": _cached(data, "val", SEEDS["verifier-val"], val_scenes, jobs)}
     if composite:
@@ -157,14 +157,14 @@ def _data(count: int, composite: int, sprites: Sequence[Path], data: Path, jobs:
                        sprites)
         train = (np.concatenate([train[0], more[0]]), np.concatenate([train[1], more[1]]))
         val["composite"] = _cached(data, "composite-val", SEEDS["verifier-composite-val"],
-                                   max(composite // 10, 8), jobs, sprites)
+                                   max(composite // 10, 2), jobs, sprites)
     return train, val
 
 
 def _describe(count: int, composite: int, sprites: Sequence[Path],
               train_y: np.ndarray, val: dict[str, tuple[np.ndarray, np.ndarray]]) -> str:
     by_class = dict(zip(CLASSES, map(int, np.bincount(train_y, minlength=3)), strict=True))
-    val_scenes = min(VAL_SCENES, max(count // 4, 24))
+    val_scenes = min(VAL_SCENES, max(count // 4, 4))
     text = (f"verifier crops: train seed {SEEDS['verifier-train']}, {count} scenes"
             + (f" + composited frames (datasets.composite.box_crops) seed "
                f"{SEEDS['verifier-composite-train']}, {composite} frames of "
@@ -173,7 +173,7 @@ def _describe(count: int, composite: int, sprites: Sequence[Path],
             f"{val_scenes} scenes, {len(val['painter'][1])} crops")
     if "composite" in val:
         text += (f"; composited val seed {SEEDS['verifier-composite-val']}, "
-                 f"{max(composite // 10, 8)} frames, {len(val['composite'][1])} crops")
+                 f"{max(composite // 10, 2)} frames, {len(val['composite'][1])} crops")
     return text
 
 
