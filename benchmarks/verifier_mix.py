@@ -146,7 +146,7 @@ def record(old: Path, new: list[Path], verdict: str, shipped: bool,
     retrained["verifier"] = {**extra, "shipped": shipped, "verdict": verdict,
                              "old": json.loads(old.read_text()),
                              "new": [_candidate(f) for f in new]}
-    RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
