@@ -10,7 +10,8 @@ in the tests):
 
 - **face** / **back**: every tile wholly in view, at its labelled corners moved as the
   detector moves them, and the detector's own boxes (the float ``tiles`` export,
-  from ``DETECTOR_FLOOR``) overlapping a tile's face or back by ``SAME_IOU``;
+  from ``DETECTOR_FLOOR``) overlapping a tile's face or back by ``DETECTED_IOU`` (a box
+  partly off its tile is no example of a domino);
 - **not** a domino: the detector's boxes overlapping every tile, back and marker under
   ``APART_IOU`` (on a cloth, the mat, a rendered patch: what it really proposes),
   tile-shaped boxes where nothing lies, a tile's box slid half a tile along it (half
@@ -52,7 +53,6 @@ from datasets.verifier_crops import (
     MOST_RANDOM_EMPTY,
     MOST_SLID,
     NOT,
-    SAME_IOU,
     box_axis,
     pick,
     random_boxes,
@@ -69,6 +69,8 @@ MIXED = Options(painter=0.3, negatives=0.3)
 #: Every this many frames, a photo of one player's hand (rendered tiles only).
 HAND_EVERY = 8
 HANDS = Options(hands=True, size=HAND_FRAME)
+#: A detector's box overlapping a tile this much (IoU) is that tile.
+DETECTED_IOU = 0.75
 #: Least share of a tile's face in the frame for it to be cut as a domino.
 WHOLE = 0.999
 
@@ -129,9 +131,9 @@ def _detected(detector: ObbDetector, image: np.ndarray, labels: dict[str, object
         near = float(polygon_iou(box[None], anything).max()) if len(anything) else 0.0
         if near < APART_IOU:
             nots.append(box)
-        elif len(faces) and float(polygon_iou(box[None], faces).max()) >= SAME_IOU:
+        elif len(faces) and float(polygon_iou(box[None], faces).max()) >= DETECTED_IOU:
             out.append(FrameBox(box, FACE, "tile"))
-        elif len(backs) and float(polygon_iou(box[None], backs).max()) >= SAME_IOU:
+        elif len(backs) and float(polygon_iou(box[None], backs).max()) >= DETECTED_IOU:
             out.append(FrameBox(box, BACK, "tile"))
     out += [FrameBox(b, NOT, "detected") for b in pick(nots, MOST_DETECTED_NOT, rng)]
     return out
