@@ -88,7 +88,7 @@ def _scene(rng: np.random.Generator, index: int) -> Scene:
     return render_closeup(rng)
 
 
-def _tile_box(centre: np.ndarray, axis: np.ndarray, width: float, length: float) -> np.ndarray:
+def tile_box(centre: np.ndarray, axis: np.ndarray, width: float, length: float) -> np.ndarray:
     """A box ``width`` x ``length`` about ``centre``, its length along unit ``axis``, in
     the corner convention."""
     across = np.array([-axis[1], axis[0]])
@@ -97,7 +97,7 @@ def _tile_box(centre: np.ndarray, axis: np.ndarray, width: float, length: float)
                     np.float32)
 
 
-def _axis(c: np.ndarray) -> tuple[np.ndarray, float, float]:
+def box_axis(c: np.ndarray) -> tuple[np.ndarray, float, float]:
     """A box's unit long axis, its width and its length."""
     c = order_corners(c)
     along = (c[2] + c[3] - c[0] - c[1]) / 2
@@ -106,18 +106,18 @@ def _axis(c: np.ndarray) -> tuple[np.ndarray, float, float]:
     return along / max(length, 1e-6), width, length
 
 
-def _slid_and_halves(tile: np.ndarray, rng: np.random.Generator) -> list[np.ndarray]:
+def slid_and_halves(tile: np.ndarray, rng: np.random.Generator) -> list[np.ndarray]:
     """No domino: ``tile``'s box slid half a tile along it (either way) and one half
     boxed alone, each jittered a little."""
-    axis, width, length = _axis(tile)
+    axis, width, length = box_axis(tile)
     centre = tile.mean(0)
     sign = 1.0 if rng.random() < 0.5 else -1.0
-    slid = _tile_box(centre + sign * axis * length * rng.uniform(0.45, 0.6), axis, width, length)
+    slid = tile_box(centre + sign * axis * length * rng.uniform(0.45, 0.6), axis, width, length)
     half = half_polygons(order_corners(tile))[int(rng.integers(2))]
     return [jitter_corners(slid, rng), jitter_corners(half, rng)]
 
 
-def _random_boxes(shape: tuple[int, ...], width: float, count: int,
+def random_boxes(shape: tuple[int, ...], width: float, count: int,
                   taken: np.ndarray, rng: np.random.Generator) -> list[np.ndarray]:
     """Up to ``count`` tile-shaped boxes about ``width`` wide anywhere in the frame,
     overlapping none of ``taken`` ``(M, 4, 2)``."""
@@ -129,7 +129,7 @@ def _random_boxes(shape: tuple[int, ...], width: float, count: int,
         bw = min(width * rng.uniform(0.7, 1.4), min(h, w) / 5)
         angle = rng.uniform(0, np.pi)
         centre = rng.uniform([bw, bw], [w - bw, h - bw])
-        box = _tile_box(centre, np.array([np.cos(angle), np.sin(angle)]), bw,
+        box = tile_box(centre, np.array([np.cos(angle), np.sin(angle)]), bw,
                         bw * rng.uniform(1.8, 2.2))
         if len(taken) and float(polygon_iou(box[None], taken).max()) >= 0.05:
             continue
@@ -137,7 +137,8 @@ def _random_boxes(shape: tuple[int, ...], width: float, count: int,
     return out
 
 
-def _pick(boxes: list[np.ndarray], most: int, rng: np.random.Generator) -> list[np.ndarray]:
+def pick(boxes: list[np.ndarray], most: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """At most ``most`` of ``boxes``, chosen at random."""
     if len(boxes) <= most:
         return boxes
     return [boxes[int(i)] for i in rng.choice(len(boxes), most, replace=False)]
@@ -165,7 +166,7 @@ def _detected(detector: ObbDetector, scene: Scene, rng: np.random.Generator
             yield box, FACE
         elif len(backs) and float(polygon_iou(box[None], backs).max()) >= SAME_IOU:
             yield box, BACK
-    for box in _pick(nots, MOST_DETECTED_NOT, rng):
+    for box in pick(nots, MOST_DETECTED_NOT, rng):
         yield box, NOT
 
 
@@ -176,22 +177,22 @@ def scene_crops(scene: Scene, detector: ObbDetector, rng: np.random.Generator
     faces = [t.corners for t in scene.tiles if t.visible >= VISIBLE]
     backs = [t.corners for t in scene.face_down if t.visible >= VISIBLE]
     jitter = (detector_jitter if scene.kind.startswith("table") else jitter_corners)
-    boxes += [(jitter(c, rng), FACE) for c in _pick(faces, MOST_FACES, rng)]
-    boxes += [(jitter(c, rng), BACK) for c in _pick(backs, MOST_BACKS, rng)]
-    for c in _pick(faces + backs, MOST_SLID, rng):
-        boxes += [(b, NOT) for b in _slid_and_halves(c, rng)]
+    boxes += [(jitter(c, rng), FACE) for c in pick(faces, MOST_FACES, rng)]
+    boxes += [(jitter(c, rng), BACK) for c in pick(backs, MOST_BACKS, rng)]
+    for c in pick(faces + backs, MOST_SLID, rng):
+        boxes += [(b, NOT) for b in slid_and_halves(c, rng)]
     for m in scene.markers:
         axis = rng.normal(0, 1, 2)
         size = float(np.linalg.norm(m.corners[1] - m.corners[0]))
-        box = _tile_box(m.corners.mean(0), axis / max(float(np.linalg.norm(axis)), 1e-6),
+        box = tile_box(m.corners.mean(0), axis / max(float(np.linalg.norm(axis)), 1e-6),
                         size, 2 * size)
         boxes.append((jitter_corners(box, rng), NOT))
     all_boxes = np.array([t.corners for t in scene.tiles + scene.face_down]
                          + [m.corners for m in scene.markers], np.float32).reshape(-1, 4, 2)
-    widths = [_axis(c)[1] for c in faces + backs]
+    widths = [box_axis(c)[1] for c in faces + backs]
     width = float(np.median(widths)) if widths else float(rng.uniform(12, 60))
     most = MOST_RANDOM if faces or backs else MOST_RANDOM_EMPTY
-    boxes += [(b, NOT) for b in _random_boxes(scene.image.shape, width, most, all_boxes, rng)]
+    boxes += [(b, NOT) for b in random_boxes(scene.image.shape, width, most, all_boxes, rng)]
     if not boxes:
         return np.zeros((0, CROP_SIZE[1], CROP_SIZE[0], 3), np.uint8), np.zeros(0, np.int64)
     crops = np.stack([verifier_crop(scene.image, np.asarray(b, np.float32)) for b, _ in boxes])

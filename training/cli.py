@@ -96,7 +96,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="N",
         help="halves, halves_quick: also N half crops cut from frames composited from "
         "--sprites (datasets.composite.crops; seeds 160, val 260, N/12), beside the "
-        "painter's crop sets (default 0: none)",
+        "painter's crop sets; verifier: the box crops of N composited frames "
+        "(datasets.composite.box_crops; seeds 170, val 270, N/10) beside the painter's "
+        "(default 0: none)",
     )
     p.add_argument("--sprites", action="append", default=[], metavar="DIR",
                    help="a sprite folder for --composite-crops (repeatable)")
@@ -123,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     if args.init is not None:
         if args.which in ("both", "all"):
             raise BadInputError("--init", "continues one model: give --which tiles, pips, "
-                                "halves, halves_quick, covered or halves_covered")
+                                "halves, halves_quick, covered, halves_covered or verifier")
         if not Path(args.init).is_file():
             raise BadInputError(args.init, "no such weights file")
     if args.which == "verifier":
@@ -176,10 +178,17 @@ def _train_verifier(args: argparse.Namespace) -> int:
     from training.verifier import train_verifier
 
     count, epochs = args.count or 2000, args.epochs or 8
-    command = (f"mtrain train --which verifier --count {count} --epochs {epochs} "
-               f"--threads {args.threads} --jobs {args.jobs}")
+    command = " ".join([f"mtrain train --which verifier --count {count} --epochs {epochs}",
+                        *([f"--composite-crops {args.composite_crops}"]
+                          if args.composite_crops else []),
+                        *(f"--sprites {s}" for s in args.sprites),
+                        *([f"--init {args.init}"] if args.init else []),
+                        f"--threads {args.threads} --jobs {args.jobs}"])
     info = train_verifier(count, epochs, Path(args.out), Path(args.data), Path(args.runs),
-                          threads=args.threads, jobs=args.jobs, command=command)
+                          threads=args.threads, jobs=args.jobs, command=command,
+                          composite=args.composite_crops,
+                          sprites=[Path(s) for s in args.sprites],
+                          init=Path(args.init) if args.init else None)
     print(f"verifier: {json.dumps(info)}")
     return 0
 
@@ -211,9 +220,9 @@ def _check_numbers(args: argparse.Namespace) -> None:
         raise BadInputError("--threads/--jobs/--table-crops", "must be at least 1")
     if args.composite_crops < 0:
         raise BadInputError("--composite-crops", f"must be 0 or more, got {args.composite_crops}")
-    if args.composite_crops and args.which not in ("halves", "halves_quick"):
-        raise BadInputError("--composite-crops", "mixes crops for --which halves or "
-                            "halves_quick only")
+    if args.composite_crops and args.which not in ("halves", "halves_quick", "verifier"):
+        raise BadInputError("--composite-crops", "mixes crops for --which halves, "
+                            "halves_quick or verifier only")
     if args.composite_crops and not args.sprites:
         raise BadInputError("--composite-crops", "needs a --sprites folder")
     if args.high_crops < 0:

@@ -11,24 +11,36 @@ either way at random (a box's first end is either end) and its brightness, contr
 and colour are varied a little. The loss weighs each class by the inverse of its
 share. Exported to ONNX (float, softmax included, any batch) and installed as
 ``models/verifier.onnx`` with its ``models.json`` and ``training.json`` entries.
+
+With ``composite`` frames and sprite folders (``mtrain train --which verifier
+--composite-crops N --sprites DIR``), the crops of ``N`` frames composited from the
+sprites (``datasets.composite.box_crops``, seed ``SEEDS["verifier-composite-train"]``;
+validation ``N / 10`` frames of ``SEEDS["verifier-composite-val"]``) join the painter's,
+cached by seed, count and sprite folders. With ``init`` (``--init models/verifier.pt``)
+the network starts from those weights, at a third of the learning rate.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from datasets.composite.box_crops import composite_box_set
 from datasets.verifier_crops import verifier_set
 from training.fit import _merge_json
 from vision.models.domino_check import CLASSES, CROP_SIZE
 
-SEEDS = {"verifier-train": 140, "verifier-val": 240}
-#: Scenes of the validation set.
+SEEDS = {"verifier-train": 140, "verifier-val": 240, "verifier-composite-train": 170,
+         "verifier-composite-val": 270}
+#: Scenes of the validation set (at most; a quarter of the training scenes when fewer).
 VAL_SCENES = 240
+LR = 3e-3
 CHANNELS = (16, 32, 48, 64)
 
 
@@ -77,13 +89,18 @@ class _Softmax:
         return WithSoftmax()
 
 
-def _cached(data: Path, name: str, seed: int, count: int, jobs: int
-            ) -> tuple[np.ndarray, np.ndarray]:
-    path = data / "verifier" / f"{name}-{seed}-{count}.npz"
+def _cached(data: Path, name: str, seed: int, count: int, jobs: int,
+            sprites: Sequence[Path] = ()) -> tuple[np.ndarray, np.ndarray]:
+    """The painter's crops of ``count`` scenes of ``seed`` or, with ``sprites``, the
+    composited frames' crops; made once, then read from ``data/verifier/``."""
+    folders = sorted(str(Path(f).resolve()) for f in sprites)
+    tag = f"-{hashlib.sha1(' '.join(folders).encode()).hexdigest()[:8]}" if folders else ""
+    path = data / "verifier" / f"{name}-{seed}-{count}{tag}.npz"
     if path.is_file():
         with np.load(path) as z:
             return z["crops"], z["labels"]
-    crops, labels = verifier_set(seed, count, jobs=jobs)
+    crops, labels = (composite_box_set(folders, seed, count, jobs=jobs) if folders
+                     else verifier_set(seed, count, jobs=jobs))
     path.parent.mkdir(parents=True, exist_ok=True)
     np.savez(path, crops=crops, labels=labels)
     return crops, labels
@@ -129,8 +146,40 @@ def _accuracy(net: Any, crops: np.ndarray, labels: np.ndarray) -> dict[str, Any]
                           for c, row in zip(CLASSES, confusion, strict=True)}}
 
 
+def _data(count: int, composite: int, sprites: Sequence[Path], data: Path, jobs: int
+          ) -> tuple[tuple[np.ndarray, np.ndarray], dict[str, tuple[np.ndarray, np.ndarray]]]:
+    """The training crops and labels, and the validation sets by name."""
+    val_scenes = min(VAL_SCENES, max(count // 4, 4))
+    train = _cached(data, "train", SEEDS["verifier-train"], count, jobs)
+    val = {"painter": _cached(data, "val", SEEDS["verifier-val"], val_scenes, jobs)}
+    if composite:
+        more = _cached(data, "composite", SEEDS["verifier-composite-train"], composite, jobs,
+                       sprites)
+        train = (np.concatenate([train[0], more[0]]), np.concatenate([train[1], more[1]]))
+        val["composite"] = _cached(data, "composite-val", SEEDS["verifier-composite-val"],
+                                   max(composite // 10, 2), jobs, sprites)
+    return train, val
+
+
+def _describe(count: int, composite: int, sprites: Sequence[Path],
+              train_y: np.ndarray, val: dict[str, tuple[np.ndarray, np.ndarray]]) -> str:
+    by_class = dict(zip(CLASSES, map(int, np.bincount(train_y, minlength=3)), strict=True))
+    val_scenes = min(VAL_SCENES, max(count // 4, 4))
+    text = (f"verifier crops: train seed {SEEDS['verifier-train']}, {count} scenes"
+            + (f" + composited frames (datasets.composite.box_crops) seed "
+               f"{SEEDS['verifier-composite-train']}, {composite} frames of "
+               f"{', '.join(str(f) for f in sprites)}" if composite else "")
+            + f": {len(train_y)} crops {by_class}; val seed {SEEDS['verifier-val']}, "
+            f"{val_scenes} scenes, {len(val['painter'][1])} crops")
+    if "composite" in val:
+        text += (f"; composited val seed {SEEDS['verifier-composite-val']}, "
+                 f"{max(composite // 10, 2)} frames, {len(val['composite'][1])} crops")
+    return text
+
+
 def train_verifier(count: int, epochs: int, models: Path, data: Path, runs: Path,
-                   threads: int = 2, jobs: int = 2, command: str = "") -> dict[str, Any]:
+                   threads: int = 2, jobs: int = 2, command: str = "", composite: int = 0,
+                   sprites: Sequence[Path] = (), init: Path | None = None) -> dict[str, Any]:
     """Make the data, train, export and install ``models/verifier.onnx``; returns the
     ``training.json`` entry."""
     import torch
@@ -139,17 +188,19 @@ def train_verifier(count: int, epochs: int, models: Path, data: Path, runs: Path
     torch.manual_seed(0)
     gen = torch.Generator().manual_seed(0)
     start = time.time()
-    train_x, train_y = _cached(data, "train", SEEDS["verifier-train"], count, jobs)
-    val_x, val_y = _cached(data, "val", SEEDS["verifier-val"], VAL_SCENES, jobs)
+    (train_x, train_y), val = _data(count, composite, sprites, data, jobs)
     data_s = time.time() - start
     net = _network()
+    if init is not None:
+        net.load_state_dict(torch.load(init, map_location="cpu"))
+    lr = LR / 3 if init is not None else LR
     share = np.bincount(train_y, minlength=len(CLASSES)) / len(train_y)
     weight = torch.tensor(1.0 / (len(CLASSES) * np.maximum(share, 1e-3)), dtype=torch.float32)
     loss_fn = torch.nn.CrossEntropyLoss(weight=weight)
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     batch = 128
     steps = epochs * ((len(train_x) + batch - 1) // batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
     log = runs / "verifier" / "log.txt"
     log.parent.mkdir(parents=True, exist_ok=True)
     labels_t = torch.from_numpy(train_y)
@@ -166,31 +217,32 @@ def train_verifier(count: int, epochs: int, models: Path, data: Path, runs: Path
             opt.step()
             sched.step()
             total += float(loss.detach()) * len(idx)
-        val = _accuracy(net, val_x, val_y)
+        scores = {name: _accuracy(net, x, y) for name, (x, y) in val.items()}
         with log.open("a") as f:
             f.write(f"epoch {epoch + 1}/{epochs} loss {total / len(order):.4f} "
-                    f"val {json.dumps(val)} {time.time() - start:.0f}s\n")
+                    f"val {json.dumps(scores)} {time.time() - start:.0f}s\n")
     train_s = time.time() - start - data_s
     models.mkdir(parents=True, exist_ok=True)
     torch.save(net.state_dict(), models / "verifier.pt")
     onnx_path = models / "verifier.onnx"
     export = _Softmax.wrap(net).eval()
-    torch.onnx.export(export, _blob(val_x[:2]), str(onnx_path), input_names=["images"],
-                      output_names=["output0"], dynamic_axes={"images": {0: "batch"},
-                                                              "output0": {0: "batch"}},
+    torch.onnx.export(export, _blob(val["painter"][0][:2]), str(onnx_path),
+                      input_names=["images"], output_names=["output0"],
+                      dynamic_axes={"images": {0: "batch"}, "output0": {0: "batch"}},
                       opset_version=17, dynamo=False)
-    by_class = dict(zip(CLASSES, map(int, np.bincount(train_y, minlength=3)), strict=True))
     info = {
         "command": command,
-        "data": (f"verifier crops: train seed {SEEDS['verifier-train']}, {count} scenes, "
-                 f"{len(train_y)} crops {by_class}; val seed {SEEDS['verifier-val']}, "
-                 f"{VAL_SCENES} scenes, {len(val_y)} crops"),
-        "device": "cpu", "epochs": epochs, "batch": batch, "lr0": 3e-3, "threads": threads,
+        "data": _describe(count, composite, sprites, train_y, val),
+        "device": "cpu", "epochs": epochs, "batch": batch, "lr0": lr, "threads": threads,
         "imgsz": CROP_SIZE[1], "input": f"{CROP_SIZE[0]}x{CROP_SIZE[1]}",
         "parameters": int(sum(p.numel() for p in net.parameters())),
         "data_seconds": round(data_s), "train_seconds": round(train_s),
-        "val_metrics": _accuracy(net, val_x, val_y),
+        "val_metrics": _accuracy(net, *val["painter"]),
     }
+    if "composite" in val:
+        info["val_metrics_composite"] = _accuracy(net, *val["composite"])
+    if init is not None:
+        info["init"] = str(init)
     _merge_json(models / "models.json", {"verifier": {
         "file": "verifier.onnx", "imgsz": CROP_SIZE[1], "names": list(CLASSES),
         "task": "classify"}})

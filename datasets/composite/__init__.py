@@ -11,6 +11,8 @@
   windows cut out of them, tiles kept at their pixel size.
 - :func:`frame_crops`, :func:`write_composite_crops` (``crops``): half-tile crops cut
   from frames (``crops-composite``), the half classifiers' rendered-looking data.
+- :func:`frame_boxes`, :func:`composite_box_set` (``box_crops``): the domino check's
+  crops cut from frames: faces, backs and boxes that are no domino.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ _NAMES = {
     "crop_windows": "datasets.composite.windows",
     "frame_crops": "datasets.composite.crops",
     "write_composite_crops": "datasets.composite.crops",
+    "frame_boxes": "datasets.composite.box_crops",
+    "composite_box_set": "datasets.composite.box_crops",
 }
 
 __all__ = sorted(_NAMES)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from datasets.render import render_hands, scene_rng
-from datasets.verifier_crops import BACK, FACE, NOT, _slid_and_halves, verifier_set
+from datasets.verifier_crops import BACK, FACE, NOT, slid_and_halves, verifier_set
 from vision.models.detections import polygon_iou
 from vision.models.domino_check import CLASSES, CROP_SIZE
 
@@ -28,6 +28,6 @@ def test_a_slid_box_and_a_half_overlap_the_tile_too_little_to_be_it() -> None:
     tile = np.asarray(scene.tiles[0].corners, np.float32)
     rng = np.random.default_rng(0)
     for _ in range(10):
-        for box in _slid_and_halves(tile, rng):
+        for box in slid_and_halves(tile, rng):
             assert float(polygon_iou(np.asarray(box, np.float32)[None], tile[None])[0, 0]) < 0.5
 

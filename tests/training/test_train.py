@@ -45,6 +45,7 @@ def test_importing_train_does_not_import_torch_or_ultralytics() -> None:
         ["--composite-crops", "-1"],
         ["--which", "tiles", "--composite-crops", "10", "--sprites", "tests/datasets/sprites"],
         ["--which", "halves", "--composite-crops", "10"],  # no sprite folder
+        ["--which", "verifier", "--composite-crops", "10"],  # no sprite folder
     ],
 )
 def test_bad_arguments_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
@@ -218,6 +219,34 @@ def test_a_half_classifier_trains_on_from_shipped_weights_with_composited_crops(
         out = classify.run(None, {classify.get_inputs()[0].name:
                                   np.zeros((2, 3, 64, 64), np.float32)})[0]
         assert out.shape == (2, len(spec["names"]))
+
+
+def test_the_domino_check_trains_on_from_shipped_weights_with_composited_frames(
+    tmp_path: Path,
+) -> None:
+    """Two painted scenes and two composited frames, one epoch from the shipped check:
+    both sources are cut, trained on, exported and recorded with the command."""
+    sprites = ROOT / "tests" / "datasets" / "sprites"
+    cmd = [sys.executable, "-m", "mtrain", "train", "--which", "verifier", "--epochs", "1",
+           "--count", "2", "--composite-crops", "2", "--sprites", str(sprites),
+           "--init", str(ROOT / "models" / "verifier.pt"), "--threads", "1", "--jobs", "1",
+           "--out", str(tmp_path / "models"), "--data", str(tmp_path / "data"),
+           "--runs", str(tmp_path / "runs")]
+    env = {**os.environ, "ORT_DISABLE_TELEMETRY": "1"}
+    done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    cached = sorted(p.name.split("-")[0] for p in (tmp_path / "data" / "verifier").glob("*.npz"))
+    assert cached == ["composite", "composite", "train", "val"]
+    trained = json.loads((tmp_path / "models" / "training.json").read_text())["verifier"]
+    assert f"--composite-crops 2 --sprites {sprites}" in trained["command"]
+    assert "composited frames" in trained["data"] and "val_metrics_composite" in trained
+    assert trained["init"] == str(ROOT / "models" / "verifier.pt")
+    import onnxruntime as ort
+
+    check = ort.InferenceSession(str(tmp_path / "models" / "verifier.onnx"))
+    out = check.run(None, {check.get_inputs()[0].name:
+                           np.zeros((2, 3, CROP_SIZE[1], CROP_SIZE[0]), np.float32)})[0]
+    assert out.shape == (2, len(CLASSES)) and np.allclose(out.sum(1), 1.0, atol=1e-4)
 
 
 def test_shipped_models_match_models_json() -> None:
