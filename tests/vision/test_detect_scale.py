@@ -55,6 +55,7 @@ class FakeDetector:
         self.input_size = (416, 416)
         self.width = width
         self.calls: list[int | None] = []
+        self.unchecked_calls: list[int | None] = []
 
     def __call__(self, image: np.ndarray, zoom_out: float = 1.0,
                  long_side: int | None = None) -> Detections:
@@ -67,6 +68,13 @@ class FakeDetector:
         found.metadata["gain"] = side / max(image.shape[:2])
         found.metadata["side"] = side
         return found
+
+    def unchecked(self, image: np.ndarray, zoom_out: float = 1.0,
+                  long_side: int | None = None) -> Detections:
+        """A look whose tile boxes are not judged (the real detector's tile check):
+        recorded apart too."""
+        self.unchecked_calls.append(long_side)
+        return self(image, zoom_out, long_side)
 
 
 def _reader(untrained_models: Path, detector: FakeDetector) -> TileReader:
@@ -226,6 +234,8 @@ def test_markers_too_small_for_the_closer_look_are_looked_for_once_more(
     markers = reader.read(big).markers
     # the pawn, missed by the closer look, is looked for once more to be sure of it
     assert det.calls == [None, ZOOM_IN_SIDE, MARKER_SIDE, CONFIRM_MARKER_SIDE]
+    # the looks for markers alone leave their tile boxes unjudged (no tile check's cost)
+    assert det.unchecked_calls == [MARKER_SIDE, CONFIRM_MARKER_SIDE]
     # the pawn is added; the closer look's marker is not found twice, nor is the tile a marker
     assert sorted(markers.corners.mean(axis=1)[:, 0].round().tolist()) == [610.0, 910.0]
     # a 1280x720 frame's closer look shrinks it less than twice: no more looks

@@ -441,6 +441,12 @@ class ObbDetector(_Detector):
 
         ``metadata["gain"]`` is the scale from image to model input pixels.
         """
+        return self.unchecked(image, zoom_out, long_side)
+
+    def unchecked(self, image: np.ndarray, zoom_out: float = 1.0,
+                  long_side: int | None = None) -> Detections:
+        """:meth:`__call__` as the model gives it, whatever a subclass judges of the boxes
+        (``vision.models.tile_check``): for a look that keeps only its markers."""
         size = self.input_for(image.shape[:2], long_side if zoom_out == 1.0 else None)
         padded, box = letterbox(image, size, zoom_out)
         output = self.model.run(to_blob([padded]))[0]
@@ -467,8 +473,7 @@ class ObbDetector(_Detector):
         the stride is not padded."""
         x0, y0, x1, y1 = window
         crop = image[y0:y1, x0:x1]
-        found = ObbDetector.__call__(self, crop, long_side=_stride_ceil(max(crop.shape[:2])
-                                                                          * gain))
+        found = self.unchecked(crop, long_side=_stride_ceil(max(crop.shape[:2]) * gain))
         found.corners += np.array([x0, y0], np.float32)
         if "xywhr" in found.data:
             found.data["xywhr"][:, :2] += np.array([x0, y0], found.data["xywhr"].dtype)

@@ -78,7 +78,7 @@ def more_markers(reader: TileSource, detector: ObbDetector, image: np.ndarray,
     side = min(MARKER_SIDE, ceil32(long_side))
     if side <= gain * long_side + 32:
         return markers
-    again = detector(image, long_side=side)
+    again = detector.unchecked(image, long_side=side)  # its markers only: tiles unjudged
     further = again[again.class_id == reader.marker_class]
     sure = further.confidence > reader.marker_threshold
     # faint markers of either look that the other look finds too
@@ -110,8 +110,8 @@ def _confirmed(reader: TileSource, detector: ObbDetector, image: np.ndarray,
     unseen = ~found_near(found.corners, seen.corners)
     if not unseen.any():
         return found
-    finer = detector(image, long_side=min(CONFIRM_MARKER_SIDE,
-                                               ceil32(max(image.shape[:2]))))
+    finer = detector.unchecked(image, long_side=min(CONFIRM_MARKER_SIDE,
+                                                    ceil32(max(image.shape[:2]))))
     finer = finer[finer.class_id == reader.marker_class]
     unseen[unseen] = ~found_near(found.corners[unseen], finer.corners)
     return found[~unseen]
