@@ -114,6 +114,8 @@ def _inside(shape: tuple[int, ...], corners: np.ndarray, look: tuple[int, int],
     what lies beyond the image's edge is no surrounding of the box (a close-up of one
     tile has none), however it is padded."""
     matrix, size = _warp(corners, look, around)
+    if around_box(shape, corners, around) is not None:  # all of it inside the image
+        return np.ones(size[::-1], np.float32)
     ones = np.ones(shape[:2], np.uint8)
     return cv2.warpPerspective(ones, matrix, size, flags=cv2.INTER_NEAREST,
                                borderMode=cv2.BORDER_CONSTANT, borderValue=0).astype(np.float32)
