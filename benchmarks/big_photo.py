@@ -3,10 +3,12 @@
     .venv/bin/python -m benchmarks.big_photo [--runs N]
 
 A rendered table (``datasets.render.render_table``, seed ``SEED`` image ``INDEX``:
-31 tiles, 3 markers) drawn at 4000x3000, its tiles 63-65 px wide as a phone's
-12 MP photo of a table shows them, saved as a JPEG (quality 92) and read as
-``mtrain read`` reads it: loaded, read (``TileReader.read``), its table rebuilt
-and looked at closer (``vision.stills.table_photo.read_table``). Medians over
+a double-12 set, 5 players, 31 tiles, 3 markers) drawn at 4000x3000, its tiles
+63-65 px wide as a phone's 12 MP photo of a table shows them, saved as a JPEG
+(quality 92) and read as ``mtrain read --players 5 --rule set=12`` reads it: loaded,
+read (``TileReader.read``), its table rebuilt and looked at closer
+(``vision.stills.table_photo.read_table``); the tiles read right and whether the
+table is read whole are checked against the scene. Medians over
 ``--runs`` reads, each by a fresh still (``reset``), with:
 
 - ``stages_ms``, one after another (their sum is the read): ``load`` (decode),
@@ -45,14 +47,13 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "vision.json"
-#: The rendered table: 31 tiles, 3 markers, no mat.
+#: The rendered table: a double-12 set, 5 players, 31 tiles, 3 markers, no mat.
 SEED, INDEX = 777_002, 4
 SIZE = (4000, 3000)
-PLAYERS = 4
 
 
-def big_table_photo(folder: Path) -> tuple[Path, int]:
-    """The 12 MP table photo written as a JPEG in ``folder``, and its tile count."""
+def big_table_photo(folder: Path) -> tuple[Path, Any]:
+    """The 12 MP table photo written as a JPEG in ``folder``, and its scene (the truth)."""
     import cv2
 
     from datasets.render import render_table, scene_rng
@@ -60,7 +61,20 @@ def big_table_photo(folder: Path) -> tuple[Path, int]:
     scene = render_table(scene_rng(SEED, INDEX), size=SIZE)
     path = folder / "table_12mp.jpg"
     cv2.imwrite(str(path), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
-    return path, len(scene.tiles)
+    return path, scene
+
+
+def tiles_right(scene: Any, frame: Any) -> int:
+    """How many of the scene's tiles a read tile matches (polygon IoU >= 0.5) with the
+    same two values."""
+    import numpy as np
+
+    from benchmarks.matching import match
+
+    want = np.array([t.corners for t in scene.tiles], np.float32).reshape(-1, 4, 2)
+    got = np.array([t.corners for t in frame.tiles.each()], np.float32).reshape(-1, 4, 2)
+    return sum(sorted(scene.tiles[a].values) == sorted(frame.tiles.reading(b).values)
+               for a, b in match(want, got))
 
 
 class _Clock:
@@ -115,9 +129,11 @@ def _patched(clock: _Clock, reader: Any) -> Iterator[None]:
             del vars(reader)[name]
 
 
-def read_once(reader: Any, path: Path, players: int = PLAYERS) -> dict[str, Any]:
-    """One read of ``path`` as ``mtrain read`` reads it: its stages and parts (ms), wall
-    and CPU time, and what was read."""
+def read_once(reader: Any, path: Path, scene: Any) -> dict[str, Any]:
+    """One read of ``path`` (a picture of ``scene``) as ``mtrain read --players N --rule
+    set=S`` reads it: its stages and parts (ms), wall and CPU time, and what was read."""
+    from benchmarks.table import differences
+    from engine import TableState
     from vision.images import load_image
     from vision.stills.table_photo import read_table
 
@@ -130,7 +146,7 @@ def read_once(reader: Any, path: Path, players: int = PLAYERS) -> dict[str, Any]
         first = reader.read(image)
         t2, c2 = time.perf_counter(), time.process_time()
         in_read = (dict(clock.ms), dict(clock.cpu))
-        frame, table = read_table(first, players, image, reader)
+        frame, table = read_table(first, len(scene.table["trains"]) - 1, image, reader)
         t3, c3 = time.perf_counter(), time.process_time()
     walls = ((t1 - t0) * 1000, (t2 - t1) * 1000, (t3 - t2) * 1000)
     cpus = ((c1 - c0) * 1000, (c2 - c1) * 1000, (c3 - c2) * 1000)
@@ -146,29 +162,34 @@ def read_once(reader: Any, path: Path, players: int = PLAYERS) -> dict[str, Any]
                                 "verifier": ms["verifier"], "halves": ms["count_halves"]}
     state = getattr(table, "table", None)
     return out | {"wall_ms": sum(walls), "cpu_ms": sum(cpus), "tiles": len(frame.tiles),
-                  "markers": len(frame.markers),
-                  "laid": -1 if state is None else sum(len(t.tiles) for t in state.trains)}
+                  "markers": len(frame.markers), "right": tiles_right(scene, frame),
+                  "laid": -1 if state is None else sum(len(t.tiles) for t in state.trains),
+                  "whole": not differences(TableState.from_json(scene.table), table)}
 
 
 def big_photo(reader: Any, runs: int, folder: Path | None = None) -> dict[str, Any]:
     """Median figures over ``runs`` reads of the 12 MP table photo (after one to warm up)."""
     with tempfile.TemporaryDirectory() as tmp:
-        path, truth = big_table_photo(Path(folder or tmp))
-        read_once(reader, path)
-        reads = [read_once(reader, path) for _ in range(max(1, runs))]
+        path, scene = big_table_photo(Path(folder or tmp))
+        reader = reader.for_set(scene.set_size)
+        read_once(reader, path, scene)
+        reads = [read_once(reader, path, scene) for _ in range(max(1, runs))]
     load = [round(x, 2) for x in os.getloadavg()]
 
     def median(values: list[float]) -> float:
         return round(statistics.median(values), 1)
 
     last = reads[-1]
-    return {"photo_size": list(SIZE), "photo_tiles_shown": truth, "runs": len(reads),
+    return {"photo_size": list(SIZE), "photo_tiles_shown": len(scene.tiles),
+            "players": len(scene.table["trains"]) - 1, "set": scene.set_size,
+            "runs": len(reads),
             "photo_ms": median([r["wall_ms"] for r in reads]),
             "photo_cpu_ms": median([r["cpu_ms"] for r in reads]),
             **{group: {k: median([r[group][k] for r in reads]) for k in last[group]}
                for group in ("stages_ms", "stages_cpu_ms", "parts_ms", "parts_cpu_ms")},
-            "photo_tiles": last["tiles"], "photo_markers": last["markers"],
-            "photo_tiles_laid": last["laid"], "load_average": load,
+            "photo_tiles": last["tiles"], "photo_tiles_right": last["right"],
+            "photo_markers": last["markers"], "photo_tiles_laid": last["laid"],
+            "photo_table_whole": last["whole"], "load_average": load,
             "threads": os.cpu_count()}
 
 
@@ -187,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", default=None, help="models folder (default models/)")
     parser.add_argument("--out", default=str(RESULTS))
     args = parser.parse_args(argv)
-    reader = TileReader(args.models, max_value=12)
+    reader = TileReader(args.models)
     result = big_photo(reader, args.runs) | {"models": reader.model_files}
     out = Path(args.out)
     results = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}

@@ -56,6 +56,7 @@ class FakeDetector:
         self.width = width
         self.calls: list[int | None] = []
         self.unchecked_calls: list[int | None] = []
+        self.windows: list[tuple[int, int, int, int]] = []
 
     def __call__(self, image: np.ndarray, zoom_out: float = 1.0,
                  long_side: int | None = None) -> Detections:
@@ -75,6 +76,17 @@ class FakeDetector:
         recorded apart too."""
         self.unchecked_calls.append(long_side)
         return self(image, zoom_out, long_side)
+
+    def unchecked_window(self, image: np.ndarray, window: tuple[int, int, int, int],
+                         gain: float, core: tuple[float, float, float, float] | None = None
+                         ) -> Detections:
+        """What the look on the scale ``gain`` finds centred in ``window`` (recorded as
+        that look's long side, the window apart)."""
+        self.windows.append(window)
+        found = self.unchecked(image, long_side=round(gain * max(image.shape[:2])))
+        x0, y0, x1, y1 = window
+        c = found.center
+        return found[(c[:, 0] >= x0) & (c[:, 0] < x1) & (c[:, 1] >= y0) & (c[:, 1] < y1)]
 
 
 def _reader(untrained_models: Path, detector: FakeDetector) -> TileReader:
@@ -233,9 +245,11 @@ def test_markers_too_small_for_the_closer_look_are_looked_for_once_more(
     reader = _reader(untrained_models, det)
     markers = reader.read(big).markers
     # the pawn, missed by the closer look, is looked for once more to be sure of it
-    assert det.calls == [None, ZOOM_IN_SIDE, MARKER_SIDE, CONFIRM_MARKER_SIDE]
+    # once round each of the two markers the closer look did not find
+    assert det.calls == [None, ZOOM_IN_SIDE, MARKER_SIDE] + [CONFIRM_MARKER_SIDE] * 2
+    assert len(det.windows) == 2
     # the looks for markers alone leave their tile boxes unjudged (no tile check's cost)
-    assert det.unchecked_calls == [MARKER_SIDE, CONFIRM_MARKER_SIDE]
+    assert det.unchecked_calls == [MARKER_SIDE] + [CONFIRM_MARKER_SIDE] * 2
     # the pawn is added; the closer look's marker is not found twice, nor is the tile a marker
     assert sorted(markers.corners.mean(axis=1)[:, 0].round().tolist()) == [610.0, 910.0]
     # a 1280x720 frame's closer look shrinks it less than twice: no more looks
@@ -270,7 +284,11 @@ def test_a_marker_only_the_further_look_finds_needs_a_third_look_to_find_it_too(
         big[y:y + 20, x:x + 20] = 200
     det = DotDetector(SMALL_TILE_PX * 0.7 * 1920 / 416)
     markers = _reader(untrained_models, det).read(big).markers
-    assert det.calls == [None, ZOOM_IN_SIDE, MARKER_SIDE, CONFIRM_MARKER_SIDE]
+    assert det.calls == [None, ZOOM_IN_SIDE, MARKER_SIDE] + [CONFIRM_MARKER_SIDE] * 2
+    # that look sees only a window round each marker it is asked about, the marker inside
+    x0, y0, x1, y1 = det.windows[0]
+    assert len(det.windows) == 2 and (x1 - x0) * (y1 - y0) < big.shape[0] * big.shape[1] / 4
+    assert x0 <= 610 < x1 and y0 <= 610 < y1
     assert markers.corners.mean(axis=1).round().tolist() == [[610.0, 610.0]]
 
 

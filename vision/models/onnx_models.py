@@ -471,6 +471,12 @@ class ObbDetector(_Detector):
         sees them at there); with ``core`` (x0, y0, x1, y1), only those centred in it.
         Needs a dynamic export; a window whose sides times ``gain`` are multiples of
         the stride is not padded."""
+        return self.unchecked_window(image, window, gain, core)
+
+    def unchecked_window(self, image: np.ndarray, window: tuple[int, int, int, int],
+                         gain: float, core: tuple[float, float, float, float] | None = None
+                         ) -> Detections:
+        """:meth:`detect_window` as the model gives it (see :meth:`unchecked`)."""
         x0, y0, x1, y1 = window
         crop = image[y0:y1, x0:x1]
         found = self.unchecked(crop, long_side=_stride_ceil(max(crop.shape[:2]) * gain))
