@@ -190,7 +190,8 @@ def big_photo(reader: Any, runs: int, folder: Path | None = None) -> dict[str, A
             "photo_tiles": last["tiles"], "photo_tiles_right": last["right"],
             "photo_markers": last["markers"], "photo_tiles_laid": last["laid"],
             "photo_table_whole": last["whole"], "load_average": load,
-            "threads": os.cpu_count()}
+            "threads": os.cpu_count(), "ort_threads": "default (one per core)",
+            "machine": "shared: other agents' work and a niced training ran alongside"}
 
 
 def photo_figures(result: dict[str, Any]) -> dict[str, Any]:
