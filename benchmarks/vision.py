@@ -19,7 +19,8 @@ Writes ``benchmarks/results/vision.json``. Parts, each in its own module:
 - **face_down** (``vision_face_down``; ``--face-down N``, default 30): tables
   with a boneyard and hands with tiles turned over.
 - **real** (``vision_real``; ``../shared/realdata/`` when present).
-- **latency** (``vision_latency``): a 1280x720 table frame, a 12 MP photo, a
+- **latency** (``vision_latency``): a 1280x720 table frame, a 12 MP photo of a
+  31-tile table read as ``mtrain read`` reads it (``big_photo``, stage by stage), a
   12 MP hand photographed at a slant.
 - ``--tune N`` (``vision_tune``): sweeps the pip, tile and ``uncertain``
   thresholds on N freshly rendered scenes.
@@ -199,6 +200,7 @@ def summary(r: dict[str, Any]) -> str:
     lat = r["latency"]
     lines.append(f"[vision] latency: {lat['frame_ms']} ms per 1280x720 frame "
                  f"({lat['frame_tiles']} tiles), {lat['photo_ms']} ms per 12 MP photo "
+                 f"of a table ({lat['photo_tiles']} tiles) read as mtrain read reads it "
                  f"(of which loading {lat['photo_load_ms']} ms), {lat['hand_photo_ms']} ms "
                  f"per 12 MP photo of a hand at a slant, read as mtrain score reads it "
                  f"({lat['hand_photo_tiles']} tiles)")

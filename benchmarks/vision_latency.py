@@ -2,7 +2,9 @@
 
 Medians over repeated reads of images in memory (the frame) or on disk (the
 photos, loading included); the frame's tile detector is also timed alone, at
-the side it looked at, since it is most of a frame's time.
+the side it looked at, since it is most of a frame's time. The 12 MP photo is a
+31-tile table read as ``mtrain read`` reads it, stage by stage
+(``benchmarks.big_photo``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.images import load_image
+from benchmarks.big_photo import big_photo, photo_figures
 from vision.models.precision import cpu_flags, int8_is_exact
 from vision.reading.reader import TileReader
 from vision.stills.hand_photos import read_hand
@@ -43,22 +45,8 @@ def latency(reader: TileReader, runs: int) -> dict[str, Any]:
         reader.detect(frame_image)
         detect_times.append((time.perf_counter() - t0) * 1000)
     tiles_in_frame, detect_side = len(frame.tiles), reader.look_side
-    four_three = render_table(scene_rng(FRAME_SEED, 1), size=(1280, 960)).image
-    big = cv2.resize(four_three, (4000, 3000), interpolation=cv2.INTER_CUBIC)
+    photo = big_photo(reader, max(3, runs // 4))
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "photo.jpg"
-        cv2.imwrite(str(path), big, [cv2.IMWRITE_JPEG_QUALITY, 92])
-        reader.read(path)
-        photo_times, load_times = [], []
-        for _ in range(max(3, runs // 4)):
-            t0 = time.perf_counter()
-            image = load_image(path)
-            t1 = time.perf_counter()
-            reader.reset()  # a still: no closer look carried from the last one
-            photo = reader.read(image)
-            t2 = time.perf_counter()
-            load_times.append((t1 - t0) * 1000)
-            photo_times.append((t2 - t0) * 1000)
         hand = tilted_hand_photo()
         path = Path(tmp) / "hand.jpg"
         cv2.imwrite(str(path), cv2.resize(hand, (4000, 3000), interpolation=cv2.INTER_CUBIC),
@@ -76,10 +64,7 @@ def latency(reader: TileReader, runs: int) -> dict[str, Any]:
             "cpu_sums_8_bits_exactly": int8_is_exact(flags),
             "hand_photo_ms": round(statistics.median(hand_times), 1),
             "hand_photo_tiles": len(hand_reading.tiles),
-            "photo_ms": round(statistics.median(photo_times), 1),
-            "photo_load_ms": round(statistics.median(load_times), 1),
-            "photo_tiles": len(photo.tiles), "photo_size": [4000, 3000],
-            "threads": os.cpu_count()}
+            **photo_figures(photo), "threads": os.cpu_count()}
 
 
 def tilted_hand_photo() -> np.ndarray:

@@ -12,6 +12,7 @@ from reader_fixtures import untrained_dir
 
 from vision.models.detections import Detections
 from vision.models.onnx_models import ObbDetector
+from vision.reading import missed_markers
 from vision.reading.missed_markers import CONFIRM_MARKER_SIDE, MARKER_SIDE
 from vision.reading.reader import (
     SMALL_TILE_PX,
@@ -55,6 +56,8 @@ class FakeDetector:
         self.input_size = (416, 416)
         self.width = width
         self.calls: list[int | None] = []
+        self.unchecked_calls: list[int | None] = []
+        self.windows: list[tuple[int, int, int, int]] = []
 
     def __call__(self, image: np.ndarray, zoom_out: float = 1.0,
                  long_side: int | None = None) -> Detections:
@@ -67,6 +70,24 @@ class FakeDetector:
         found.metadata["gain"] = side / max(image.shape[:2])
         found.metadata["side"] = side
         return found
+
+    def unchecked(self, image: np.ndarray, zoom_out: float = 1.0,
+                  long_side: int | None = None) -> Detections:
+        """A look whose tile boxes are not judged (the real detector's tile check):
+        recorded apart too."""
+        self.unchecked_calls.append(long_side)
+        return self(image, zoom_out, long_side)
+
+    def unchecked_window(self, image: np.ndarray, window: tuple[int, int, int, int],
+                         gain: float, core: tuple[float, float, float, float] | None = None
+                         ) -> Detections:
+        """What the look on the scale ``gain`` finds centred in ``window`` (recorded as
+        that look's long side, the window apart)."""
+        self.windows.append(window)
+        found = self.unchecked(image, long_side=round(gain * max(image.shape[:2])))
+        x0, y0, x1, y1 = window
+        c = found.center
+        return found[(c[:, 0] >= x0) & (c[:, 0] < x1) & (c[:, 1] >= y0) & (c[:, 1] < y1)]
 
 
 def _reader(untrained_models: Path, detector: FakeDetector) -> TileReader:
@@ -216,8 +237,9 @@ def _with_markers(found: Detections, spots: list[tuple[float, float]],
 
 
 def test_markers_too_small_for_the_closer_look_are_looked_for_once_more(
-    untrained_models: Path,
+    untrained_models: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(missed_markers, "TABLE_REACH_WIDTHS", 100.0)  # all the frame
     big = np.zeros((1080, 1920, 3), np.uint8)  # the closer look shrinks it 2.5 times
     for x, y in ((600, 600), (900, 300)):  # solid markers (a hollow box is no marker)
         big[y:y + 20, x:x + 20] = 200
@@ -225,7 +247,11 @@ def test_markers_too_small_for_the_closer_look_are_looked_for_once_more(
     reader = _reader(untrained_models, det)
     markers = reader.read(big).markers
     # the pawn, missed by the closer look, is looked for once more to be sure of it
-    assert det.calls == [None, ZOOM_IN_SIDE, MARKER_SIDE, CONFIRM_MARKER_SIDE]
+    # once round each of the two markers the closer look did not find
+    assert det.calls == [None, ZOOM_IN_SIDE, MARKER_SIDE] + [CONFIRM_MARKER_SIDE] * 2
+    assert len(det.windows) == 2
+    # the looks for markers alone leave their tile boxes unjudged (no tile check's cost)
+    assert det.unchecked_calls == [MARKER_SIDE] + [CONFIRM_MARKER_SIDE] * 2
     # the pawn is added; the closer look's marker is not found twice, nor is the tile a marker
     assert sorted(markers.corners.mean(axis=1)[:, 0].round().tolist()) == [610.0, 910.0]
     # a 1280x720 frame's closer look shrinks it less than twice: no more looks
@@ -253,14 +279,19 @@ class DotDetector(FakeDetector):
 
 
 def test_a_marker_only_the_further_look_finds_needs_a_third_look_to_find_it_too(
-    untrained_models: Path,
+    untrained_models: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(missed_markers, "TABLE_REACH_WIDTHS", 100.0)  # all the frame
     big = np.zeros((1080, 1920, 3), np.uint8)
     for x, y in ((600, 600), (900, 300)):  # solid markers (a hollow box is no marker)
         big[y:y + 20, x:x + 20] = 200
     det = DotDetector(SMALL_TILE_PX * 0.7 * 1920 / 416)
     markers = _reader(untrained_models, det).read(big).markers
-    assert det.calls == [None, ZOOM_IN_SIDE, MARKER_SIDE, CONFIRM_MARKER_SIDE]
+    assert det.calls == [None, ZOOM_IN_SIDE, MARKER_SIDE] + [CONFIRM_MARKER_SIDE] * 2
+    # that look sees only a window round each marker it is asked about, the marker inside
+    x0, y0, x1, y1 = det.windows[0]
+    assert len(det.windows) == 2 and (x1 - x0) * (y1 - y0) < big.shape[0] * big.shape[1] / 4
+    assert x0 <= 610 < x1 and y0 <= 610 < y1
     assert markers.corners.mean(axis=1).round().tolist() == [[610.0, 610.0]]
 
 
@@ -279,8 +310,9 @@ class FaintMarkerDetector(FakeDetector):
 
 
 def test_a_faint_marker_is_taken_only_where_both_looks_find_one(
-    untrained_models: Path,
+    untrained_models: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(missed_markers, "TABLE_REACH_WIDTHS", 100.0)  # all the frame
     big = np.zeros((1080, 1920, 3), np.uint8)
     for x, y in ((300, 300), (1500, 800), (900, 700)):  # solid markers
         big[y:y + 20, x:x + 20] = 200
@@ -294,3 +326,31 @@ def test_a_faint_marker_is_taken_only_where_both_looks_find_one(
     frame = FRAME.copy()
     frame[300:320, 300:320] = 200
     assert len(_reader(untrained_models, small).read(frame).markers) == 0
+
+
+class NearFarDetector(FakeDetector):
+    """Tiny tiles; no marker at the closer look; from ``MARKER_SIDE`` on a pawn near the
+    tile (at 300, 300) and one far from it (at 1500, 900)."""
+
+    def __call__(self, image: np.ndarray, zoom_out: float = 1.0,
+                 long_side: int | None = None) -> Detections:
+        found = super().__call__(image, zoom_out, long_side)
+        near = (long_side or 0) >= MARKER_SIDE
+        return _with_markers(found, [(300, 300), (1500, 900)] if near else [], 0.8)
+
+
+def test_markers_are_looked_for_further_only_near_the_table(untrained_models: Path) -> None:
+    big = np.zeros((1080, 1920, 3), np.uint8)
+    for x, y in ((300, 300), (1500, 900)):  # solid markers (a hollow box is no marker)
+        big[y:y + 20, x:x + 20] = 200
+    det = NearFarDetector(SMALL_TILE_PX * 0.7 * 1920 / 416)  # one tile, at (100, 100)
+    markers = _reader(untrained_models, det).read(big).markers
+    x0, y0, x1, y1 = det.windows[0]  # the look at MARKER_SIDE: the table's part only,
+    step = 32 * 1920 / MARKER_SIDE  # its edges on that look's stride grid
+    reach = missed_markers.TABLE_REACH_WIDTHS * det.width
+    assert (x0, y0) == (0, 0) and x1 % step == 0 and y1 % step == 0
+    assert 0 <= x1 - (100 + 2 * det.width + reach) < step and x1 < 1500
+    assert det.unchecked_calls[0] == MARKER_SIDE
+    # the pawn near the tile is found (and confirmed); the one far from it, marking no
+    # train, is not looked for
+    assert markers.corners.mean(axis=1).round().tolist() == [[310.0, 310.0]]

@@ -141,3 +141,35 @@ def test_reconstruct_with_a_detected_mat_assigns_seats_by_the_mat() -> None:
     reading = reconstruct([engine, seat0], None, 3, view)
     assert reading.table is not None
     assert reading.table.train(0).tiles == ((6, 2),)  # type: ignore[union-attr]
+
+
+class TestBigPhoto:
+    """A big photo is looked at halved first: the mat is found as at full size."""
+
+    @staticmethod
+    def _big(players: int) -> np.ndarray:
+        frame, _ = _frame(players, 20.0, tilt=0.0002)
+        big = np.full((3000, 4000, 3), (70, 100, 70), np.uint8)
+        big[700:2140, 600:3160] = cv2.resize(frame, (2560, 1440), interpolation=cv2.INTER_CUBIC)
+        return big
+
+    def test_the_mat_in_a_12_mp_photo_is_found_as_without_the_glance(
+            self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from vision.mat import hub_mat
+
+        big = self._big(6)
+        assert max(big.shape) >= hub_mat.GLANCE_FROM
+        view = detect_mat(big)
+        monkeypatch.setattr(hub_mat, "GLANCE_FROM", 10**6)
+        whole = detect_mat(big)
+        assert view is not None and whole is not None
+        assert (view.players, view.ids) == (whole.players, whole.ids) == (6, marker_ids(6))
+        assert np.array_equal(view.image_to_mat, whole.image_to_mat)
+
+    def test_a_12_mp_photo_without_the_mat_or_with_another_marker_is_none(self) -> None:
+        big = np.full((3000, 4000, 3), 128, np.uint8)
+        assert detect_mat(big) is None
+        other = cv2.aruco.generateImageMarker(
+            cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), 0, 300)
+        big[1000:1300, 1000:1300] = other[..., None]  # id 0: no mat's marker
+        assert detect_mat(big) is None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 from reader_fixtures import ROOT, needs_trained_models
@@ -13,11 +14,15 @@ from reader_fixtures import ROOT, needs_trained_models
 from datasets.render import render_empty, render_hands, render_table, scene_rng
 from datasets.textures import TileStyle, render_face
 from mtrain.cli import main
-from vision.models.detections import match_boxes
+from vision.models.detections import Detections, match_boxes
 from vision.models.domino_check import DOUBT_REASON
 from vision.models.tile_check import (
+    AROUND,
+    ECHO_REACH,
     MAX_ECHO,
     MAX_ECHO_VERY_SURE,
+    CheckedTileDetector,
+    around_box,
     echo,
     grey_and_saturation,
     looks_like_tile,
@@ -112,6 +117,55 @@ class TestOneBox:
         assert tile_mask(_checkerboard(8), np.zeros((0, 4, 2), np.float32)).shape == (0,)
 
 
+class TestLookedAtRoundEachBox:
+    """``tile_mask`` looks at each box in the part of the image round it: the same
+    verdicts as looks at the whole image's grey levels and saturation."""
+
+    @staticmethod
+    def _scene() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A big frame: a check in its left half, drawn tiles on felt in its right half,
+        and boxes on both, some at the frame's edges, turned and not."""
+        rng = np.random.default_rng(11)
+        image = np.zeros((900, 1600, 3), np.uint8)
+        image[:, :800] = _checkerboard(20, (900, 800))
+        image[:, 800:] = (40, 110, 30)
+        boxes = []
+        for cx, cy in ((1000, 300), (1300, 600), (1560, 450), (1200, 870)):
+            face, alpha, _ = render_face((int(rng.integers(13)), int(rng.integers(13))),
+                                         TileStyle.random(rng), 40, rng)
+            y0, x0 = max(0, cy - 40), cx - 20
+            region = image[y0:y0 + 80, x0:x0 + 40].astype(np.float32)
+            a = alpha[:len(region), :, None]
+            image[y0:y0 + 80, x0:x0 + 40] = (region * (1 - a) + face[:len(region)] * a
+                                             ).astype(np.uint8)
+            boxes.append(_box(cx, cy, 40))
+        for cx, cy in ((150, 110), (430, 330), (10, 450), (700, 890)):
+            boxes.append(_box(cx, cy, 20))
+        turn = cv2.getRotationMatrix2D((1000, 300), 30, 1.0)
+        boxes.append(np.c_[boxes[0], np.ones(4)] @ turn.T)
+        scores = np.resize([0.5, 0.95, 0.75], len(boxes))
+        return image, np.array(boxes, np.float32), scores
+
+    def test_the_same_verdicts_as_looks_at_the_whole_image(self) -> None:
+        image, boxes, scores = self._scene()
+        gray, planes = grey_and_saturation(image)
+        whole = [looks_like_tile(gray, planes, b, float(s))
+                 for b, s in zip(boxes, scores, strict=True)]
+        assert tile_mask(image, boxes, scores).tolist() == whole
+        assert True in whole and False in whole  # tiles kept, squares of the check dropped
+
+    def test_the_part_round_a_box_holds_its_reach_or_is_none_at_the_edge(self) -> None:
+        box = _box(800, 450, 40)  # 40 wide, 80 long
+        part = around_box((900, 1600, 3), box, ECHO_REACH)
+        assert part is not None
+        x0, y0, x1, y1 = part
+        assert x0 <= 780 - 2 * 40 and x1 >= 820 + 2 * 40
+        assert y0 <= 410 - 1.25 * 80 and y1 >= 490 + 1.25 * 80
+        near = around_box((900, 1600, 3), box, AROUND)
+        assert near is not None and near[0] > x0 and near[2] < x1
+        assert around_box((900, 1600, 3), _box(60, 450, 40), ECHO_REACH) is None
+
+
 @pytest.fixture(scope="module")
 def reader() -> TileReader:
     return TileReader(ROOT / "models")
@@ -170,3 +224,24 @@ def test_read_never_prints_a_count_beyond_the_set(capsys: pytest.CaptureFixture[
     assert any(t["uncertain"] for t in out["tiles"])
     table = out["table"] or {"trains": []}
     assert all(v <= 6 for train in table["trains"] for tile in train["tiles"] for v in tile)
+
+
+@needs_trained_models
+def test_a_look_for_markers_alone_leaves_the_tile_boxes_unjudged() -> None:
+    """``unchecked`` (the further looks for markers on a big frame) gives the model's
+    boxes without the tile check's cost, and does not change what the detector knows
+    of the frame (patterned or not); the checked look drops the check's squares."""
+    detector = TileReader(ROOT / "models").detector
+    assert isinstance(detector, CheckedTileDetector)
+    image = render_empty(scene_rng(SEED, 1), "checks", size=(1280, 720)).image  # boxed a lot
+    raw = detector.unchecked(image)
+    assert not detector.last_patterned
+    judged = detector(image)
+    assert detector.last_patterned
+
+    def tiles(found: Detections) -> np.ndarray:
+        return np.asarray(found.corners[found.class_id == detector.tile_class])
+
+    kept, every = tiles(judged), tiles(raw)
+    assert len(kept) < len(every)
+    assert all(np.any(np.all(np.isclose(every, box), axis=(1, 2))) for box in kept)

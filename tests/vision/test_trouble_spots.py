@@ -137,6 +137,34 @@ def test_the_first_table_stays_when_the_closer_look_lays_no_more_tiles() -> None
     assert len(reader.detector.calls) == 1
 
 
+def test_a_window_that_finds_only_tiles_read_surely_is_not_read_again() -> None:
+    image = np.zeros((400, 600, 3), np.uint8)
+    loose = tile(200, 100, (8, 1))  # read surely, but on no train
+    frame = frame_of([tile(100, 100), loose])
+    reading = table_reading(["engine", None], 0)
+    again = tile(201, 100.5, (8, 1))  # the same tile, boxed a little differently
+    reader = FakeReader([again], image)
+    reader.detector.origins = [np.array([160, 60], np.float32)]
+    read: list[Detections] = []
+
+    def read_tiles(image: np.ndarray, found: Detections) -> TileReadings:
+        read.append(found)
+        return TileReadings.empty()
+
+    reader.read_tiles = read_tiles  # type: ignore[method-assign]
+    rebuilt: list[FrameReading] = []
+    got = look_closer(reader, image, frame, reading, lambda f: rebuilt.append(f))
+    assert len(reader.detector.calls) == 1  # looked at closer ...
+    assert got == (frame, reading) and read == [] and rebuilt == []  # ... not read again
+    # the same window over a tile read with doubt is read, and the table rebuilt
+    doubted = TileReading(loose.values, loose.corners, 0.4, True)
+    frame = frame_of([tile(100, 100), doubted])
+    reader = FakeReader([again], image)
+    reader.detector.origins = [np.array([160, 60], np.float32)]
+    closer, _ = look_closer(reader, image, frame, reading, lambda f: table_reading([], 1))
+    assert [t.uncertain for t in closer.tiles.each()] == [False, False]
+
+
 def test_a_box_cut_by_the_windows_edge_is_no_tile() -> None:
     image = np.zeros((400, 600, 3), np.uint8)
     frame = frame_of([tile(100, 100), tile(200, 100, (8, 1))])

@@ -124,12 +124,14 @@ def test_the_summary_says_what_share_of_a_frame_the_detector_takes() -> None:
 
     latency = {"frame_ms": 130.0, "frame_tiles": 27, "frame_detect_ms": 80.0,
                "frame_detect_side": 768, "cpu_sums_8_bits_exactly": False,
-               "photo_ms": 680.0, "photo_load_ms": 99.0, "hand_photo_ms": 400.0,
+               "photo_ms": 680.0, "photo_load_ms": 99.0, "photo_tiles": 31,
+               "hand_photo_ms": 400.0,
                "hand_photo_tiles": 6, "models": {"tiles": "tiles.onnx"}}
     results: dict[str, Any] = {"latency": latency}
     results["met"] = targets_met(results)
     assert results["met"]["frame_ms"] is False and results["met"]["photo_ms"] is True
     text = summary(results)
     assert "130.0 ms per 1280x720 frame" in text
+    assert "680.0 ms per 12 MP photo of a table (31 tiles)" in text
     assert "tile detector (tiles.onnx) at 768 px: 80.0 ms" in text
     assert "exactly: no" in text

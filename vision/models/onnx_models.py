@@ -441,6 +441,12 @@ class ObbDetector(_Detector):
 
         ``metadata["gain"]`` is the scale from image to model input pixels.
         """
+        return self.unchecked(image, zoom_out, long_side)
+
+    def unchecked(self, image: np.ndarray, zoom_out: float = 1.0,
+                  long_side: int | None = None) -> Detections:
+        """:meth:`__call__` as the model gives it, whatever a subclass judges of the boxes
+        (``vision.models.tile_check``): for a look that keeps only its markers."""
         size = self.input_for(image.shape[:2], long_side if zoom_out == 1.0 else None)
         padded, box = letterbox(image, size, zoom_out)
         output = self.model.run(to_blob([padded]))[0]
@@ -465,10 +471,15 @@ class ObbDetector(_Detector):
         sees them at there); with ``core`` (x0, y0, x1, y1), only those centred in it.
         Needs a dynamic export; a window whose sides times ``gain`` are multiples of
         the stride is not padded."""
+        return self.unchecked_window(image, window, gain, core)
+
+    def unchecked_window(self, image: np.ndarray, window: tuple[int, int, int, int],
+                         gain: float, core: tuple[float, float, float, float] | None = None
+                         ) -> Detections:
+        """:meth:`detect_window` as the model gives it (see :meth:`unchecked`)."""
         x0, y0, x1, y1 = window
         crop = image[y0:y1, x0:x1]
-        found = ObbDetector.__call__(self, crop, long_side=_stride_ceil(max(crop.shape[:2])
-                                                                          * gain))
+        found = self.unchecked(crop, long_side=_stride_ceil(max(crop.shape[:2]) * gain))
         found.corners += np.array([x0, y0], np.float32)
         if "xywhr" in found.data:
             found.data["xywhr"][:, :2] += np.array([x0, y0], found.data["xywhr"].dtype)

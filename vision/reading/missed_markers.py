@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 
 from vision.models.detections import Detections
-from vision.models.onnx_models import ObbDetector
+from vision.models.onnx_models import STRIDE, ObbDetector
 from vision.reading.boxes.box_shape import box_sizes
 from vision.reading.reader_interface import TileSource, sure_markers
 
@@ -33,6 +33,12 @@ MARKER_SIDE = 1280
 #: smaller) finds one there too: a dot of thread the detector takes for a coin at one
 #: scale is less often one at two (see ``MARKER_SIDE``).
 CONFIRM_MARKER_SIDE = 1920
+#: That look sees a window this many of its own pixels square round each marker it is
+#: asked about (the marker and many tile lengths round it): on a 12 MP photo a look at
+#: the whole frame at 1920 costs 1.7 s of CPU, at a window a seventh of it. (On a real
+#: photo of loose tiles, a 384 px window confirmed a phantom marker that 256, 512, 640
+#: and 960 px windows and the whole frame did not.)
+CONFIRM_WINDOW = 512
 MARKER_LOOK_BELOW_GAIN = 0.5
 #: A marker scored from this up to the tile threshold is too faint to take alone, but
 #: is a marker when the other look (``MARKER_SIDE``) finds one there too, at any score
@@ -64,9 +70,11 @@ def more_markers(reader: TileSource, detector: ObbDetector, image: np.ndarray,
                  found: Detections, base_side: int, dynamic: bool) -> Detections:
     """The markers in ``found``, and when it came from a closer look that shrank a big
     frame a lot, those a look at ``MARKER_SIDE`` finds that it missed: one whose
-    centre lies on no marker found and inside no tile found. A faint marker
-    (``FAINT_MARKER``) is taken only where both looks find one; one the closer look
-    found at no score, only where a third look finds it too (``CONFIRM_MARKER_SIDE``)."""
+    centre lies on no marker found and inside no tile found. That look sees only the
+    part of the frame near the tiles found (``TABLE_REACH_WIDTHS``), where a marker can
+    mark a train. A faint marker (``FAINT_MARKER``) is taken only where both looks find
+    one; one the closer look found at no score, only where a third look finds it too
+    (``CONFIRM_MARKER_SIDE``)."""
     every = found[found.class_id == reader.marker_class]
     markers = sure_markers(reader, found)
     if reader.marker_class < 0 or not dynamic or not len(found):
@@ -78,7 +86,12 @@ def more_markers(reader: TileSource, detector: ObbDetector, image: np.ndarray,
     side = min(MARKER_SIDE, ceil32(long_side))
     if side <= gain * long_side + 32:
         return markers
-    again = detector(image, long_side=side)
+    region = _table_region(found[found.class_id == reader.tile_class].corners, image.shape,
+                           side / long_side)
+    if region is None:
+        again = detector.unchecked(image, long_side=side)  # its markers only: tiles unjudged
+    else:
+        again = detector.unchecked_window(image, region, side / long_side)
     further = again[again.class_id == reader.marker_class]
     sure = further.confidence > reader.marker_threshold
     # faint markers of either look that the other look finds too
@@ -103,15 +116,60 @@ def more_markers(reader: TileSource, detector: ObbDetector, image: np.ndarray,
     return Detections.merge([markers, more[np.array(keep)]]) if keep else markers
 
 
+#: Markers that can mark a train lie this many tile widths from the table's tiles at
+#: most (``vision.table.markers``: 2.6 from a train, an empty slot's some 5.5 from the
+#: hub); the look for markers sees only the part of a big frame that near them.
+TABLE_REACH_WIDTHS = 8.0
+#: ... unless that part is most of the frame anyway.
+REGION_SHARE = 0.8
+
+
+def _table_region(tiles: np.ndarray, shape: tuple[int, ...], gain: float
+                  ) -> tuple[int, int, int, int] | None:
+    """The part ``(x0, y0, x1, y1)`` of a frame of ``shape`` within ``TABLE_REACH_WIDTHS``
+    of the tile boxes ``tiles`` (N, 4, 2), its edges on the grid of the detector's
+    stride in a look on the scale ``gain`` at the whole frame (so the part is seen as
+    that look sees it); None when no tile is found or it is most of the frame
+    (``REGION_SHARE``)."""
+    if not len(tiles):
+        return None
+    reach = TABLE_REACH_WIDTHS * float(np.median(np.minimum(*box_sizes(tiles))))
+    h, w = shape[:2]
+    step = STRIDE / gain
+    points = tiles.reshape(-1, 2)
+    x0, y0 = (np.floor(np.maximum(points.min(axis=0) - reach, 0) / step) * step).astype(int)
+    x1, y1 = (np.ceil((points.max(axis=0) + reach) / step) * step).astype(int)
+    x1, y1 = min(int(x1), w), min(int(y1), h)
+    if (x1 - x0) * (y1 - y0) >= REGION_SHARE * w * h:
+        return None
+    return int(x0), int(y0), x1, y1
+
+
 def _confirmed(reader: TileSource, detector: ObbDetector, image: np.ndarray,
                found: Detections, seen: Detections) -> Detections:
     """The markers ``found`` at ``MARKER_SIDE`` that the closer look ``seen`` found
-    too (at any score), or else a look at ``CONFIRM_MARKER_SIDE`` finds again."""
+    too (at any score), or else a look at ``CONFIRM_MARKER_SIDE`` finds again: a look
+    on that scale at a window round each (``CONFIRM_WINDOW``), not at the whole frame."""
     unseen = ~found_near(found.corners, seen.corners)
     if not unseen.any():
         return found
-    finer = detector(image, long_side=min(CONFIRM_MARKER_SIDE,
-                                               ceil32(max(image.shape[:2]))))
-    finer = finer[finer.class_id == reader.marker_class]
+    long_side = max(image.shape[:2])
+    gain = min(CONFIRM_MARKER_SIDE, ceil32(long_side)) / long_side
+    finer = Detections.merge([
+        detector.unchecked_window(image, _around(centre, CONFIRM_WINDOW / gain, image.shape),
+                                  gain)
+        for centre in found.corners[unseen].mean(axis=1)])
+    finer = finer[finer.class_id == reader.marker_class] if len(finer) else finer
     unseen[unseen] = ~found_near(found.corners[unseen], finer.corners)
     return found[~unseen]
+
+
+def _around(centre: np.ndarray, side: float, shape: tuple[int, ...]
+            ) -> tuple[int, int, int, int]:
+    """A square window ``(x0, y0, x1, y1)`` of ``side`` pixels centred on ``centre``, moved
+    (or cut) to lie inside an image of ``shape``."""
+    h, w = shape[:2]
+    s = int(min(round(side), h, w))
+    x0 = int(np.clip(round(float(centre[0]) - s / 2), 0, w - s))
+    y0 = int(np.clip(round(float(centre[1]) - s / 2), 0, h - s))
+    return x0, y0, x0 + s, y0 + s
