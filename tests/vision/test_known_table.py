@@ -131,12 +131,13 @@ def test_a_bumped_camera_is_learned_again(rnd: PaintedRound) -> None:
 
 
 def follow(tmp_path: Path, rnd: PaintedRound, *, known: bool, missed: dict[int, int],
-           bump_at: int | None = None) -> tuple[list[Any], PaintedReader]:
+           bump_at: int | None = None, miss_markers: bool = False,
+           marker_candidates: bool = False) -> tuple[list[Any], PaintedReader]:
     """The tracker over the round: each picture held 10 frames, the light changing;
     from picture ``bump_at`` on, the camera bumped by (9, -6) px. The engine is told, as
     the companion app tells it."""
     rng = np.random.default_rng(5)
-    reader = PaintedReader(rnd, missed)
+    reader = PaintedReader(rnd, missed, miss_markers)
     frames: list[np.ndarray] = []
     bumped_from: int | None = None
     for k, picture in enumerate(rnd.pictures):
@@ -156,7 +157,8 @@ def follow(tmp_path: Path, rnd: PaintedRound, *, known: bool, missed: dict[int, 
     video.write_bytes(b"")
     tracker = Tracker(video, rnd.players, RuleSet.preset("standard"), reader=reader,
                       mat=False, opener=lambda _: FramesCapture(frames, on_frame),
-                      sleep=lambda _: None, known_table=known, engine=rnd.tables[0].engine)
+                      sleep=lambda _: None, known_table=known, engine=rnd.tables[0].engine,
+                      marker_candidates=marker_candidates)
     return list(tracker), reader
 
 
@@ -240,3 +242,27 @@ def test_no_marker_candidates_on_a_table_that_did_not_change(rnd: PaintedRound) 
     # the bare table itself: no tile to lie by, no change
     bare = exposed(rnd.pictures[0].image, 0.9, 4.0, rng)
     assert not len(known.marker_candidates(known.view(bare), tiles, tiles, tile_scale(tiles)))
+
+
+def test_the_tracker_adds_the_markers_the_detector_missed_as_doubtful(tmp_path: Path) -> None:
+    rnd = painted_round(21, "checks", True, tables=8)
+    marked = [k for k, t in enumerate(rnd.tables) if any(tr.marker for tr in t.trains)]
+    assert marked
+    # a detector that misses every marker: without the candidates no table shows one
+    events, _ = follow(tmp_path, rnd, known=True, missed={}, miss_markers=True)
+    assert not any(tr.marker for t in settled(events) for tr in t.trains)
+    events, _ = follow(tmp_path, rnd, known=True, missed={}, miss_markers=True,
+                       marker_candidates=True)
+    assert settled(events) == rnd.tables
+    for event in (e for e in events if isinstance(e, TableSettled)):
+        assert event.reading is not None
+        owners = {tr.owner for tr in event.table.trains if tr.marker}
+        unsure = {o for u in event.reading.uncertainties if u.kind == "unsure-marker"
+                  for o in u.owners}
+        assert unsure == owners  # every marker found so is reported, none other
+    # found by the detector, the same markers are sure
+    events, _ = follow(tmp_path, rnd, known=True, missed={}, marker_candidates=True)
+    assert settled(events) == rnd.tables
+    readings = [e.reading for e in events if isinstance(e, TableSettled)]
+    assert not [u for r in readings if r is not None
+                for u in r.uncertainties if u.kind == "unsure-marker"]

@@ -132,6 +132,8 @@ class KnownTable:
         self.dropped = 0
         self.added = 0
         self.markers_added = 0
+        #: The marker candidates the last :meth:`screen` added (M, 4, 2).
+        self.last_marker_candidates = np.zeros((0, 4, 2), np.float32)
         self._last: tuple[np.ndarray, TableView] | None = None
 
     def view(self, frame: np.ndarray) -> TableView:
@@ -329,6 +331,16 @@ class KnownTable:
                                                     ((rw + 1) * s, (rh + 1) * s), angle))))
         return np.array(out, np.float32).reshape(-1, 4, 2)
 
+    def made_markers(self, corners: np.ndarray) -> np.ndarray:
+        """For each marker outline ``corners`` (N, 4, 2): whether it is a marker candidate
+        the last :meth:`screen` added (not the detector's)."""
+        made = self.last_marker_candidates
+        corners = np.asarray(corners, np.float32).reshape(-1, 4, 2)
+        if not len(made) or not len(corners):
+            return np.zeros(len(corners), bool)
+        gaps = np.abs(corners[:, None] - made[None]).reshape(len(corners), len(made), -1)
+        return np.asarray((gaps.max(axis=2) < 1e-3).any(axis=1))
+
     def screen(self, frame: np.ndarray, found: Detections, tile_class: int,
                known: np.ndarray | None = None, marker_class: int = -1,
                marker_confidence: float = CANDIDATE_CONFIDENCE) -> Detections:
@@ -336,7 +348,9 @@ class KnownTable:
         where a tile-sized region changed since the last settled table and no box lies
         (``known``: outlines of the tiles held already, for the scale and as taken), and
         with ``marker_class`` (``marker_confidence``) boxes added where a marker-sized
-        region changed since the table was bare by a tile and no box lies."""
+        region changed since the table was bare by a tile and no box lies. Markers are
+        looked for first: a toy train (40 by 18 mm) is also long enough for a tile
+        candidate, while a tile changes more than a marker's area."""
         view = self.view(frame)
         keep = ~self.unchanged_boxes(view, found.corners) if len(found) else np.zeros(0, bool)
         keep |= _on_kept(found.corners, keep)  # a piece of a tile kept is the reader's to judge
@@ -347,14 +361,15 @@ class KnownTable:
                                                                                np.float32)
         taken = np.concatenate([kept.corners, held.reshape(-1, 4, 2)])
         scale = tile_scale(np.concatenate([tiles.reshape(-1, 4, 2), held.reshape(-1, 4, 2)]))
-        new = self.candidates(frame, view, taken, scale)
+        marks = np.zeros((0, 4, 2), np.float32)
+        if marker_class >= 0:  # first: a toy train laid since the last table is tile-sized
+            marks = self.marker_candidates(
+                view, np.concatenate([tiles.reshape(-1, 4, 2), held.reshape(-1, 4, 2)]),
+                taken, scale)
+        self.last_marker_candidates = marks
+        new = self.candidates(frame, view, np.concatenate([taken, marks]), scale)
         if len(new):  # a change back to the bare table is no tile (a lamp on the mat's print)
             new = new[~self.unchanged_boxes(view, new)]
-        marks = np.zeros((0, 4, 2), np.float32)
-        if marker_class >= 0:
-            marks = self.marker_candidates(
-                view, np.concatenate([tiles.reshape(-1, 4, 2), held.reshape(-1, 4, 2), new]),
-                np.concatenate([taken, new]), scale)
         if not len(new) and not len(marks):
             return kept
         self.added += len(new)
