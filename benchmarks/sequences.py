@@ -35,8 +35,14 @@ without models. Parts:
   the tracker's table settled while it was shown, in the right train and
   place), phantom tiles (tiles in those tables no true table holds there),
   markers right (trains whose marker, there or not, the settled table shows
-  right), markers found (true markers the settled table shows) and false
-  markers (markers on trains that have none), and false and missed alerts per
+  right), markers found (true markers the settled table shows on their train; their
+  share is the issue's target) and false markers (markers on trains that have
+  none), markers on the wrong train (a true marker missed where the table shows one
+  on a train without), markers doubted (shown, but reported in doubt: between two
+  trains, or found where the table changed, not by the detector), tables with a
+  marker (a round shows its first marker after 9 to 30 tables: ``--tables`` sets how
+  far the rounds go), the known table's marker candidates (with
+  ``--marker-candidates``, the tracker's option), and false and missed alerts per
   100 moves (against the round's referee on the true tables). An alert the
   tracker marks doubtful (``AlertDetails.doubtful``: it rests on a reading in
   doubt, and asks to be checked) is not a false alert but counted apart

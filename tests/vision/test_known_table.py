@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 from known_table_fakes import (
@@ -266,3 +267,40 @@ def test_the_tracker_adds_the_markers_the_detector_missed_as_doubtful(tmp_path: 
     readings = [e.reading for e in events if isinstance(e, TableSettled)]
     assert not [u for r in readings if r is not None
                 for u in r.uncertainties if u.kind == "unsure-marker"]
+
+
+def _cloth_and_tiles() -> tuple[np.ndarray, np.ndarray]:
+    """A mottled bare cloth (1280x720) and two tile outlines (60 by 30 px) of a train."""
+    rng = np.random.default_rng(9)
+    noise = cv2.GaussianBlur(rng.normal(0, 1, (720, 1280)).astype(np.float32), (0, 0), 3)
+    grey = np.clip(150 + 400 * noise, 0, 255).astype(np.uint8)
+    cloth = cv2.merge([grey, (grey * 0.8).astype(np.uint8), (grey * 0.6).astype(np.uint8)])
+    tiles = np.array([box((500, 360), 60, 0.0), box((560, 360), 60, 0.0)], np.float32)
+    return cloth, tiles
+
+
+def _with_discs(frame: np.ndarray, centres: list[tuple[int, int]]) -> np.ndarray:
+    out = frame.copy()
+    for c in centres:
+        cv2.circle(out, c, 14, (40, 90, 200), -1)  # a coin of about half a tile's length
+    return out
+
+
+def test_a_lone_marker_sized_change_is_a_marker_and_pieces_are_not() -> None:
+    cloth, tiles = _cloth_and_tiles()
+    known = KnownTable()
+    for _ in range(EMPTY_FRAMES):
+        known.see_empty(cloth)
+    scale = tile_scale(tiles)
+    beyond = (640, 360)  # beyond the train's end, by its last tile
+
+    def found(frame: np.ndarray) -> np.ndarray:
+        return known.marker_candidates(known.view(frame), tiles, tiles, scale)
+
+    lone = found(_with_discs(cloth, [beyond]))
+    assert len(lone) == 1
+    assert np.linalg.norm(lone[0].mean(axis=0) - np.array(beyond)) < 6
+    # two marker-sized changes two thirds of a tile apart are pieces of one thing
+    assert not len(found(_with_discs(cloth, [beyond, (640, 400)])))
+    # far from every tile it is no marker either
+    assert not len(found(_with_discs(cloth, [(1100, 100)])))
