@@ -130,3 +130,20 @@ def test_a_marker_found_where_the_table_changed_is_doubtful_on_its_train_only() 
     assert not doubted_markers(with_unsure_markers(
         TableReading(after.table, {}, [], after.assignment, [None],
                      positions=after.positions), np.array([True])))
+
+
+def test_a_marker_gone_that_was_found_only_where_the_table_changed_is_doubtful() -> None:
+    import numpy as np
+
+    from vision.tracking.alert_doubts import with_unsure_markers
+
+    shown = reading("12 | 0: 12-5 * | 1: 12-3 | mexican:")
+    after = reading("12 | 0: 12-5 | 1: 12-3 | mexican:")  # the marker is gone
+    assert ("marker-stale", False) in alerts_of(shown, after)
+    found_so = with_unsure_markers(TableReading(shown.table, {}, [], shown.assignment, [0],
+                                                positions=shown.positions), np.array([True]))
+    assert ("marker-stale", True) in alerts_of(found_so, after)
+    # another train's marker in doubt before says nothing of train 0's
+    other = with_unsure_markers(TableReading(shown.table, {}, [], shown.assignment, [1],
+                                             positions=shown.positions), np.array([True]))
+    assert ("marker-stale", False) in alerts_of(other, after)

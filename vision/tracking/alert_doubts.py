@@ -19,7 +19,8 @@ An alert rests on:
 - for an alert about a train's marker (``About.TRAIN``), the markers read with
   doubt: one between two trains that names this one, one the detector did not find
   (found where the table changed, ``unsure-marker``) that names this one, or one that
-  lies by no train.
+  lies by no train; and the table settled before showing this train's marker in
+  doubt (a marker gone that may never have been there).
 """
 
 from __future__ import annotations
@@ -68,7 +69,8 @@ def rests_on_doubt(alert: Alert, after: TableReading, before: TableReading | Non
     if alert.code.about is About.TRAIN:
         owner = alert.train if alert.train is not None else alert.seat
         return (any(u.kind == "loose-marker" for u in after.uncertainties)
-                or owner in doubted_markers(after))
+                or owner in doubted_markers(after)
+                or (before is not None and owner in doubted_markers(before)))
     owners = [alert.train] if alert.train is not None else [t.owner for t in after.table.trains]
     for owner in owners:
         laid, gone, read_two_ways = _changed(before, after, owner)
