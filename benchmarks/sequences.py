@@ -1,7 +1,7 @@
 """The known table on painted rounds: a fixed camera over patterned cloths.
 
     .venv/bin/python -m benchmarks.sequences [--tables N] [--quick]
-        [--settings known_mat,...] [--surfaces checks,...] [--[no-]marker-candidates]
+        [--settings known_mat,...] [--surfaces checks,...] [--no-marker-candidates]
         [--out FILE]
 
 Writes ``benchmarks/results/sequences.json`` (or ``--out``). ``--settings`` follows the
@@ -41,8 +41,8 @@ without models. Parts:
   on a train without), markers doubted (shown, but reported in doubt: between two
   trains, or found where the table changed, not by the detector), tables with a
   marker (a round shows its first marker after 9 to 30 tables: ``--tables`` sets how
-  far the rounds go), the known table's marker candidates (with
-  ``--marker-candidates``, the tracker's option), and false and missed alerts per
+  far the rounds go), the known table's marker candidates (the
+  tracker's option, on; off with ``--no-marker-candidates``), and false and missed alerts per
   100 moves (against the round's referee on the true tables). An alert the
   tracker marks doubtful (``AlertDetails.doubtful``: it rests on a reading in
   doubt, and asks to be checked) is not a false alert but counted apart
@@ -241,7 +241,7 @@ class _Frames:
 
 def follow_round(pictures: Sequence[Picture], truth: Sequence[TableState], seed: int,
                  reader: Any, known: bool, mat: bool,
-                 marker_candidates: bool = False) -> dict[str, Any]:
+                 marker_candidates: bool = True) -> dict[str, Any]:
     """Follow the round's video; its counts against the true tables (``truth[k]`` is
     shown by ``pictures[k + 1]``; ``pictures[0]`` is the bare table)."""
     from engine.referee import judge
@@ -331,7 +331,7 @@ SETTINGS = ("known_no_mat", "known_mat", "plain_no_mat", "plain_mat")
 def rounds_part(rounds: Sequence[tuple[str, bool, int, list[Picture]]],
                 truths: Sequence[list[TableState]], reader: Any,
                 settings: Sequence[str] = SETTINGS,
-                marker_candidates: bool = False) -> dict[str, Any]:
+                marker_candidates: bool = True) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for known in (True, False):
         for mat in (False, True):
@@ -396,7 +396,8 @@ def make_rounds(tables: int, mats: Sequence[bool] = (False, True),
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--tables", type=int, default=12, help="tables per round")
+    parser.add_argument("--tables", type=int, default=20,
+                        help="tables per round (markers are first laid after 9 to 30)")
     parser.add_argument("--quick", action="store_true", help="short rounds, a smoke test")
     parser.add_argument("--models", default=str(ROOT / "models"))
     parser.add_argument("--settings", default=",".join(SETTINGS),
@@ -406,7 +407,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated cloths to play on (only these; the parts "
                              "without models are then skipped)")
     parser.add_argument("--marker-candidates", action=argparse.BooleanOptionalAction,
-                        default=False,
+                        default=True,
                         help="with the known table, add the markers the detector missed "
                              "where a marker-sized region changed by a tile")
     parser.add_argument("--out", default=str(RESULTS), help="where the results go")

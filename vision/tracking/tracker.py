@@ -112,7 +112,7 @@ class Tracker:
                  opener: Callable[[Any], Capture] | None = None,
                  sleep: Callable[[float], None] = time.sleep,
                  realtime: bool = False, known_table: bool = True,
-                 windows: bool = True, marker_candidates: bool = False) -> None:
+                 windows: bool = True, marker_candidates: bool = True) -> None:
         self.source = frame_source(source, opener)
         self.players = players
         self.rules = rules or RuleSet.preset("standard")
