@@ -1,7 +1,8 @@
 """The known table on painted rounds: a fixed camera over patterned cloths.
 
     .venv/bin/python -m benchmarks.sequences [--tables N] [--quick]
-        [--settings known_mat,...] [--surfaces checks,...] [--out FILE]
+        [--settings known_mat,...] [--surfaces checks,...] [--no-marker-candidates]
+        [--out FILE]
 
 Writes ``benchmarks/results/sequences.json`` (or ``--out``). ``--settings`` follows the
 rounds only in the settings named (``known_no_mat``, ``known_mat``, ``plain_no_mat``,
@@ -34,8 +35,14 @@ without models. Parts:
   the tracker's table settled while it was shown, in the right train and
   place), phantom tiles (tiles in those tables no true table holds there),
   markers right (trains whose marker, there or not, the settled table shows
-  right), markers found (true markers the settled table shows) and false
-  markers (markers on trains that have none), and false and missed alerts per
+  right), markers found (true markers the settled table shows on their train; their
+  share is the issue's target) and false markers (markers on trains that have
+  none), markers on the wrong train (a true marker missed where the table shows one
+  on a train without), markers doubted (shown, but reported in doubt: between two
+  trains, or found where the table changed, not by the detector), tables with a
+  marker (a round shows its first marker after 9 to 30 tables: ``--tables`` sets how
+  far the rounds go), the known table's marker candidates (the
+  tracker's option, on; off with ``--no-marker-candidates``), and false and missed alerts per
   100 moves (against the round's referee on the true tables). An alert the
   tracker marks doubtful (``AlertDetails.doubtful``: it rests on a reading in
   doubt, and asks to be checked) is not a false alert but counted apart
@@ -51,6 +58,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import time
@@ -232,42 +240,52 @@ class _Frames:
 
 
 def follow_round(pictures: Sequence[Picture], truth: Sequence[TableState], seed: int,
-                 reader: Any, known: bool, mat: bool) -> dict[str, Any]:
+                 reader: Any, known: bool, mat: bool,
+                 marker_candidates: bool = True) -> dict[str, Any]:
     """Follow the round's video; its counts against the true tables (``truth[k]`` is
     shown by ``pictures[k + 1]``; ``pictures[0]`` is the bare table)."""
     from engine.referee import judge
     from vision.events import AlertRaised, CameraReason, CameraStatus, TableSettled
+    from vision.tracking.alert_doubts import doubted_markers
     from vision.tracking.tracker import Tracker
 
     shown = [Shown(p.image, p.tiles, p.markers) for p in pictures]
     capture = _Frames(game_frames(shown, seed, hold_s=2.0))
     tracker = Tracker("0", PLAYERS, RuleSet.preset("standard"), reader=reader, mat=mat,
                       engine=truth[0].engine, opener=lambda _: capture, max_retries=0,
-                      sleep=lambda _: None, known_table=known)
+                      sleep=lambda _: None, known_table=known,
+                      marker_candidates=marker_candidates)
     reader.reset()
     settled: dict[int, TableState] = {}  # picture -> the last table settled while shown
+    doubted: dict[int, set[Any]] = {}  # picture -> trains whose marker that table doubts
     tables, alerts = [], []
     t0 = time.perf_counter()
     for event in tracker:
         if isinstance(event, TableSettled):
             tables.append(event.table)
             settled[capture.shown[event.frame]] = event.table
+            doubted[capture.shown[event.frame]] = (set() if event.reading is None
+                                                   else doubted_markers(event.reading))
         elif isinstance(event, AlertRaised):
             alerts.append((event.alert, event.details.doubtful))
         elif isinstance(event, CameraStatus) and event.reason is CameraReason.LOST:
             break
     seconds = time.perf_counter() - t0
     whole = right = phantoms = tiles = markers = trains = marked = found_marks = 0
-    false_marks = 0
+    false_marks = wrong_train = doubted_marks = marked_tables = 0
     last: TableState | None = None
+    last_doubts: set[Any] = set()
     for k, want in enumerate(truth, start=1):
         got = settled.get(k, last)
-        last = got
+        doubts = doubted.get(k, last_doubts)
+        last, last_doubts = got, doubts
         whole += got == want
         places = _tile_places(want)
         tiles += sum(places.values())
+        marked_tables += any(t.marker for t in want.trains)
         if got is None:
             trains += len(want.trains)
+            marked += sum(t.marker for t in want.trains)
             continue
         found = _tile_places(got)
         right += sum((places & found).values())
@@ -278,6 +296,12 @@ def follow_round(pictures: Sequence[Picture], truth: Sequence[TableState], seed:
         marked += sum(t.marker for t in want.trains)
         found_marks += sum(t.marker and bool(marks.get(t.owner)) for t in want.trains)
         false_marks += sum(not t.marker and bool(marks.get(t.owner)) for t in want.trains)
+        # a marker shown on another train: one true marker missed where one is shown
+        # on a train without
+        wrong_train += min(sum(t.marker and not marks.get(t.owner) for t in want.trains),
+                           sum(not t.marker and bool(marks.get(t.owner)) for t in want.trains))
+        doubted_marks += sum(bool(marks.get(t.owner)) and t.owner in doubts
+                             for t in want.trains)
         trains += len(want.trains)
     reference = [a for a in judge(truth, RuleSet.preset("standard"), PLAYERS) if a.is_error]
     every = Counter((a.code, a.train) for a, _ in alerts if a.is_error)
@@ -288,13 +312,16 @@ def follow_round(pictures: Sequence[Picture], truth: Sequence[TableState], seed:
     return {"tables": len(truth), "whole": whole, "tiles": tiles, "right": right,
             "phantoms": phantoms, "trains": trains, "markers": markers,
             "marked": marked, "markers_found": found_marks, "false_markers": false_marks,
+            "markers_wrong_train": wrong_train, "markers_doubted": doubted_marks,
+            "marked_tables": marked_tables,
             "moves": len(truth) - 1, "false": false_sure, "false_every": false_every,
             "doubtful": sum(every.values()) - sum(sure.values()),
             "doubtful_false": false_every - false_sure,
             "missed": sum((want_keys - every).values()), "frames": len(capture.shown),
             "seconds": seconds, "reads": tracker.reads,
             "dropped": 0 if tracker.known is None else tracker.known.dropped,
-            "added": 0 if tracker.known is None else tracker.known.added}
+            "added": 0 if tracker.known is None else tracker.known.added,
+            "marker_candidates": 0 if tracker.known is None else tracker.known.markers_added}
 
 
 #: The settings the rounds are followed in: the known table or not, the mat or not.
@@ -303,13 +330,14 @@ SETTINGS = ("known_no_mat", "known_mat", "plain_no_mat", "plain_mat")
 
 def rounds_part(rounds: Sequence[tuple[str, bool, int, list[Picture]]],
                 truths: Sequence[list[TableState]], reader: Any,
-                settings: Sequence[str] = SETTINGS) -> dict[str, Any]:
+                settings: Sequence[str] = SETTINGS,
+                marker_candidates: bool = True) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for known in (True, False):
         for mat in (False, True):
             if f"{'known' if known else 'plain'}_{'mat' if mat else 'no_mat'}" not in settings:
                 continue
-            rows = [follow_round(p, t, seed, reader, known, mat)
+            rows = [follow_round(p, t, seed, reader, known, mat, marker_candidates)
                     for (surface, m, seed, p), t in zip(rounds, truths, strict=True) if m == mat]
             total = {k: sum(r[k] for r in rows) for k in rows[0]}
             moves = max(total["moves"], 1)
@@ -321,7 +349,12 @@ def rounds_part(rounds: Sequence[tuple[str, bool, int, list[Picture]]],
                                                  3),
                 "markers_right": round(total["markers"] / max(total["trains"], 1), 4),
                 "markers_found": f"{total['markers_found']}/{total['marked']}",
+                "markers_found_share": (round(total["markers_found"] / total["marked"], 4)
+                                        if total["marked"] else None),
+                "tables_with_markers": total["marked_tables"],
                 "false_markers": total["false_markers"],
+                "markers_wrong_train": total["markers_wrong_train"],
+                "markers_doubted": total["markers_doubted"],
                 "false_alerts_per_100_moves": round(100 * total["false"] / moves, 2),
                 "doubtful_alerts": total["doubtful"],
                 "doubtful_alerts_false": total["doubtful_false"],
@@ -330,9 +363,11 @@ def rounds_part(rounds: Sequence[tuple[str, bool, int, list[Picture]]],
                 "missed_alerts_per_100_moves": round(100 * total["missed"] / moves, 2),
                 "boxes_dropped": total["dropped"], "tiles_added": total["added"],
                 "frames_per_second": round(total["frames"] / max(total["seconds"], 1e-9), 1),
+                "marker_candidates": total["marker_candidates"],
                 "per_surface": [{k: r[k] for k in ("whole", "tables", "right", "tiles",
                                                    "phantoms", "marked", "markers_found",
-                                                   "false_markers", "false", "doubtful",
+                                                   "false_markers", "markers_wrong_train",
+                                                   "markers_doubted", "false", "doubtful",
                                                    "missed")}
                                 | {"surface": s}
                                 for r, (s, m, _, _) in zip(rows, [x for x in rounds
@@ -361,7 +396,8 @@ def make_rounds(tables: int, mats: Sequence[bool] = (False, True),
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--tables", type=int, default=12, help="tables per round")
+    parser.add_argument("--tables", type=int, default=20,
+                        help="tables per round (markers are first laid after 9 to 30)")
     parser.add_argument("--quick", action="store_true", help="short rounds, a smoke test")
     parser.add_argument("--models", default=str(ROOT / "models"))
     parser.add_argument("--settings", default=",".join(SETTINGS),
@@ -370,6 +406,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--surfaces", default=",".join(SEQUENCE_SURFACES),
                         help="comma-separated cloths to play on (only these; the parts "
                              "without models are then skipped)")
+    parser.add_argument("--marker-candidates", action=argparse.BooleanOptionalAction,
+                        default=True,
+                        help="with the known table, add the markers the detector missed "
+                             "where a marker-sized region changed by a tile")
     parser.add_argument("--out", default=str(RESULTS), help="where the results go")
     args = parser.parse_args(argv)
     tables = 4 if args.quick else args.tables
@@ -386,6 +426,10 @@ def main(argv: list[str] | None = None) -> int:
                                  surfaces)
     results: dict[str, Any] = {"surfaces": surfaces, "players": PLAYERS,
                                "tables_per_round": tables, "frame_size": [1280, 720],
+                               "marker_candidates": args.marker_candidates,
+                               "cpu": {"cores": os.cpu_count(),
+                                       "load_average_at_start": [round(x, 2) for x in
+                                                                 os.getloadavg()]},
                                "renderer": "generator's painter (datasets.table_sequence); "
                                            "photoreal sequences out of scope"}
     if every:
@@ -403,7 +447,9 @@ def main(argv: list[str] | None = None) -> int:
         from vision.models.precision import chosen_precision
 
         results["precision"] = chosen_precision()
-        results["rounds"] = rounds_part(rounds, truths, reader, settings)
+        results["rounds"] = rounds_part(rounds, truths, reader, settings,
+                                        args.marker_candidates)
+    results["cpu"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")

@@ -84,15 +84,18 @@ class PaintedReader:
     """A ``TileSource`` that reads what was painted: the frame's key pixel names the
     picture; boxes are its tiles (shifted by ``shift`` from frame ``shift_from`` on) but
     the tile of ``missed`` (picture index -> tile index) it does not find, plus a box on
-    the printed domino, read surely as a 6-6; and the markers painted."""
+    the printed domino, read surely as a 6-6; and the markers painted (none with
+    ``miss_markers``: a detector that misses them all)."""
 
     tile_class, marker_class = 0, 1
     marker_threshold = 0.0
     join_fragments = False
 
-    def __init__(self, rnd: PaintedRound, missed: dict[int, int] | None = None) -> None:
+    def __init__(self, rnd: PaintedRound, missed: dict[int, int] | None = None,
+                 miss_markers: bool = False) -> None:
         self.rnd = rnd
         self.missed = missed or {}
+        self.miss_markers = miss_markers
         self.offset = np.zeros(2)
         self.boxes_read: list[np.ndarray] = []
 
@@ -106,7 +109,7 @@ class PaintedReader:
                    if self.missed.get(k) != i]
         if picture.printed is not None:
             corners.append(picture.printed + self.offset)
-        markers = [m + self.offset for m in picture.markers]
+        markers = [] if self.miss_markers else [m + self.offset for m in picture.markers]
         n, m = len(corners), len(markers)
         return Detections(np.array(corners + markers, np.float32).reshape(-1, 4, 2),
                           np.full(n + m, 0.9), np.r_[np.zeros(n), np.ones(m)])

@@ -103,3 +103,47 @@ def test_a_tile_read_two_ways_in_its_place_makes_its_alerts_doubtful() -> None:
     taken = alerts_of(reading("12 | 0: 12-5 5-6 | 1: 12-3 | mexican:"),
                       reading("12 | 0: 12-5 | 1: 12-3 | mexican:"))
     assert ("tile-removed", False) in taken
+
+
+
+def test_a_marker_found_where_the_table_changed_is_doubtful_on_its_train_only() -> None:
+    import numpy as np
+
+    from vision.tracking.alert_doubts import doubted_markers, with_unsure_markers
+
+    before = reading("12 | 0: 12-5 * | 1: 12-3 | mexican:")
+    after = reading("12 | 0: 12-5 | 1: 12-3 | mexican:")
+    assert ("marker-stale", False) in alerts_of(before, after)
+    # marker 0 given train 0, marker 1 train 1; only marker 0 came from the known table
+    owned = TableReading(after.table, {}, list(after.uncertainties), after.assignment,
+                         [0, 1], positions=after.positions)
+    unsure = with_unsure_markers(owned, np.array([True, False]))
+    assert doubted_markers(unsure) == {0}
+    assert [u.owners for u in unsure.uncertainties if u.kind == "unsure-marker"] == [(0,)]
+    assert ("marker-stale", True) in alerts_of(before, unsure)
+    # the other train's marker unsure: the alert on train 0 stays sure
+    other = with_unsure_markers(owned, np.array([False, True]))
+    assert doubted_markers(other) == {1} and ("marker-stale", False) in alerts_of(before, other)
+    # found by the detector: nothing added
+    assert with_unsure_markers(owned, np.array([False, False])) is owned
+    # a marker that marks no train adds no doubt of its own
+    assert not doubted_markers(with_unsure_markers(
+        TableReading(after.table, {}, [], after.assignment, [None],
+                     positions=after.positions), np.array([True])))
+
+
+def test_a_marker_gone_that_was_found_only_where_the_table_changed_is_doubtful() -> None:
+    import numpy as np
+
+    from vision.tracking.alert_doubts import with_unsure_markers
+
+    shown = reading("12 | 0: 12-5 * | 1: 12-3 | mexican:")
+    after = reading("12 | 0: 12-5 | 1: 12-3 | mexican:")  # the marker is gone
+    assert ("marker-stale", False) in alerts_of(shown, after)
+    found_so = with_unsure_markers(TableReading(shown.table, {}, [], shown.assignment, [0],
+                                                positions=shown.positions), np.array([True]))
+    assert ("marker-stale", True) in alerts_of(found_so, after)
+    # another train's marker in doubt before says nothing of train 0's
+    other = with_unsure_markers(TableReading(shown.table, {}, [], shown.assignment, [1],
+                                             positions=shown.positions), np.array([True]))
+    assert ("marker-stale", False) in alerts_of(other, after)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 from known_table_fakes import (
@@ -131,12 +132,13 @@ def test_a_bumped_camera_is_learned_again(rnd: PaintedRound) -> None:
 
 
 def follow(tmp_path: Path, rnd: PaintedRound, *, known: bool, missed: dict[int, int],
-           bump_at: int | None = None) -> tuple[list[Any], PaintedReader]:
+           bump_at: int | None = None, miss_markers: bool = False,
+           marker_candidates: bool = False) -> tuple[list[Any], PaintedReader]:
     """The tracker over the round: each picture held 10 frames, the light changing;
     from picture ``bump_at`` on, the camera bumped by (9, -6) px. The engine is told, as
     the companion app tells it."""
     rng = np.random.default_rng(5)
-    reader = PaintedReader(rnd, missed)
+    reader = PaintedReader(rnd, missed, miss_markers)
     frames: list[np.ndarray] = []
     bumped_from: int | None = None
     for k, picture in enumerate(rnd.pictures):
@@ -156,7 +158,8 @@ def follow(tmp_path: Path, rnd: PaintedRound, *, known: bool, missed: dict[int, 
     video.write_bytes(b"")
     tracker = Tracker(video, rnd.players, RuleSet.preset("standard"), reader=reader,
                       mat=False, opener=lambda _: FramesCapture(frames, on_frame),
-                      sleep=lambda _: None, known_table=known, engine=rnd.tables[0].engine)
+                      sleep=lambda _: None, known_table=known, engine=rnd.tables[0].engine,
+                      marker_candidates=marker_candidates)
     return list(tracker), reader
 
 
@@ -240,3 +243,64 @@ def test_no_marker_candidates_on_a_table_that_did_not_change(rnd: PaintedRound) 
     # the bare table itself: no tile to lie by, no change
     bare = exposed(rnd.pictures[0].image, 0.9, 4.0, rng)
     assert not len(known.marker_candidates(known.view(bare), tiles, tiles, tile_scale(tiles)))
+
+
+def test_the_tracker_adds_the_markers_the_detector_missed_as_doubtful(tmp_path: Path) -> None:
+    rnd = painted_round(21, "checks", True, tables=8)
+    marked = [k for k, t in enumerate(rnd.tables) if any(tr.marker for tr in t.trains)]
+    assert marked
+    # a detector that misses every marker: without the candidates no table shows one
+    events, _ = follow(tmp_path, rnd, known=True, missed={}, miss_markers=True)
+    assert not any(tr.marker for t in settled(events) for tr in t.trains)
+    events, _ = follow(tmp_path, rnd, known=True, missed={}, miss_markers=True,
+                       marker_candidates=True)
+    assert settled(events) == rnd.tables
+    for event in (e for e in events if isinstance(e, TableSettled)):
+        assert event.reading is not None
+        owners = {tr.owner for tr in event.table.trains if tr.marker}
+        unsure = {o for u in event.reading.uncertainties if u.kind == "unsure-marker"
+                  for o in u.owners}
+        assert unsure == owners  # every marker found so is reported, none other
+    # found by the detector, the same markers are sure
+    events, _ = follow(tmp_path, rnd, known=True, missed={}, marker_candidates=True)
+    assert settled(events) == rnd.tables
+    readings = [e.reading for e in events if isinstance(e, TableSettled)]
+    assert not [u for r in readings if r is not None
+                for u in r.uncertainties if u.kind == "unsure-marker"]
+
+
+def _cloth_and_tiles() -> tuple[np.ndarray, np.ndarray]:
+    """A mottled bare cloth (1280x720) and two tile outlines (60 by 30 px) of a train."""
+    rng = np.random.default_rng(9)
+    noise = cv2.GaussianBlur(rng.normal(0, 1, (720, 1280)).astype(np.float32), (0, 0), 3)
+    grey = np.clip(150 + 400 * noise, 0, 255).astype(np.uint8)
+    cloth = cv2.merge([grey, (grey * 0.8).astype(np.uint8), (grey * 0.6).astype(np.uint8)])
+    tiles = np.array([box((500, 360), 60, 0.0), box((560, 360), 60, 0.0)], np.float32)
+    return cloth, tiles
+
+
+def _with_discs(frame: np.ndarray, centres: list[tuple[int, int]]) -> np.ndarray:
+    out = frame.copy()
+    for c in centres:
+        cv2.circle(out, c, 14, (40, 90, 200), -1)  # a coin of about half a tile's length
+    return out
+
+
+def test_a_lone_marker_sized_change_is_a_marker_and_pieces_are_not() -> None:
+    cloth, tiles = _cloth_and_tiles()
+    known = KnownTable()
+    for _ in range(EMPTY_FRAMES):
+        known.see_empty(cloth)
+    scale = tile_scale(tiles)
+    beyond = (640, 360)  # beyond the train's end, by its last tile
+
+    def found(frame: np.ndarray) -> np.ndarray:
+        return known.marker_candidates(known.view(frame), tiles, tiles, scale)
+
+    lone = found(_with_discs(cloth, [beyond]))
+    assert len(lone) == 1
+    assert np.linalg.norm(lone[0].mean(axis=0) - np.array(beyond)) < 6
+    # two marker-sized changes two thirds of a tile apart are pieces of one thing
+    assert not len(found(_with_discs(cloth, [beyond, (640, 400)])))
+    # far from every tile it is no marker either
+    assert not len(found(_with_discs(cloth, [(1100, 100)])))

@@ -24,9 +24,12 @@ From them, for each still frame (:meth:`KnownTable.screen`):
   frame (``cv2.minAreaRect``) and it is added as a tile box, to be read there;
 - a region changed since the table was bare that no box covers, of a marker's
   size and shape (a coin, a pawn, a toy train: a fifth to most of a tile's
-  area, neither a sliver nor longer than a tile) and lying by a tile (a train's
-  end), is a marker candidate even where the detector found none: it stays one
-  while the marker lies there, and the table's reading decides whose it is;
+  area, neither a sliver nor longer than a tile), lying by a tile (a train's
+  end) and alone (two within ``MARKERS_APART`` are pieces of one larger change), is
+  a marker candidate even where the detector found none: it stays one while the
+  marker lies there, and the table's reading decides whose it is. Marker
+  candidates are looked for before tile candidates: a coin or toy train laid
+  since the last settled table is long enough for a tile candidate too;
 - a view that shifted as a whole (:meth:`KnownTable.bumped`, phase correlation
   against the last settled table) is a bumped camera: the empty table is moved
   with it and the table learned again from the new view.
@@ -91,6 +94,10 @@ MARKER_AREA = (0.15, 0.9)
 MARKER_LONG = 1.0
 MARKER_SHORT = 0.45
 MARKER_REACH = 4.0
+#: Marker candidates whose centres lie within this many tile lengths of one another are
+#: pieces of one larger change (a pale tile that changed at its pips and edges), not
+#: markers: each train has one marker, and trains lie apart.
+MARKERS_APART = 0.75
 #: The whole view shifted at least this many small pixels, and the shift is clear
 #: (phase correlation's response), is a bumped camera.
 BUMP_PX = 1.5
@@ -135,6 +142,8 @@ class KnownTable:
         self.dropped = 0
         self.added = 0
         self.markers_added = 0
+        #: The marker candidates the last :meth:`screen` added (M, 4, 2).
+        self.last_marker_candidates = np.zeros((0, 4, 2), np.float32)
         self._last: tuple[np.ndarray, TableView] | None = None
 
     def view(self, frame: np.ndarray) -> TableView:
@@ -331,7 +340,23 @@ class KnownTable:
                 continue
             out.append(order_corners(cv2.boxPoints(((cx * s, cy * s),
                                                     ((rw + 1) * s, (rh + 1) * s), angle))))
-        return np.array(out, np.float32).reshape(-1, 4, 2)
+        marks = np.array(out, np.float32).reshape(-1, 4, 2)
+        if len(marks) > 1:  # pieces of one thing (a pale tile changed at its pips), no markers
+            centres = marks.mean(axis=1)
+            gaps = np.linalg.norm(centres[:, None] - centres[None], axis=2)
+            np.fill_diagonal(gaps, np.inf)
+            marks = marks[gaps.min(axis=1) > MARKERS_APART * scale[1]]
+        return marks
+
+    def made_markers(self, corners: np.ndarray) -> np.ndarray:
+        """For each marker outline ``corners`` (N, 4, 2): whether it is a marker candidate
+        the last :meth:`screen` added (not the detector's)."""
+        made = self.last_marker_candidates
+        corners = np.asarray(corners, np.float32).reshape(-1, 4, 2)
+        if not len(made) or not len(corners):
+            return np.zeros(len(corners), bool)
+        gaps = np.abs(corners[:, None] - made[None]).reshape(len(corners), len(made), -1)
+        return np.asarray((gaps.max(axis=2) < 1e-3).any(axis=1))
 
     def screen(self, frame: np.ndarray, found: Detections, tile_class: int,
                known: np.ndarray | None = None, marker_class: int = -1,
@@ -340,7 +365,8 @@ class KnownTable:
         where a tile-sized region changed since the last settled table and no box lies
         (``known``: outlines of the tiles held already, for the scale and as taken), and
         with ``marker_class`` (``marker_confidence``) boxes added where a marker-sized
-        region changed since the table was bare by a tile and no box lies."""
+        region changed since the table was bare by a tile and no box lies (looked for
+        first: see the module's notes)."""
         view = self.view(frame)
         keep = ~self.unchanged_boxes(view, found.corners) if len(found) else np.zeros(0, bool)
         keep |= _on_kept(found.corners, keep)  # a piece of a tile kept is the reader's to judge
@@ -351,14 +377,16 @@ class KnownTable:
                                                                                np.float32)
         taken = np.concatenate([kept.corners, held.reshape(-1, 4, 2)])
         scale = tile_scale(np.concatenate([tiles.reshape(-1, 4, 2), held.reshape(-1, 4, 2)]))
-        new = self.candidates(frame, view, taken, scale)
+        marks = np.zeros((0, 4, 2), np.float32)
+        if marker_class >= 0:  # first: a toy train or coin laid since the last table is
+            # also long enough for a tile candidate, while a tile changes more than a marker
+            marks = self.marker_candidates(
+                view, np.concatenate([tiles.reshape(-1, 4, 2), held.reshape(-1, 4, 2)]),
+                taken, scale)
+        self.last_marker_candidates = marks
+        new = self.candidates(frame, view, np.concatenate([taken, marks]), scale)
         if len(new):  # a change back to the bare table is no tile (a lamp on the mat's print)
             new = new[~self.unchanged_boxes(view, new)]
-        marks = np.zeros((0, 4, 2), np.float32)
-        if marker_class >= 0:
-            marks = self.marker_candidates(
-                view, np.concatenate([tiles.reshape(-1, 4, 2), held.reshape(-1, 4, 2), new]),
-                np.concatenate([taken, new]), scale)
         if not len(new) and not len(marks):
             return kept
         self.added += len(new)

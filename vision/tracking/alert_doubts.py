@@ -17,18 +17,31 @@ An alert rests on:
   tile read two ways: misread once, or swapped for another in its place; the
   reading cannot tell which);
 - for an alert about a train's marker (``About.TRAIN``), the markers read with
-  doubt: one between two trains that names this one, or one that lies by no
-  train.
+  doubt: one between two trains that names this one, one the detector did not find
+  (found where the table changed, ``unsure-marker``) that names this one, or one that
+  lies by no train; and the table settled before showing this train's marker in
+  doubt (a marker gone that may never have been there).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import numpy as np
+
 from engine import Owner
 from engine.alerts import About, Alert
-from vision.table import TableReading
+from vision.table import TableReading, Uncertainty
 
 #: Uncertainties that make a marker's train doubtful.
-MARKER_DOUBTS = ("marker-between", "loose-marker")
+MARKER_DOUBTS = ("marker-between", "loose-marker", "unsure-marker")
+
+
+def doubted_markers(reading: TableReading) -> set[Owner]:
+    """The trains whose marker ``reading`` shows with doubt: a marker between two trains
+    names both, a marker found where the table changed (``unsure-marker``) its train."""
+    return {owner for u in reading.uncertainties if u.kind in MARKER_DOUBTS
+            for owner in u.owners}
 
 
 def _changed(before: TableReading | None, after: TableReading, owner: Owner
@@ -55,8 +68,9 @@ def rests_on_doubt(alert: Alert, after: TableReading, before: TableReading | Non
         return False
     if alert.code.about is About.TRAIN:
         owner = alert.train if alert.train is not None else alert.seat
-        return any(u.kind in MARKER_DOUBTS and (u.kind == "loose-marker" or owner in u.owners)
-                   for u in after.uncertainties)
+        return (any(u.kind == "loose-marker" for u in after.uncertainties)
+                or owner in doubted_markers(after)
+                or (before is not None and owner in doubted_markers(before)))
     owners = [alert.train] if alert.train is not None else [t.owner for t in after.table.trains]
     for owner in owners:
         laid, gone, read_two_ways = _changed(before, after, owner)
@@ -65,3 +79,15 @@ def rests_on_doubt(alert: Alert, after: TableReading, before: TableReading | Non
         if before is not None and any(before.doubted(owner, k) for k in gone):
             return True
     return False
+
+
+def with_unsure_markers(reading: TableReading, unsure: np.ndarray) -> TableReading:
+    """``reading`` with each marker ``j`` flagged in ``unsure`` (found where the table
+    changed, not by the detector) that it gives a train reported ``unsure-marker``."""
+    doubts = [Uncertainty("unsure-marker", f"marker {j} of train {owner} was found where "
+                          "the table changed, not by the detector: check it",
+                          owners=(owner,), markers=(j,))
+              for j, owner in enumerate(reading.marker_owners)
+              if j < len(unsure) and unsure[j] and owner is not None]
+    return replace(reading, uncertainties=[*reading.uncertainties, *doubts]) if doubts \
+        else reading

@@ -30,7 +30,9 @@ of images (``vision.tracking.frame_source``) and yields :data:`vision.events.Tra
   (``CameraStatus`` ``MOVED``); once a table settled, the detector looks only at
   windows of the frame around what changed since the frame before
   (``vision.tracking.window_look``), and the mat is found again only when it looks
-  at the whole frame;
+  at the whole frame; with ``marker_candidates`` a marker-sized change since the bare
+  table by a tile that no box covers is a marker (the detector missed it), reported
+  doubtful (``unsure-marker``);
 - an alert that rests on a tile or marker read with doubt is marked doubtful
   (``AlertDetails.doubtful``, ``vision.tracking.alert_doubts``): to be checked, not
   believed.
@@ -62,7 +64,7 @@ from vision.models.detections import Detections
 from vision.reading.reader_interface import FrameReader, TileSource
 from vision.readings import TileReading, TileReadings
 from vision.table import TableReading, reconstruct
-from vision.tracking.alert_doubts import rests_on_doubt
+from vision.tracking.alert_doubts import rests_on_doubt, with_unsure_markers
 from vision.tracking.frame_source import Capture, FrameSource, frame_source
 from vision.tracking.table_vote import (
     TableVote,
@@ -98,7 +100,8 @@ class Tracker:
     ``known_table`` keeps a model of the table watched (``vision.change.known_table``) when
     the reader reads boxes apart; with it, ``windows`` looks for tiles only where a still
     frame changed when the reader can look at part of a frame
-    (``vision.tracking.window_look``).
+    (``vision.tracking.window_look``), and ``marker_candidates`` adds the markers the
+    detector missed where the table changed (each reported ``unsure-marker``).
     """
 
     def __init__(self, source: str | int | Path, players: int, rules: RuleSet | None = None, *,
@@ -109,7 +112,7 @@ class Tracker:
                  opener: Callable[[Any], Capture] | None = None,
                  sleep: Callable[[float], None] = time.sleep,
                  realtime: bool = False, known_table: bool = True,
-                 windows: bool = True) -> None:
+                 windows: bool = True, marker_candidates: bool = True) -> None:
         self.source = frame_source(source, opener)
         self.players = players
         self.rules = rules or RuleSet.preset("standard")
@@ -136,6 +139,9 @@ class Tracker:
         #: when the reader can look at part of a frame).
         self.use_windows = windows
         self.windows: WindowLook | None = None
+        #: Whether the known table adds markers the detector missed where a marker-sized
+        #: region changed by a tile (``KnownTable.marker_candidates``; reported doubtful).
+        self.use_marker_candidates = marker_candidates
         #: The round's referee: every table settled so far, judged.
         self.referee = Referee(self.rules, players, first, engine)
         #: The reading the last settled table came from.
@@ -189,8 +195,10 @@ class Tracker:
         if memory is not None:
             found = self._detect(frame, memory)
             if self.known is not None:  # phantoms on bare table out, missed tiles in
+                marker_class = (memory.reader.marker_class if self.use_marker_candidates
+                                else -1)
                 found = self.known.screen(frame, found, memory.reader.tile_class,
-                                          memory.detections.corners)
+                                          memory.detections.corners, marker_class)
             return memory.update_with_detections(frame, found)
         frame_reading = self.reader.read(frame)
         self.counts.tiles_read += len(frame_reading.tiles)
@@ -224,6 +232,8 @@ class Tracker:
             # gap is a tile taken away, not one the detector missed
             reading = reconstruct(tiles, markers, self.players, mat_view, engine=engine,
                                   infer_gaps=False, look=look)
+        if self.known is not None and len(markers):  # markers the detector missed: doubtful
+            reading = with_unsure_markers(reading, self.known.made_markers(markers.corners))
         return reading
 
     # -- the loop ----------------------------------------------------------------------
