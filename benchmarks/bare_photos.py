@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.hands import PHOTOREAL_SPRITES, SPRITES
-from benchmarks.matching import match
+from benchmarks.matching import labelled_read
 
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
@@ -74,15 +74,9 @@ class _Tally:
         self.counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0, 0])
 
     def add(self, key: str, labels: dict[str, Any], frame: Any) -> str:
-        want = np.array([t["corners"] for t in labels["tiles"]], np.float32).reshape(-1, 4, 2)
-        got = np.array([t.corners for t in frame.tiles.each()], np.float32).reshape(-1, 4, 2)
-        pairs = match(want, got)
-        right = sum(sorted(labels["tiles"][a]["values"]) == sorted(frame.tiles.reading(b).values)
-                    for a, b in pairs)
-        backs = np.array([t["corners"] for t in labels.get("face_down", [])],
-                         np.float32).reshape(-1, 4, 2)
-        unmatched = sorted(set(range(len(got))) - {b for _, b in pairs})
-        on_backs = len(match(backs, got[unmatched])) if unmatched and len(backs) else 0
+        seen = labelled_read(labels, frame)
+        want, got, pairs, right = seen.want, seen.got, seen.pairs, seen.right
+        unmatched, on_backs = seen.unmatched, seen.on_backs
         objects = [np.asarray(o["corners"], np.float32) for part in ("tiles", "face_down",
                                                                       "markers")
                    for o in labels.get(part, [])]

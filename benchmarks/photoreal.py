@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.matching import match
+from benchmarks.matching import labelled_read
 from benchmarks.table import Tally
 from engine import TableState
 from engine.errors import BadInputError
@@ -73,15 +73,9 @@ class _Part:
     def add(self, labels: dict[str, Any], frame: Any, reading: Any, found_mat: bool,
             seconds: float, name: str) -> None:
         truth = TableState.from_json(labels["table"])
-        want = np.array([t["corners"] for t in labels["tiles"]], np.float32).reshape(-1, 4, 2)
-        got = np.array([t.corners for t in frame.tiles.each()], np.float32).reshape(-1, 4, 2)
-        pairs = match(want, got)
-        right = sum(sorted(labels["tiles"][a]["values"]) == sorted(frame.tiles.reading(b).values)
-                    for a, b in pairs)
-        backs = np.array([t["corners"] for t in labels.get("face_down", [])],
-                         np.float32).reshape(-1, 4, 2)
-        unmatched = sorted(set(range(len(got))) - {b for _, b in pairs})
-        on_backs = len(match(backs, got[unmatched])) if unmatched and len(backs) else 0
+        seen = labelled_read(labels, frame)
+        want, got, right = seen.want, seen.got, seen.right
+        unmatched, on_backs = seen.unmatched, seen.on_backs
         self.tiles += len(want)
         self.right += right
         self.read += len(got)

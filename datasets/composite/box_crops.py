@@ -40,7 +40,7 @@ import numpy as np
 from datasets.box_jitter import detector_jitter, jitter_corners
 from datasets.composite.compose import Options, compose_with_matte
 from datasets.composite.hand_plan import HAND_FRAME
-from datasets.composite.library import SpriteLibrary
+from datasets.composite.library import SpriteLibrary, tile_sprite_folders
 from datasets.verifier_crops import (
     APART_IOU,
     BACK,
@@ -59,7 +59,6 @@ from datasets.verifier_crops import (
     slid_and_halves,
     tile_box,
 )
-from engine.errors import BadInputError
 from vision.models.detections import polygon_iou
 from vision.models.domino_check import CROP_SIZE, verifier_crop
 from vision.models.onnx_models import ObbDetector, load_specs
@@ -195,12 +194,7 @@ def composite_box_set(sprites: Sequence[str | Path], seed: int, count: int,
     their labels, in frame order, made in ``jobs`` processes (the same arrays whatever
     ``jobs``). The detector runs its float export, so the crops do not depend on the
     CPU."""
-    folders = sorted(str(Path(f).resolve()) for f in sprites)
-    for f in folders:
-        if not Path(f).is_dir():
-            raise BadInputError(f, "no such sprite folder")
-    if not SpriteLibrary([Path(f) for f in folders]).count("tile"):
-        raise BadInputError(", ".join(folders), "holds no rendered tile sprite")
+    folders = tile_sprite_folders(sprites)
     parts = [list(range(j, count, jobs)) for j in range(jobs)]
     if jobs == 1:
         results = [_part(folders, seed, parts[0], str(models))]

@@ -25,7 +25,7 @@ import numpy as np
 
 from datasets.box_jitter import detector_jitter
 from datasets.composite.compose import Options, compose_frame
-from datasets.composite.library import SpriteLibrary
+from datasets.composite.library import SpriteLibrary, tile_sprite_folders
 from datasets.composite.write import fresh_pool
 from engine.errors import BadInputError
 from vision.models.crops import HALF_PX, half_crops
@@ -115,12 +115,7 @@ def write_composite_crops(out: str | Path, sprites: Sequence[str | Path], count:
     """``count`` crops of frames ``0, 1, ...`` of ``seed`` into ``out``, the first
     ``count`` in frame order; a folder stamped with the same request is kept as it is."""
     folder = Path(out)
-    folders = sorted(str(Path(f).resolve()) for f in sprites)
-    for f in folders:
-        if not Path(f).is_dir():
-            raise BadInputError(f, "no such sprite folder")
-    if not SpriteLibrary([Path(f) for f in folders]).count("tile"):
-        raise BadInputError(", ".join(folders), "holds no rendered tile sprite")
+    folders = tile_sprite_folders(sprites)
     stamp = folder / ".done"
     want = json.dumps({"kind": KIND, "count": count, "seed": seed, "sprites": folders})
     if stamp.is_file() and stamp.read_text() == want:

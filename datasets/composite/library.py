@@ -11,6 +11,7 @@ surfaces are), so the compositor can light every sprite of a frame alike.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -143,6 +144,18 @@ class SpriteLibrary:
         """A rendered tile showing ``values`` (either way round; of set ``style`` when
         there is one), or None."""
         return self._choose(self.tiles.get((min(values), max(values)), []), rng, style)
+
+
+def tile_sprite_folders(sprites: Sequence[str | Path]) -> list[str]:
+    """The sprite folders ``sprites``, resolved and sorted; raises ``BadInputError`` for
+    one that is not a folder, or when none holds a rendered tile sprite."""
+    folders = sorted(str(Path(f).resolve()) for f in sprites)
+    for f in folders:
+        if not Path(f).is_dir():
+            raise BadInputError(f, "no such sprite folder")
+    if not SpriteLibrary([Path(f) for f in folders]).count("tile"):
+        raise BadInputError(", ".join(folders), "holds no rendered tile sprite")
+    return folders
 
 
 def painter_tile(values: tuple[int, int], style: TileStyle, width_px: int,
