@@ -2,7 +2,7 @@
 
     .venv/bin/python -m benchmarks.sequences [--tables N] [--quick]
         [--settings known_mat,...] [--surfaces checks,...] [--no-marker-candidates]
-        [--out FILE]
+        [--sprites DIR] [--out FILE]
 
 Writes ``benchmarks/results/sequences.json`` (or ``--out``). ``--settings`` follows the
 rounds only in the settings named (``known_no_mat``, ``known_mat``, ``plain_no_mat``,
@@ -50,8 +50,10 @@ without models. Parts:
   true breach raised doubtful is not missed. ``false_alerts_counting_doubtful``
   counts both.
 
-Photoreal sequences (``datasets.photoreal``, Blender at about a minute a frame)
-are out of scope here: the rounds are painted.
+With ``--sprites DIR`` the same rounds are composited instead from the photoreal
+renderer's sprites (``datasets.composite.sequence``: rendered tiles and markers on the
+same cloths, one fixed camera) and the results go to ``sequences_composited.json``.
+Whole rounds rendered by Blender (about a minute a frame) are not run here.
 """
 
 from __future__ import annotations
@@ -86,6 +88,11 @@ from faults import inject_breaches
 ROOT = Path(__file__).resolve().parents[1]
 
 RESULTS = ROOT / "benchmarks" / "results" / "sequences.json"
+COMPOSITED = ROOT / "benchmarks" / "results" / "sequences_composited.json"
+#: What drew the rounds: the painter, or the compositor from rendered sprites.
+RENDERERS = {False: "generator's painter (datasets.table_sequence)",
+             True: "compositor: rendered sprites on the painter's cloths "
+                   "(datasets.composite.sequence)"}
 #: Seeds of the rounds (one per cloth and mat setting), far from every other benchmark's.
 SEED = 1_500_000
 PLAYERS = 3
@@ -377,8 +384,12 @@ def rounds_part(rounds: Sequence[tuple[str, bool, int, list[Picture]]],
 
 
 def make_rounds(tables: int, mats: Sequence[bool] = (False, True),
-                surfaces: Sequence[str] = SEQUENCE_SURFACES
+                surfaces: Sequence[str] = SEQUENCE_SURFACES, sprites: Any = None
                 ) -> tuple[list[tuple[str, bool, int, list[Picture]]], list[list[TableState]]]:
+    """The rounds and their true tables; composited from ``sprites`` (a
+    ``datasets.composite.SpriteLibrary``) when given, else painted."""
+    if sprites is not None:
+        from datasets.composite.sequence import composite_pictures
     rounds, truths = [], []
     for i, surface in enumerate(SEQUENCE_SURFACES):
         if surface not in surfaces:
@@ -389,7 +400,9 @@ def make_rounds(tables: int, mats: Sequence[bool] = (False, True),
             observations, _ = inject_breaches(record, random.Random(seed))
             truth = camera_view(observations)[:tables]
             layouts = layout_sequence(truth, PLAYERS, np.random.default_rng(seed), mat=mat)
-            rounds.append((surface, mat, seed, table_pictures(layouts, surface, seed)))
+            pictures = (table_pictures(layouts, surface, seed) if sprites is None
+                        else composite_pictures(layouts, sprites, surface, seed))
+            rounds.append((surface, mat, seed, pictures))
             truths.append(truth)
     return rounds, truths
 
@@ -410,7 +423,11 @@ def main(argv: list[str] | None = None) -> int:
                         default=True,
                         help="with the known table, add the markers the detector missed "
                              "where a marker-sized region changed by a tile")
-    parser.add_argument("--out", default=str(RESULTS), help="where the results go")
+    parser.add_argument("--sprites", action="append", default=[], metavar="DIR",
+                        help="composite the rounds from these sprite folders "
+                             "(python -m datasets.photoreal sprites) instead of painting "
+                             "them; the results go to sequences_composited.json")
+    parser.add_argument("--out", default=None, help="where the results go")
     args = parser.parse_args(argv)
     tables = 4 if args.quick else args.tables
     settings = [s.strip() for s in args.settings.split(",") if s.strip()]
@@ -422,16 +439,20 @@ def main(argv: list[str] | None = None) -> int:
                      f"{', '.join(SETTINGS)} and {', '.join(SEQUENCE_SURFACES)}")
     every = set(settings) == set(SETTINGS) and set(surfaces) == set(SEQUENCE_SURFACES)
     with_mat = {not s.endswith("no_mat") for s in settings}
+    library = None
+    if args.sprites:
+        from datasets.composite.library import SpriteLibrary, tile_sprite_folders
+
+        library = SpriteLibrary([Path(f) for f in tile_sprite_folders(args.sprites)])
     rounds, truths = make_rounds(tables, [m for m in (False, True) if m in with_mat],
-                                 surfaces)
+                                 surfaces, library)
     results: dict[str, Any] = {"surfaces": surfaces, "players": PLAYERS,
                                "tables_per_round": tables, "frame_size": [1280, 720],
                                "marker_candidates": args.marker_candidates,
                                "cpu": {"cores": os.cpu_count(),
                                        "load_average_at_start": [round(x, 2) for x in
                                                                  os.getloadavg()]},
-                               "renderer": "generator's painter (datasets.table_sequence); "
-                                           "photoreal sequences out of scope"}
+                               "renderer": RENDERERS[library is not None]}
     if every:
         results["box_change"] = box_change_part(rounds)
         results["missed_tiles"] = candidates_part(rounds)
@@ -450,7 +471,7 @@ def main(argv: list[str] | None = None) -> int:
         results["rounds"] = rounds_part(rounds, truths, reader, settings,
                                         args.marker_candidates)
     results["cpu"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    out = Path(args.out)
+    out = Path(args.out or (RESULTS if library is None else COMPOSITED))
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     if every:

@@ -42,14 +42,15 @@ class Picture:
     printed: np.ndarray | None = None
 
 
-def _extent(layouts: Sequence[TableLayout]) -> tuple[np.ndarray, np.ndarray]:
+def layout_extent(layouts: Sequence[TableLayout]) -> tuple[np.ndarray, np.ndarray]:
+    """The table mm every tile and marker of ``layouts`` lies in, 60 mm round."""
     pts = np.concatenate([np.concatenate([t.corners for t in lay.tiles]
                                          + [m.corners for m in lay.markers])
                           for lay in layouts])
     return pts.min(axis=0) - 60.0, pts.max(axis=0) + 60.0
 
 
-def _printed_domino(image: np.ndarray, at: np.ndarray, width: float, angle: float) -> np.ndarray:
+def printed_domino(image: np.ndarray, at: np.ndarray, width: float, angle: float) -> np.ndarray:
     """Print a flat picture of a 6-6 domino on the table at pixel ``at`` (in place);
     its corners."""
     long_axis = np.array([np.cos(angle), np.sin(angle)])
@@ -85,13 +86,13 @@ def table_pictures(layouts: Sequence[TableLayout], surface: str, seed: int,
     from datasets.table_pictures import OverheadView, composite_mat
     from vision.mat.geometry import apply_homography
 
-    lo, hi = _extent(layouts)
+    lo, hi = layout_extent(layouts)
     view = OverheadView.framing(lo, hi, size)
     table_to_image = view.table_to_image
     all_tiles = [apply_homography(table_to_image, t.corners) for lay in layouts
                  for t in lay.tiles]
     tile_px = float(np.median([np.linalg.norm(c[1] - c[0]) for c in all_tiles]))
-    spot = _free_spot(all_tiles, size, tile_px, seed) if printed else None
+    spot = free_spot(all_tiles, size, tile_px, seed) if printed else None
     bare = TableLayout(layouts[0].table, [], [], layouts[0].hub, layouts[0].seat_angles,
                        layouts[0].mexican_angle, layouts[0].size, layouts[0].players)
     out = []
@@ -104,7 +105,7 @@ def table_pictures(layouts: Sequence[TableLayout], surface: str, seed: int,
         marker_corners = np.array([np.asarray(m.corners, float) for m in painted.markers])
         corners = None
         if spot is not None:
-            corners = _printed_domino(image, spot[0], tile_px, spot[1])
+            corners = printed_domino(image, spot[0], tile_px, spot[1])
         if lay.hub.mat:
             keep = [c for _, c in tiles] + list(marker_corners)
             if corners is not None:
@@ -114,7 +115,7 @@ def table_pictures(layouts: Sequence[TableLayout], surface: str, seed: int,
     return out
 
 
-def _free_spot(tiles: Sequence[np.ndarray], size: tuple[int, int], tile_px: float,
+def free_spot(tiles: Sequence[np.ndarray], size: tuple[int, int], tile_px: float,
                seed: int) -> tuple[np.ndarray, float] | None:
     """A place (pixel centre, angle) for the printed domino, clear of every tile."""
     rng = np.random.default_rng([seed, 77])

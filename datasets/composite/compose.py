@@ -13,6 +13,7 @@ the mat alone, perhaps with glare.
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -140,7 +141,11 @@ def _background(rng: np.random.Generator, cam: Camera, library: SpriteLibrary,
 
 
 def _sprite_for(obj: Placed, library: SpriteLibrary, rng: np.random.Generator,
-                style: TileStyle, painter: float, width_px: int, look: str) -> Sprite | None:
+                style: TileStyle, painter: float, width_px: int, look: str,
+                exact: bool = False) -> Sprite | None:
+    """A sprite for ``obj``: a rendered one, or one the painter draws (``painter`` of the
+    time); a tile with no rendered sprite of its values is sometimes shown by one of
+    other values (the labels say which), never when ``exact``."""
     if obj.kind == "marker":
         sprites = [library.sprite(i) for i in library.kinds.get("marker", [])]
         same = [s for s in sprites if s.marker == obj.marker]
@@ -149,7 +154,7 @@ def _sprite_for(obj: Placed, library: SpriteLibrary, rng: np.random.Generator,
     if rng.random() >= painter:
         rendered = (library.pick_tile(obj.values, rng, look) if obj.kind == "tile"
                     else library.pick("back", rng, look))
-        if rendered is None and obj.kind == "tile" and rng.random() < 0.5:
+        if rendered is None and obj.kind == "tile" and not exact and rng.random() < 0.5:
             rendered = library.pick("tile", rng, look)  # other values: the labels say which
         if rendered is not None:
             return rendered
@@ -296,9 +301,20 @@ def _round(points: np.ndarray) -> list[list[float]]:
     return [[round(float(x), 2), round(float(y), 2)] for x, y in np.asarray(points).reshape(-1, 2)]
 
 
+def _object_rng(steady: int, obj: Placed) -> np.random.Generator:
+    """The sprite draw of ``obj`` in every frame of a sequence ``steady``: one per tile
+    (by its values), face-down tile and marker kind."""
+    values = sorted(obj.values) if obj.kind == "tile" else [0, 0]
+    return np.random.default_rng([steady, zlib.crc32(f"{obj.kind}:{obj.marker}".encode()),
+                                  *values])
+
+
 def _draw_objects(canvas: _Canvas, plan: FramePlan, library: SpriteLibrary,
-                  rng: np.random.Generator, painter: float, labels: dict[str, Any]) -> bool:
-    """Place every object in view; fill ``labels``; whether every tile shows its values."""
+                  rng: np.random.Generator, painter: float, labels: dict[str, Any],
+                  steady: int | None = None) -> bool:
+    """Place every object in view; fill ``labels``; whether every tile shows its values.
+    With ``steady`` (a seed), each object's sprite is drawn by :func:`_object_rng`, so the
+    same tile looks the same in every frame drawn with it and shows its own values."""
     cam = plan.camera
     size = (cam.width, cam.height)
     style = TileStyle.random(rng)
@@ -315,7 +331,9 @@ def _draw_objects(canvas: _Canvas, plan: FramePlan, library: SpriteLibrary,
         share = inside_share(target, size)
         if share < MIN_INSIDE or (cam.depth(_lift(obj.corners, z)) <= 0).any():
             continue
-        sprite = _sprite_for(obj, library, rng, style, painter, width_px, look)
+        pick = rng if steady is None else _object_rng(steady, obj)
+        sprite = _sprite_for(obj, library, pick, style, painter, width_px, look,
+                             exact=steady is not None)
         if sprite is None or sprite.face is None:
             continue
         src, swapped = _source_points(sprite, obj, target)

@@ -111,7 +111,7 @@ def _boneyard(rng: np.random.Generator, taken: list[np.ndarray],
     return out
 
 
-def _marker(kind: str, centre: np.ndarray, angle: float) -> np.ndarray:
+def marker_footprint(kind: str, centre: np.ndarray, angle: float) -> np.ndarray:
     length, width = {**MARKER_SIZE_MM, **EXTRA_MARKER_MM}[kind]
     d = np.array([np.cos(angle), np.sin(angle)]) * length / 2
     p = np.array([-np.sin(angle), np.cos(angle)]) * width / 2
@@ -145,7 +145,7 @@ def plan_frame(rng: np.random.Generator, size: tuple[int, int] = FRAME,
         kind = "block" if rng.random() < 0.2 else str(m.kind)
         c = m.corners
         angle = float(np.arctan2(*(c[3] - c[0])[::-1]))
-        objects.append(Placed("marker", _marker(kind, m.centre, angle), marker=kind))
+        objects.append(Placed("marker", marker_footprint(kind, m.centre, angle), marker=kind))
     taken = [o.corners for o in objects]
     centre = np.asarray(layout.hub.centre, np.float64)
     if rng.random() < 0.3:

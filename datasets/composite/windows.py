@@ -1,5 +1,7 @@
 """Square windows cut out of labelled frames, so a detector trained at the window's side
-sees tiles at the pixel size a webcam frame shows them (not shrunk with the frame).
+sees tiles at the pixel size a webcam frame shows them (not shrunk with the frame), or
+at the size the reader's looks show them: the frame shrunk to a long side of 640 (its
+first look) or 768 (its closer look) before the window is cut (``looks``).
 
 Each window is written as ``NAME_wK.jpg`` + ``NAME_wK.json`` in the painter's label
 format: an object is kept when at least ``keep`` of its box lies in the window (its
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -70,39 +72,80 @@ def _origins(labels: dict[str, Any], w: int, h: int, side: int, count: int,
     return out
 
 
-def _cut(job: tuple[Path, dict[str, Any], Path, int, int, int, float]) -> list[Path]:
-    image_path, labels, out, side, per_frame, seed, keep = job
-    cv2.setNumThreads(1)
-    image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
-    if image is None:
-        return []
+def scale_labels(labels: dict[str, Any], factor: float) -> dict[str, Any]:
+    """``labels`` of a frame resized by ``factor``."""
+    def corners(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{**item, "corners": [[round(x * factor, 2), round(y * factor, 2)]
+                                     for x, y in item["corners"]]} for item in items]
+
+    pips = [{**pip, "box": [round(v * factor, 2) for v in pip["box"]]}
+            for pip in labels.get("pips", [])]
+    return {**labels, "width": round(labels["width"] * factor),
+            "height": round(labels["height"] * factor), "tiles": corners(labels["tiles"]),
+            "markers": corners(labels["markers"]),
+            "face_down": corners(labels.get("face_down", [])), "pips": pips}
+
+
+def _padded(image: np.ndarray, side: int) -> np.ndarray:
     h, w = image.shape[:2]
-    if w < side or h < side:
-        pad = np.full((max(h, side), max(w, side), 3), 114, np.uint8)
-        pad[:h, :w] = image
-        image = pad
+    if w >= side and h >= side:
+        return image
+    pad = np.full((max(h, side), max(w, side), 3), 114, np.uint8)
+    pad[:h, :w] = image
+    return pad
+
+
+def _look(image: np.ndarray, labels: dict[str, Any], look: int | None
+          ) -> tuple[np.ndarray, dict[str, Any], float]:
+    """The frame and its labels as a look at long side ``look`` shows them (never enlarged;
+    ``None``: as they are), resized as the reader's letterbox resizes it."""
+    h, w = image.shape[:2]
+    factor = 1.0 if look is None else min(1.0, look / max(h, w))
+    if factor == 1.0:
+        return image, labels, factor
+    size = (max(1, round(w * factor)), max(1, round(h * factor)))
+    interpolation = cv2.INTER_AREA if factor < 0.5 else cv2.INTER_LINEAR
+    return (cv2.resize(image, size, interpolation=interpolation),
+            scale_labels(labels, factor), factor)
+
+
+def _cut(job: tuple[Path, dict[str, Any], Path, int, int, int, float,
+                    tuple[int | None, ...]]) -> list[Path]:
+    image_path, frame_labels, out, side, per_frame, seed, keep, looks = job
+    cv2.setNumThreads(1)
+    frame = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
+    if frame is None:
+        return []
     rng = np.random.default_rng([seed, zlib.crc32(image_path.stem.encode())])
     written = []
-    for k, (x0, y0) in enumerate(_origins(labels, w, h, side, per_frame, rng)):
+    for k in range(per_frame):
+        image, labels, factor = _look(frame, frame_labels, looks[k % len(looks)])
+        h, w = image.shape[:2]
+        image = _padded(image, side)
+        (x0, y0), = _origins(labels, w, h, side, 1, rng)
         name = f"{image_path.stem}_w{k}"
         crop = image[y0:y0 + side, x0:x0 + side]
         cv2.imwrite(str(out / f"{name}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
         label = out / f"{name}.json"
-        label.write_text(json.dumps(window_labels(labels, x0, y0, side, name, keep)),
-                         encoding="utf-8")
+        label.write_text(json.dumps({**window_labels(labels, x0, y0, side, name, keep),
+                                     "scale": round(factor, 6)}), encoding="utf-8")
         written.append(label)
     return written
 
 
 def crop_windows(frames: Iterable[Path], out: Path, side: int = 640, per_frame: int = 2,
-                 seed: int = 0, keep: float = 0.5, jobs: int = 1) -> list[Path]:
+                 seed: int = 0, keep: float = 0.5, jobs: int = 1,
+                 looks: Sequence[int | None] = (None,)) -> list[Path]:
     """Cut ``per_frame`` windows ``side`` square from every labelled frame in the folders
-    ``frames`` into ``out`` on ``jobs`` processes; returns the label files written. A
-    frame smaller than ``side`` is padded with grey. The windows depend on ``seed`` and
-    each frame's name only."""
+    ``frames`` into ``out`` on ``jobs`` processes; returns the label files written.
+    Window ``k`` is cut from the frame shrunk to a long side of ``looks[k % len(looks)]``
+    (``None``: full size; each label's ``scale`` says by how much). A frame smaller than
+    ``side`` is padded with grey. The windows depend on ``seed`` and each frame's name
+    only."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    items = [(image_path, labels, out, side, per_frame, seed, keep)
+    looks = tuple(looks) or (None,)
+    items = [(image_path, labels, out, side, per_frame, seed, keep, looks)
              for folder in frames for image_path, labels in iter_scenes(folder)]
     if jobs <= 1 or len(items) < 8:
         return [p for item in items for p in _cut(item)]

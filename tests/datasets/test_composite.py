@@ -176,6 +176,28 @@ def test_windows_keep_the_tiles_pixel_size(tmp_path: Path) -> None:
             assert np.all(c.mean(axis=0) > -5) and np.all(c.mean(axis=0) < 645)
 
 
+def test_windows_at_the_readers_looks_shrink_tiles_with_the_frame(tmp_path: Path) -> None:
+    """``looks``: window 1 is cut from the frame shrunk to a long side of 640, as the
+    reader's first look sees it, padded to the window; its tiles shrink with it."""
+    write_frames(tmp_path / "frames", [SPRITES], 1, 6, jobs=1,
+                 options=Options(negatives=0.0))
+    labels = crop_windows([tmp_path / "frames"], tmp_path / "win", side=640, per_frame=2,
+                          looks=(None, 640))
+    full, shrunk = (json.loads(p.read_text()) for p in sorted(labels))
+    frame = load_labels(tmp_path / "frames" / f"{labels[0].stem.rsplit('_w', 1)[0]}.json")
+    factor = 640 / max(frame["width"], frame["height"])
+    assert full["scale"] == 1.0 and shrunk["scale"] == pytest.approx(factor, abs=1e-6)
+    image = cv2.imread(str(sorted(labels)[1].with_suffix(".jpg")))
+    assert image is not None and image.shape == (640, 640, 3)
+    x0, y0, _ = shrunk["window"]
+    originals = np.array([t["corners"] for t in frame["tiles"]]) * factor - [x0, y0]
+    assert len(shrunk["tiles"]) == len(frame["tiles"]) > 0  # the whole frame fits
+    for tile in shrunk["tiles"]:
+        assert np.abs(originals - np.asarray(tile["corners"])).max(axis=(1, 2)).min() < 0.02
+    below = image[round(frame["height"] * factor) + 8:].astype(int)
+    assert np.abs(below - 114).max() <= 4  # padded grey below (JPEG-blurred)
+
+
 HANDS = Options(hands=True, size=(1280, 960))
 
 

@@ -80,20 +80,22 @@ def make_frames(work: Path, sprites: Sequence[Path], frames: int, painter_share:
 
 
 def make_windows(work: Path, frames: dict[str, list[Path]], side: int, jobs: int,
-                 per_frame: int = 2) -> Path:
-    """``side``-square windows of every frame, as an ultralytics OBB dataset."""
+                 per_frame: int = 2, looks: Sequence[int | None] = (None,)) -> Path:
+    """``side``-square windows of every frame (cut at each of ``looks``, see
+    ``crop_windows``), as an ultralytics OBB dataset."""
     from datasets.composite import crop_windows
     from datasets.yolo_export import export_obb
 
     splits = {}
     for split, folders in frames.items():
         win = work / "windows" / split
-        crop_windows(folders, win, side=side, per_frame=per_frame, jobs=jobs)
+        crop_windows(folders, win, side=side, per_frame=per_frame, jobs=jobs, looks=looks)
         splits[split] = [win]
     return export_obb(splits, work / "yolo")
 
 
-def photoreal_dataset(work: Path, folders: Sequence[Path], side: int, jobs: int) -> Path | None:
+def photoreal_dataset(work: Path, folders: Sequence[Path], side: int, jobs: int,
+                      looks: Sequence[int | None] = (None,)) -> Path | None:
     """Windows of labelled photoreal stills as a validation-only OBB dataset."""
     if not folders:
         return None
@@ -101,7 +103,8 @@ def photoreal_dataset(work: Path, folders: Sequence[Path], side: int, jobs: int)
     from datasets.yolo_export import export_obb
 
     win = work / "photoreal-windows"
-    crop_windows(list(folders), win, side=side, per_frame=3, jobs=jobs)
+    crop_windows(list(folders), win, side=side, per_frame=max(3, len(looks)), jobs=jobs,
+                 looks=looks)
     return export_obb({"train": [win], "val": [win]}, work / "photoreal-yolo")  # val only
 
 
@@ -141,10 +144,12 @@ def run(out: Path, work: Path, sprites: Sequence[Path], *, budget: float | None 
         frames: int = 3000, imgsz: int = 640, epochs: int = 40, device: str = "0",
         jobs: int | None = None, threads: int = 8, painter_share: float = 0.2,
         photoreal: Sequence[Path] = (), init: Path = ROOT / "models" / "tiles.pt",
-        batch: int | None = None, calibration: int = 30) -> dict[str, Any]:
+        batch: int | None = None, calibration: int = 30,
+        looks: Sequence[int | None] = (None,), per_frame: int = 2) -> dict[str, Any]:
     """Every step of the recipe; returns the ``eval.json`` it writes into ``out``.
     ``budget`` (seconds, every step): training gets what the others leave; None: no
-    time limit, ``epochs`` epochs."""
+    time limit, ``epochs`` epochs. ``looks``: the frame's long side each window is cut
+    at in turn (``None``: full size), ``per_frame`` windows a frame."""
     from training.plan import setup_offline
 
     t0 = time.time()
@@ -154,8 +159,8 @@ def run(out: Path, work: Path, sprites: Sequence[Path], *, budget: float | None 
     times: dict[str, float] = {}
     split_frames = make_frames(work, sprites, frames, painter_share, jobs)
     t = _stamp(times, "frames", t0)
-    data = make_windows(work, split_frames, imgsz, jobs)
-    real = photoreal_dataset(work, photoreal, imgsz, jobs)
+    data = make_windows(work, split_frames, imgsz, jobs, per_frame, looks)
+    real = photoreal_dataset(work, photoreal, imgsz, jobs, looks)
     t = _stamp(times, "windows", t)
     gpu = device != "cpu"
     vbatch = batch or (64 if gpu else 8)
@@ -190,6 +195,7 @@ def run(out: Path, work: Path, sprites: Sequence[Path], *, budget: float | None 
         "windows": {split: len(list((work / "windows" / split).glob("*.json")))
                     for split in split_frames},
         "sprites": [str(s) for s in sprites], "painter_share": painter_share,
+        "looks": list(looks),
         "epochs_planned": epochs, "epochs": ran, "train_seconds": round(secs),
         "composite_val": {"before": before,
                           "after": {k: round(v, 4) for k, v in metrics.items()}},
@@ -202,6 +208,12 @@ def run(out: Path, work: Path, sprites: Sequence[Path], *, budget: float | None 
     report["seconds"]["total"] = round(time.time() - t0, 1)
     (out / "eval.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report
+
+
+def parse_looks(text: str) -> tuple[int | None, ...]:
+    """``"full,768,640"`` -> ``(None, 768, 640)``."""
+    return tuple(None if part.strip() == "full" else int(part) for part in text.split(",")
+                 if part.strip())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -219,6 +231,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=None)
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--painter-share", type=float, default=0.2)
+    parser.add_argument("--init", type=Path, default=ROOT / "models" / "tiles.pt",
+                        help="the weights fine-tuned")
+    parser.add_argument("--looks", default="full",
+                        help="long sides the frame is shrunk to before a window is cut, in "
+                             "turn, comma-separated ('full': as it is), e.g. full,768,640: "
+                             "tiles as big as the reader's looks show them")
+    parser.add_argument("--per-frame", type=int, default=2, help="windows cut from a frame")
     parser.add_argument("--calibration", type=int, default=30,
                         help="validation windows the 8-bit export is calibrated on")
     args = parser.parse_args(argv)
@@ -226,7 +245,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     report = run(args.out, args.work, sprites, budget=args.budget or None,
                  frames=args.frames, imgsz=args.imgsz, epochs=args.epochs, device=args.device,
                  jobs=args.jobs, threads=args.threads, painter_share=args.painter_share,
-                 photoreal=args.photoreal, calibration=args.calibration)
+                 photoreal=args.photoreal, calibration=args.calibration, init=args.init,
+                 looks=parse_looks(args.looks), per_frame=args.per_frame)
     print(json.dumps(report["seconds"]), flush=True)
     return 0
 
