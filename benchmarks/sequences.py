@@ -453,6 +453,10 @@ def main(argv: list[str] | None = None) -> int:
                                        "load_average_at_start": [round(x, 2) for x in
                                                                  os.getloadavg()]},
                                "renderer": RENDERERS[library is not None]}
+    if library is not None:
+        results["sprites"] = {"folders": [Path(f).name for f in args.sprites],
+                              "sprites": len(library),
+                              "kinds": {k: len(v) for k, v in sorted(library.kinds.items())}}
     if every:
         results["box_change"] = box_change_part(rounds)
         results["missed_tiles"] = candidates_part(rounds)
