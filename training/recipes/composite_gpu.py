@@ -40,9 +40,9 @@ if str(ROOT) not in sys.path:
 
 #: Seeds of the recipe's data: composited frames and the painter's scenes (train, val).
 SEEDS = {"composite-train": 150, "composite-val": 250, "painter-train": 151,
-         "painter-val": 251}
+         "painter-val": 251, "hands-train": 152, "hands-val": 252}
 #: The painter's scene kinds mixed in, in turn.
-PAINTER_KINDS = ("table", "table-mat", "hands", "table-surface", "surface-empty")
+PAINTER_KINDS = ("table", "table-mat", "hands", "closeup", "table-surface", "surface-empty")
 #: Seconds kept back after training: final copy, export, quantization, the last checks.
 RESERVE_S = 100.0
 
@@ -55,19 +55,29 @@ def _stamp(times: dict[str, float], name: str, start: float) -> float:
 
 
 def make_frames(work: Path, sprites: Sequence[Path], frames: int, painter_share: float,
-                jobs: int, val_share: float = 0.1) -> dict[str, list[Path]]:
-    """Composited and painter frames for training and validation: ``{split: folders}``."""
-    from datasets.composite import write_frames
+                jobs: int, val_share: float = 0.1,
+                hands_share: float = 0.0) -> dict[str, list[Path]]:
+    """Composited and painter frames for training and validation: ``{split: folders}``;
+    ``hands_share`` of the composited ones are phone photos of a hand of rendered tiles
+    (close, big tiles, as real hand photos show them)."""
+    from datasets.composite import Options, write_frames
+    from datasets.composite.hand_plan import HAND_FRAME
     from datasets.synth import synthesize
 
     out: dict[str, list[Path]] = {"train": [], "val": []}
     for split in ("train", "val"):
         total = frames if split == "train" else max(2, int(round(frames * val_share)))
         painted = int(round(total * painter_share))
+        hands = int(round((total - painted) * hands_share))
         folder = work / "frames" / f"composite-{split}"
-        write_frames(folder, list(sprites), total - painted, SEEDS[f"composite-{split}"],
-                     jobs=jobs)
+        write_frames(folder, list(sprites), total - painted - hands,
+                     SEEDS[f"composite-{split}"], jobs=jobs)
         out[split].append(folder)
+        if hands:
+            folder = work / "frames" / f"composite-hands-{split}"
+            write_frames(folder, list(sprites), hands, SEEDS[f"hands-{split}"], jobs=jobs,
+                         options=Options(hands=True, size=HAND_FRAME))
+            out[split].append(folder)
         per_kind = [painted // len(PAINTER_KINDS) + (k < painted % len(PAINTER_KINDS))
                     for k in range(len(PAINTER_KINDS))]
         for kind, count in zip(PAINTER_KINDS, per_kind, strict=True):
@@ -145,7 +155,8 @@ def run(out: Path, work: Path, sprites: Sequence[Path], *, budget: float | None 
         jobs: int | None = None, threads: int = 8, painter_share: float = 0.2,
         photoreal: Sequence[Path] = (), init: Path = ROOT / "models" / "tiles.pt",
         batch: int | None = None, calibration: int = 30,
-        looks: Sequence[int | None] = (None,), per_frame: int = 2) -> dict[str, Any]:
+        looks: Sequence[int | None] = (None,), per_frame: int = 2,
+        hands_share: float = 0.0) -> dict[str, Any]:
     """Every step of the recipe; returns the ``eval.json`` it writes into ``out``.
     ``budget`` (seconds, every step): training gets what the others leave; None: no
     time limit, ``epochs`` epochs. ``looks``: the frame's long side each window is cut
@@ -157,7 +168,8 @@ def run(out: Path, work: Path, sprites: Sequence[Path], *, budget: float | None 
     jobs = jobs or os.cpu_count() or 2
     out.mkdir(parents=True, exist_ok=True)
     times: dict[str, float] = {}
-    split_frames = make_frames(work, sprites, frames, painter_share, jobs)
+    split_frames = make_frames(work, sprites, frames, painter_share, jobs,
+                               hands_share=hands_share)
     t = _stamp(times, "frames", t0)
     data = make_windows(work, split_frames, imgsz, jobs, per_frame, looks)
     real = photoreal_dataset(work, photoreal, imgsz, jobs, looks)
@@ -195,7 +207,7 @@ def run(out: Path, work: Path, sprites: Sequence[Path], *, budget: float | None 
         "windows": {split: len(list((work / "windows" / split).glob("*.json")))
                     for split in split_frames},
         "sprites": [str(s) for s in sprites], "painter_share": painter_share,
-        "looks": list(looks),
+        "looks": list(looks), "hands_share": hands_share,
         "epochs_planned": epochs, "epochs": ran, "train_seconds": round(secs),
         "composite_val": {"before": before,
                           "after": {k: round(v, 4) for k, v in metrics.items()}},
@@ -238,6 +250,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "turn, comma-separated ('full': as it is), e.g. full,768,640: "
                              "tiles as big as the reader's looks show them")
     parser.add_argument("--per-frame", type=int, default=2, help="windows cut from a frame")
+    parser.add_argument("--hands-share", type=float, default=0.0,
+                        help="share of the composited frames that are photos of a hand")
     parser.add_argument("--calibration", type=int, default=30,
                         help="validation windows the 8-bit export is calibrated on")
     args = parser.parse_args(argv)
@@ -246,7 +260,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                  frames=args.frames, imgsz=args.imgsz, epochs=args.epochs, device=args.device,
                  jobs=args.jobs, threads=args.threads, painter_share=args.painter_share,
                  photoreal=args.photoreal, calibration=args.calibration, init=args.init,
-                 looks=parse_looks(args.looks), per_frame=args.per_frame)
+                 looks=parse_looks(args.looks), per_frame=args.per_frame,
+                 hands_share=args.hands_share)
     print(json.dumps(report["seconds"]), flush=True)
     return 0
 
