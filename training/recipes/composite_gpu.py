@@ -7,11 +7,13 @@ From the repository root, on a machine with torch and ultralytics (and no networ
 
 Steps, all on that machine: (1) composite ``--frames`` webcam frames (1280x720) from the
 sprite folders (``python -m datasets.photoreal sprites``; shipped, <= 50 MB) with a share
-of painter tiles and empty-cloth, mat and glare negatives (``datasets.composite``), plus
-the painter's own table, mat and hand scenes (``--painter-share`` of the frames), on
-every core; (2) cut ``--imgsz`` square windows out of them, so tiles keep the pixel size
-a webcam shows them at (``crop_windows``), and write an OBB dataset; (3) check
-``models/tiles.pt`` on its validation windows, then fine-tune it from there at
+of painter tiles and empty-cloth, mat and glare negatives (``datasets.composite``), and
+``--hands-share`` of them phone photos of a hand, plus the painter's own table, mat, hand
+and close-up scenes (``--painter-share`` of the frames), on every core; (2) cut
+``--per-frame`` ``--imgsz`` square windows out of each, so tiles keep the pixel size a
+webcam shows them at, or (``--looks``) the size the reader's looks at the whole frame
+show them (``crop_windows``), and write an OBB dataset; (3) check
+``--init`` (``models/tiles.pt``) on its validation windows, then fine-tune it from there at
 ``--imgsz`` in what is left of ``--budget`` (ultralytics' time mode); (4) export ONNX
 (float, the box decoding rewritten, ``training.fit.export_onnx``) and 8-bit
 (``training.quantize.quantize_tiles``, calibrated on validation windows); (5) write
