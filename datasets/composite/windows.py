@@ -1,6 +1,6 @@
 """Square windows cut out of labelled frames, so a detector trained at the window's side
 sees tiles at the pixel size a webcam frame shows them (not shrunk with the frame), or
-at the size the reader's looks show them: the frame shrunk to a long side of 640 (its
+at the size the reader's looks show them: the frame shrunk to a long side of 416 (its
 first look) or 768 (its closer look) before the window is cut (``looks``).
 
 Each window is written as ``NAME_wK.jpg`` + ``NAME_wK.json`` in the painter's label
