@@ -67,7 +67,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
@@ -84,6 +84,9 @@ from datasets.table_sequence import (
 )
 from engine import RuleSet, TableState
 from faults import inject_breaches
+
+if TYPE_CHECKING:
+    from datasets.composite.library import SpriteLibrary
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -384,10 +387,11 @@ def rounds_part(rounds: Sequence[tuple[str, bool, int, list[Picture]]],
 
 
 def make_rounds(tables: int, mats: Sequence[bool] = (False, True),
-                surfaces: Sequence[str] = SEQUENCE_SURFACES, sprites: Any = None
+                surfaces: Sequence[str] = SEQUENCE_SURFACES,
+                sprites: SpriteLibrary | None = None
                 ) -> tuple[list[tuple[str, bool, int, list[Picture]]], list[list[TableState]]]:
-    """The rounds and their true tables; composited from ``sprites`` (a
-    ``datasets.composite.SpriteLibrary``) when given, else painted."""
+    """The rounds and their true tables; composited from ``sprites`` when given, else
+    painted."""
     if sprites is not None:
         from datasets.composite.sequence import composite_pictures
     rounds, truths = [], []

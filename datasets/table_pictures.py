@@ -74,10 +74,15 @@ class OverheadView:
         return (np.asarray(points, float) - self.origin) * np.array([1.0, -1.0])
 
     @property
+    def table_to_plane(self) -> np.ndarray:
+        """:meth:`plane` as a homography."""
+        return np.array([[1.0, 0.0, -self.origin[0]], [0.0, -1.0, self.origin[1]],
+                         [0.0, 0.0, 1.0]])
+
+    @property
     def table_to_image(self) -> np.ndarray:
         """The homography table mm -> pixels."""
-        return np.asarray(self.camera.plane_homography() @ np.array(
-            [[1.0, 0.0, -self.origin[0]], [0.0, -1.0, self.origin[1]], [0.0, 0.0, 1.0]]))
+        return np.asarray(self.camera.plane_homography() @ self.table_to_plane)
 
     def scene(self, layout: TableLayout, backs: Sequence[np.ndarray] = ()) -> Any:
         """``layout`` (and face-down ``backs``) as the generator's painter takes it."""

@@ -30,6 +30,7 @@ from datasets.composite.compose import (
 from datasets.composite.library import SpriteLibrary
 from datasets.composite.plan import FramePlan, Placed, marker_footprint
 from datasets.table_layout import TableLayout
+from datasets.table_pictures import OverheadView
 from datasets.table_sequence import (
     SEQUENCE_SIZE,
     Picture,
@@ -43,16 +44,12 @@ from datasets.table_sequence import (
 _TOP, _LIGHT, _LOOK, _SHADOWS, _FINISH = 1, 5, 2, 3, 4
 
 
-def _objects(layout: TableLayout, plane: np.ndarray) -> list[Placed]:
+def _objects(layout: TableLayout, view: OverheadView) -> list[Placed]:
     """The layout's tiles and markers in the camera's plane coordinates."""
-    def to_plane(corners: np.ndarray) -> np.ndarray:
-        pts = np.c_[np.asarray(corners, np.float64), np.ones(len(corners))] @ plane.T
-        return pts[:, :2] / pts[:, 2:]
-
-    out = [Placed("tile", to_plane(t.corners), (int(t.values[0]), int(t.values[1])))
+    out = [Placed("tile", view.plane(t.corners), (int(t.values[0]), int(t.values[1])))
            for t in layout.tiles]
     for m in layout.markers:
-        c = to_plane(m.corners)
+        c = view.plane(m.corners)
         angle = float(np.arctan2(*(c[3] - c[0])[::-1]))
         out.append(Placed("marker", marker_footprint(str(m.kind), c.mean(axis=0), angle),
                           marker=str(m.kind)))
@@ -64,28 +61,23 @@ def composite_pictures(layouts: Sequence[TableLayout], library: SpriteLibrary, s
                        printed: bool = True, painter: float = 0.0) -> list[Picture]:
     """The bare table, then every layout (see the module's notes); ``painter``: the share
     of tiles the painter draws even when a sprite of theirs is rendered."""
-    from datasets.table_pictures import OverheadView
-
     if not layouts:
         return []
     lo, hi = layout_extent(layouts)
     view = OverheadView.framing(lo, hi, size)
     cam = view.camera
-    ox, oy = view.origin
-    plane = np.array([[1.0, 0.0, -ox], [0.0, -1.0, oy], [0.0, 0.0, 1.0]])  # table mm -> plane
     first = layouts[0]
-    mat = plane @ first.hub.mat_matrix if first.hub.mat else None
-    plans = [FramePlan(_objects(lay, plane), cam, 12, first.players, None, mat, 0.0)
-             for lay in layouts]
-    faces = [cam.project(o.corners) for p in plans for o in p.objects if o.kind == "tile"]
+    mat = view.table_to_plane @ first.hub.mat_matrix if first.hub.mat else None
+    objects = [_objects(lay, view) for lay in layouts]
+    faces = [cam.project(o.corners) for objs in objects for o in objs if o.kind == "tile"]
     width = float(np.median([np.linalg.norm(f[1] - f[0]) for f in faces])) if faces else 20.0
+    plans = [FramePlan(objs, cam, 12, first.players, None, mat, 2 * width)
+             for objs in [[], *objects]]
     img, _ = _background(np.random.default_rng([seed, _TOP]), cam, library, plans[0], surface)
     light = _light_field(np.random.default_rng([seed, _LIGHT]), size)
     spot = free_spot(faces, size, width, seed) if printed and faces else None
-    bare = FramePlan([], cam, 12, first.players, None, mat, 2 * width)
     out = []
-    for plan in [bare, *plans]:
-        plan.tile_px = 2 * width
+    for plan in plans:
         canvas = _Canvas(img, light)
         labels: dict[str, Any] = {"tiles": [], "pips": [], "markers": [], "face_down": []}
         _draw_objects(canvas, plan, library, np.random.default_rng([seed, _LOOK]), painter,
