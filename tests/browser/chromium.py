@@ -25,16 +25,17 @@ needs_chromium = pytest.mark.skipif(
 
 @contextmanager
 def serving(app: Any) -> Iterator[str]:
-    """``app`` served on a free local port while the block runs; its address."""
-    from werkzeug.serving import make_server
+    """``app`` served on a free local port while the block runs, under the server ``mtrain
+    serve`` uses (waitress); its address."""
+    from companion_app.serve import Server
 
-    http = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=http.serve_forever, daemon=True)
+    http = Server(app, "127.0.0.1", 0)
+    thread = threading.Thread(target=http.run, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{http.server_port}"
+        yield f"http://127.0.0.1:{http.port}"
     finally:
-        http.shutdown()
+        http.close()
         thread.join(5)
 
 
