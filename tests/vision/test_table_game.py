@@ -172,24 +172,29 @@ def test_with_the_mat_seats_follow_the_mat(record: list[Any]) -> None:
 @needs_trained_models
 def test_a_boneyard_beside_the_table_is_followed_without_alerts(record: list[Any]) -> None:
     """A heap of tiles lying face down beside the trains, filmed with a round and followed
-    by the trained reader: every table as played and no alert. Without the face-down
-    check the detector's boxes on the heap are read as a pile of double blanks."""
+    by the trained reader: every table as played and no alert. The close-up detector
+    (``tiles_closeup``) boxes more of the heap: without the face-down check, read as a
+    pile of double blanks; with it, set apart once, and followed as well."""
     from vision.reading.reader import TileReader
 
     truth = camera_view(record[:8])
     shown = render_tables(layout_sequence(truth, 3, np.random.default_rng(1)), style_seed=3,
                           boneyard=14)
-    reader = TileReader(MODELS)
-    reader.spot_face_down = False
-    blanks = [t for t in reader.read(shown[-1].image).tiles.each() if t.values == (0, 0)]
-    assert len(blanks) >= 5  # the heap, read as tiles
-    reader.spot_face_down = True
-    reader.reset()
-    assert not [t for t in reader.read(shown[-1].image).tiles.each() if t.values == (0, 0)]
-    reader.reset()
-    result = follow(shown, 3, RULES, seed=2, reader=reader, hold_s=1.0, hand_s=0.6)
-    assert result["tables"] == truth
-    assert result["alerts"] == []
+    for closeup in (False, True):
+        reader = TileReader(MODELS)
+        if closeup:
+            reader.detector = reader.closeup_detector
+            reader.spot_face_down = False
+            blanks = [t for t in reader.read(shown[-1].image).tiles.each()
+                      if t.values == (0, 0)]
+            assert len(blanks) >= 5  # the heap, read as tiles
+            reader.spot_face_down = True
+            reader.reset()
+        assert not [t for t in reader.read(shown[-1].image).tiles.each() if t.values == (0, 0)]
+        reader.reset()
+        result = follow(shown, 3, RULES, seed=2, reader=reader, hold_s=1.0, hand_s=0.6)
+        assert result["tables"] == truth
+        assert result["alerts"] == []
     # the heap is set apart once, not read again at every still frame
     assert result["backs_read"] >= 5
     assert result["backs_reused"] > 4 * result["backs_read"]

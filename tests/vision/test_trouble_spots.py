@@ -219,11 +219,11 @@ def test_a_box_found_closer_across_two_others_is_dropped() -> None:
 @needs_trained_models
 def test_a_train_broken_where_the_first_look_missed_a_tile_is_read_whole() -> None:
     """Rendered mat table 1100029 of the table benchmark: a train turning back on
-    itself, whose 10-1 the detector misses at the frame's closer look; the train
-    stopped there and its last four tiles lay loose. A closer look finds it. (A reader
-    that turns nearly square boxes across the train, the default, holds the table
-    together from the first look, so the closer look is tested with a reader that
-    does not, ``turn_squarish=False``.)"""
+    itself, whose 10-1 the close-up detector (``tiles_closeup``, read with alone here)
+    misses at the frame's closer look; the train stopped there and its last four tiles
+    lay loose. A closer look finds it. (A reader that turns nearly square boxes across
+    the train, the default, holds the table together from the first look, so the
+    closer look is tested with a reader that does not, ``turn_squarish=False``.)"""
     from datasets.table_draw import draw_table
     from datasets.table_pictures import render_tables
     from vision.reading.reader import TileReader
@@ -234,6 +234,7 @@ def test_a_train_broken_where_the_first_look_missed_a_tile_is_read_whole() -> No
     shown = render_tables([layout], size=(1920, 1080), style_seed=seed,
                           area_mm=(0.0, 0.0, *layout.size))[0]
     reader = TileReader(MODELS, max_value=12, precision="float", turn_squarish=False)
+    reader.detector = reader.closeup_detector
     frame = reader.read(shown.image)
     closer, reading = read_table(frame, players, shown.image, reader)
     assert closer is not frame  # the table was read again from the boxes found closer
@@ -241,6 +242,7 @@ def test_a_train_broken_where_the_first_look_missed_a_tile_is_read_whole() -> No
     assert reading.table.trains[1] == truth.trains[1]
     assert len(truth.trains[1].tiles) == 15
     reader = TileReader(MODELS, max_value=12, precision="float")
+    reader.detector = reader.closeup_detector
     _, reading = read_table(reader.read(shown.image), players, shown.image, reader)
     assert reading.table is not None and reading.table.trains[1] == truth.trains[1]
 

@@ -16,7 +16,8 @@ show them (``crop_windows``), and write an OBB dataset; (3) check
 ``--init`` (``models/tiles.pt``) on its validation windows, then fine-tune it from there at
 ``--imgsz`` in what is left of ``--budget`` (ultralytics' time mode); (4) export ONNX
 (float, the box decoding rewritten, ``training.fit.export_onnx``) and 8-bit
-(``training.quantize.quantize_tiles``, calibrated on validation windows); (5) write
+(``training.quantize.quantize_tiles``, calibrated on whole validation frames of each kind
+at the reader's sides, as it runs); (5) write
 ``eval.json`` (validation before and after, on the composited windows and on
 ``--photoreal`` folders of labelled stills when given, the ONNX files' outputs, the
 time each step took) with ``tiles.pt``, ``tiles.onnx`` and ``tiles.int8.onnx`` into
@@ -156,7 +157,7 @@ def run(out: Path, work: Path, sprites: Sequence[Path], *, budget: float | None 
         frames: int = 3000, imgsz: int = 640, epochs: int = 40, device: str = "0",
         jobs: int | None = None, threads: int = 8, painter_share: float = 0.2,
         photoreal: Sequence[Path] = (), init: Path = ROOT / "models" / "tiles.pt",
-        batch: int | None = None, calibration: int = 30,
+        batch: int | None = None, calibration: int = 12,
         looks: Sequence[int | None] = (None,), per_frame: int = 2,
         hands_share: float = 0.0) -> dict[str, Any]:
     """Every step of the recipe; returns the ``eval.json`` it writes into ``out``.
@@ -192,13 +193,15 @@ def run(out: Path, work: Path, sprites: Sequence[Path], *, budget: float | None 
     shutil.copyfile(best, out / "tiles.pt")
     after_real = validate(best, real, imgsz, device, threads, vbatch) if real else None
     from training.fit import export_onnx
-    from training.quantize import calibration_frames, quantize_tiles
+    from training.quantize import TILE_SIDES, calibration_frames, quantize_tiles
 
     onnx = export_onnx(best, imgsz, dynamic=True, threads=threads)
     shutil.copyfile(onnx, out / "tiles.onnx")
+    # whole frames at the reader's sides: the 8-bit detector runs on frames, not windows
+    calib = calibration_frames(sorted((work / "frames").glob("*-val")), start=0,
+                               per_folder=calibration)
+    quantize_tiles(out / "tiles.onnx", out / "tiles.int8.onnx", calib, sides=TILE_SIDES)
     windows = work / "windows" / "val"
-    calib = calibration_frames([windows], start=0, per_folder=calibration)
-    quantize_tiles(out / "tiles.onnx", out / "tiles.int8.onnx", calib, sides=(imgsz,))
     t = _stamp(times, "export", t)
     first = sorted(windows.glob("*.jpg"))[0]
     report: dict[str, Any] = {
@@ -254,8 +257,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--per-frame", type=int, default=2, help="windows cut from a frame")
     parser.add_argument("--hands-share", type=float, default=0.0,
                         help="share of the composited frames that are photos of a hand")
-    parser.add_argument("--calibration", type=int, default=30,
-                        help="validation windows the 8-bit export is calibrated on")
+    parser.add_argument("--calibration", type=int, default=12,
+                        help="validation frames of each kind the 8-bit export is "
+                             "calibrated on")
     args = parser.parse_args(argv)
     sprites = args.sprites or [ROOT / "tests" / "datasets" / "sprites"]
     report = run(args.out, args.work, sprites, budget=args.budget or None,

@@ -3,7 +3,8 @@
 Three models, all run with ONNX Runtime (no torch):
 
 1. the ``tiles`` OBB model finds tiles and train markers on the whole frame,
-   downscaled to its input size;
+   downscaled to its input size (``tiles_closeup`` on close-ups and hands:
+   ``vision.reading.detector_pair``);
 2. the ``halves`` model (when ``models.json`` lists one) says how likely each
    count is from the look of the whole half crop: 96×96 half-tile crops cut by
    ``vision.models.crops`` from the **full-resolution** image, all halves of a frame in
@@ -39,7 +40,14 @@ from vision.images import load_image
 from vision.models.crops import order_corners, tile_half_crops
 from vision.models.detections import Detections
 from vision.models.domino_check import DominoCheck
-from vision.models.onnx_models import BoxDetector, Classifier, ObbDetector, class_counts, load_specs
+from vision.models.onnx_models import (
+    BoxDetector,
+    Classifier,
+    ModelSpec,
+    ObbDetector,
+    class_counts,
+    load_specs,
+)
 from vision.models.tile_check import CheckedTileDetector
 from vision.reading.boxes.box_shape import (
     box_sizes,
@@ -63,8 +71,20 @@ from vision.reading.count_certainty import (
 )
 from vision.reading.count_vote import classifier_counts, vote
 from vision.reading.cover_check import CoverCheck
+from vision.reading.detector_pair import DetectorPair, closeup_markers
 from vision.reading.domino_verdicts import judged
 from vision.reading.face_down import markers_on_backs, split_face_down
+from vision.reading.look_sizes import (
+    CLOSE_UP_TILE_PX,
+    SMALL_TILE_PX,
+    SNAP_BELOW_PX,
+    ZOOM_IN_MAX,
+    ZOOM_IN_SHARE,
+    ZOOM_IN_SIDE,
+    ZOOM_OUT,
+    is_close_up,
+    tile_width,
+)
 from vision.reading.missed_markers import FAINT_MARKER, ceil32, found_near, more_markers
 from vision.reading.reader_interface import BoxReadings, joined
 from vision.readings import MAX_VALUE, FrameReading, HalfCount, TileReading, TileReadings
@@ -78,45 +98,6 @@ TILE_THRESHOLD = 0.25
 UNCERTAIN_BELOW = 0.5
 #: Tiles whose short side is below this many pixels are too small to read.
 MIN_SIDE_PX = 3.0
-#: The detector learnt tiles at most about a fifth of the image's long side
-#: (``datasets.render``: 55-260 px long in 1280). When it finds no tile, the
-#: image is looked at again this many times further away: a close-up of one
-#: or two tiles then shows them at a size it knows.
-ZOOM_OUT = 5.0
-#: What that look from further away finds is a close-up only when a tile is at least
-#: this share of the image's long side long: a smaller one would have shown at the
-#: first look. Else, on a big frame, the closer look is taken too, and what it finds
-#: wins. On a whole table with only its engine and one tile laid (1920x1080, fresh
-#: seed 1300038 of the rendered table benchmark), the look from further away found one
-#: 267 px box (0.14 of the frame) over both tiles, where the closer look finds the two
-#: tiles and the three markers.
-CLOSE_UP_SHARE = 0.18
-#: Tiles narrower than this at the detector's input size (pixels) are also read
-#: snapped to their divider (``vision.reading.boxes.divider``), and the more confident of the
-#: two readings is kept: that small, the detector often puts a box half a tile
-#: off along a train. Chosen on the rendered validation scenes (seeds 201/202,
-#: not the eval set): table tiles read right 36 % -> 50 % at 416, hand tiles
-#: unchanged (above this size snapping did more harm than good).
-SNAP_BELOW_PX = 12.0
-#: When the tiles found are narrower than this at the detector's input
-#: (median, pixels), the frame is looked at again closer (``ZOOM_IN_SIDE``).
-#: Hand tiles in training are 9-42 px wide at 416, table tiles 5-13 px, and the
-#: smallest are found and read far worse. Needs a tile model exported with a
-#: dynamic input size. For the shipped detector, trained at 640,
-#: on the rendered validation hands (seeds 201/204, 60 scenes), hand tiles read
-#: right 92.0 % at 9 px, 92.7 % at 13, 92.5 % at 17 (close-ups 98.1 % at each).
-SMALL_TILE_PX = 13.0
-#: Long side of the detector's input for that closer look (the usual one is the
-#: trained size, ``models.json`` ``imgsz``). Chosen on rendered validation
-#: tables (1280x720, seeds 202/205, 60 each) with the shipped detector (trained at
-#: 640, run in 8 bits), table / table on the mat: 576 px
-#: 86.8 / 79.2 % (float), 640 87.6 / 79.7 %, 768 89.4 / 82.1 %, 832 90.0 / 81.8 %,
-#: 896 90.7 / 82.2 %; the detector takes 24, 32, 37 and 40 ms from 640 to 896
-#: (the float one 40 ms at 640): 768 reads better than the float model at 640
-#: in less time.
-ZOOM_IN_SIDE = 768
-#: Readings whose boxes overlap at least this much (IoU) are the same tile;
-
 
 
 class TileReader:
@@ -172,13 +153,19 @@ class TileReader:
                              if check_tiles and verify_tiles and "verifier" in specs else None)
         #: Whether boxes on a patterned frame must pass ``vision.models.tile_check``'s looks.
         self.tile_looks = check_tiles and tile_looks
-        # a tile box must be a domino, not a patterned surface (vision.models.tile_check)
-        self.detector: ObbDetector = (
-            CheckedTileDetector(specs["tiles"], conf_threshold=tile_threshold, threads=threads,
-                                class_thresholds=faint, verifier=self.domino_check,
-                                looks=tile_looks)
-            if check_tiles else ObbDetector(specs["tiles"], conf_threshold=tile_threshold,
-                                            threads=threads, class_thresholds=faint))
+        def detector(spec: ModelSpec) -> ObbDetector:
+            # a tile box must be a domino, not a patterned surface (vision.models.tile_check)
+            if check_tiles:
+                return CheckedTileDetector(spec, conf_threshold=tile_threshold, threads=threads,
+                                           class_thresholds=faint, verifier=self.domino_check,
+                                           looks=tile_looks)
+            return ObbDetector(spec, conf_threshold=tile_threshold, threads=threads,
+                               class_thresholds=faint)
+
+        self.detector: ObbDetector = detector(specs["tiles"])
+        closeup = specs.get("tiles_closeup")
+        self._pair = DetectorPair(self.detector,
+                                  None if closeup is None else lambda: detector(closeup))
         floor = max(0.01, pip_threshold - pip_band)
         classify = classify_halves and "halves" in specs
         self.pip_detector = BoxDetector(specs["pips"], conf_threshold=floor, threads=threads)
@@ -241,6 +228,9 @@ class TileReader:
         self.spot_face_down = spot_face_down
         #: Input side of the closer look the last frame needed: video frames start with it.
         self._close_side: int | None = None
+        #: The detector the last first look chose (``closeup_detector`` or ``detector``):
+        #: windows of the frames after it are looked at with it.
+        self._chosen: ObbDetector | None = None
         #: The cover check's model (``vision.reading.cover_check``) when listed and wanted: loaded
         #: on first use (``cover_check``), shared with this reader's copies (``for_set``).
         self.cover_spec = specs.get("covered") if check_cover else None
@@ -269,6 +259,13 @@ class TileReader:
         other.reset()
         return other
 
+    def for_hands(self) -> TileReader:
+        """A fresh copy for photos of hands, sharing the models: looks by ``closeup_detector``."""
+        other = copy.copy(self)
+        other.detector = self.closeup_detector
+        other.reset()
+        return other
+
     def with_profile(self, profile: SetProfile | None) -> TileReader:
         """This reader weighing each half's count by its pip colour as ``profile`` (the
         player's set, ``vision.reading.set_profile``) knows it, sharing its models; ``None``:
@@ -288,6 +285,11 @@ class TileReader:
         return self._cover_check[0]
 
     @property
+    def closeup_detector(self) -> ObbDetector:
+        """The detector for a close-up or a hand (``vision.reading.detector_pair``)."""
+        return self._pair.closeup_for(self.detector)
+
+    @property
     def look_side(self) -> int:
         """Long side of the detector's input at the next frame's first look: the closer
         look's, once a video needed it, else the trained size."""
@@ -296,7 +298,7 @@ class TileReader:
     def reset(self) -> None:
         """Forget what earlier frames taught (the closer look a video needed): the
         next image is read as a still, as a fresh reader would read it."""
-        self._close_side = None
+        self._close_side = self._chosen = None
 
     def read(self, image: np.ndarray | str | os.PathLike[str]) -> FrameReading:
         """Read an image (a BGR array, or a path loaded with ``load_image``)."""
@@ -304,8 +306,11 @@ class TileReader:
             image = load_image(image)
         found = self.detect(image)
         tiles, backs = self.read_tiles_and_backs(image, found[found.class_id == self.tile_class])
-        markers = more_markers(self, self.detector, image, found, self._base_side(),
-                               _dynamic(self.detector))
+        marking = self.detector
+        if self._chosen is self.detector and self._pair.pairs(self.detector):
+            marking = self.closeup_detector  # it names markers better: see detector_pair
+            found = closeup_markers(found, marking, image, self.marker_class)
+        markers = more_markers(self, marking, image, found, self._base_side(), _dynamic(marking))
         if self.drop_hollow_markers:
             markers = drop_hollow(markers, image)
         down = list(backs.corners)
@@ -332,7 +337,7 @@ class TileReader:
         if side is None:
             return self._first_look(image)
         found = self.detector(image, long_side=side)
-        width = self._tile_width(found)
+        width = tile_width(self._tiles_in(found))
         if width is None:
             self._close_side = None
             return self._first_look(image)
@@ -342,8 +347,7 @@ class TileReader:
 
     def window_gain(self, shape: tuple[int, int]) -> float | None:
         """Detector input pixels per image pixel at the next look at a whole image of
-        ``shape`` (h, w); None when the detector takes one input size only (a part of
-        the image cannot be looked at on the same scale)."""
+        ``shape`` (h, w); None when the detector takes one input size only."""
         return self.look_side / max(shape) if _dynamic(self.detector) else None
 
     def detect_window(self, image: np.ndarray, window: tuple[int, int, int, int],
@@ -352,19 +356,27 @@ class TileReader:
         ``window`` of ``image``, in ``image`` pixels, looked at on the scale ``gain``
         (:meth:`window_gain`) of a look at the whole image: the tiles keep the size the
         detector knows."""
-        return self.detector.detect_window(image, window, gain, core)
+        closeup = self._chosen is not None and self._chosen is not self.detector
+        chosen = self.closeup_detector if closeup else self.detector
+        return chosen.detect_window(image, window, gain, core)
 
     def _first_look(self, image: np.ndarray) -> Detections:
-        found = self.detector(image)
-        width = self._tile_width(found)
+        look = self.detector
+        found = look(image)
+        width = tile_width(self._tiles_in(found))
+        if self._pair.pairs(look) and (width is None or width >= CLOSE_UP_TILE_PX):
+            look = self.closeup_detector  # a close-up or a hand: see closeup_detector
+            found = look(image)
+            width = tile_width(self._tiles_in(found))
+        self._chosen = look
         if width is None:
-            further = self.detector(image, zoom_out=self.zoom_out) if self.zoom_out > 1 else found
-            if self._tile_width(further) is not None and self._close_up(further, image):
+            further = look(image, zoom_out=self.zoom_out) if self.zoom_out > 1 else found
+            if is_close_up(self._tiles_in(further), image):
                 return further
             # nothing close up either: perhaps a few tiles too tiny to see (a table seen
             # whole with only its engine laid)
-            if self._side_for(image) > self._base_side():
-                closer = self._closer_look(image)
+            if self._side_for(image, look) > self._base_side():
+                closer = self._closer_look(image, look)
                 if closer is not None:
                     nearer, side, width = closer
                     if width * self._base_side() / side < SMALL_TILE_PX:
@@ -372,45 +384,37 @@ class TileReader:
                     return nearer
             return further
         if width < SMALL_TILE_PX:
-            closer = self._closer_look(image)
+            closer = self._closer_look(image, look)
             if closer is not None:
                 self._close_side = closer[1]
                 return closer[0]
         return found
 
-    def _close_up(self, found: Detections, image: np.ndarray) -> bool:
-        """Whether a tile in ``found`` is long enough for a close-up (``CLOSE_UP_SHARE``)."""
-        tiles = found[found.class_id == self.tile_class]
-        lengths = box_sizes(tiles.corners)[1]
-        return bool(len(lengths)) and float(lengths.max()) >= CLOSE_UP_SHARE * max(image.shape[:2])
+    def _tiles_in(self, found: Detections) -> Detections:
+        return found[found.class_id == self.tile_class] if len(found) else found
 
-    def _closer_look(self, image: np.ndarray) -> tuple[Detections, int, float] | None:
-        """The frame at the closer look's side: what was found there, the side and the
-        tiles' width; ``None`` when the detector cannot look closer or no tile shows."""
-        if not (self.zoom_in_side and _dynamic(self.detector)):
+    def _closer_look(self, image: np.ndarray, detector: ObbDetector
+                     ) -> tuple[Detections, int, float] | None:
+        """The frame at the closer look's side by ``detector``: what was found there, the
+        side and the tiles' width; ``None`` when it cannot look closer or no tile shows."""
+        if not (self.zoom_in_side and _dynamic(detector)):
             return None
-        side = self._side_for(image)
-        nearer = self.detector(image, long_side=side)
-        width = self._tile_width(nearer)
+        side = self._side_for(image, detector)
+        nearer = detector(image, long_side=side)
+        width = tile_width(self._tiles_in(nearer))
         return None if width is None else (nearer, side, width)
 
     def _base_side(self) -> int:
         return int(max(getattr(self.detector, "input_size", (416, 416))))
 
-    def _side_for(self, image: np.ndarray) -> int:
-        """Input long side of the closer look: ``zoom_in_side``, a multiple of 32, but
-        never beyond the image's own size (nor below the trained size)."""
-        base = self._base_side()
-        cap = max(min(int(self.zoom_in_side or base), ceil32(max(image.shape[:2]))), base)
-        return int(cap)
-
-    def _tile_width(self, found: Detections) -> float | None:
-        """Median short side of the tiles found, in detector input pixels (None: no tile)."""
-        tiles = found[found.class_id == self.tile_class] if len(found) else found
-        if not len(tiles):
-            return None
-        sides = np.linalg.norm(np.roll(tiles.corners, -1, axis=1) - tiles.corners, axis=2)
-        return float(np.median(sides.min(axis=1))) * float(tiles.metadata.get("gain", 1.0))
+    def _side_for(self, image: np.ndarray, detector: ObbDetector) -> int:
+        """Input long side of the closer look by ``detector``: ``zoom_in_side`` (the table
+        detector's more on a big frame, ``ZOOM_IN_SHARE``), within the image and trained sizes."""
+        base, long = self._base_side(), max(image.shape[:2])
+        share = ZOOM_IN_SHARE if detector is self._pair.table else 0.0
+        side = self.zoom_in_side and max(self.zoom_in_side,
+                                         min(ZOOM_IN_MAX, ceil32(share * long)))
+        return int(max(min(int(side or base), ceil32(long)), base))
 
     def read_tiles(self, image: np.ndarray, tiles: Detections) -> TileReadings:
         """Read the values of already-located tiles (corners in ``image`` pixels); the

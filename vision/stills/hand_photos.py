@@ -228,11 +228,14 @@ def read_hand(reader: TileReader, photo: str | os.PathLike[str] | np.ndarray) ->
     (``vision.reading.cover_check``, when the reader's models hold the check); faint boxes
     that may be tiles not read are added after the tiles, doubted
     (``vision.stills.missed_tiles``); a box the domino check rejects is marked so
-    (:func:`checked_boxes`)."""
+    (:func:`checked_boxes`). A ``TileReader`` reads it with its close-up detector
+    (``TileReader.for_hands``)."""
     from vision.images import load_image
     from vision.stills.slanted_photo import read_from_above
 
     image = photo if isinstance(photo, np.ndarray) else load_image(photo)
+    if isinstance(reader, TileReader):
+        reader = reader.for_hands()
     frame = read_from_above(reader, image)
     check = getattr(reader, "cover_check", None)
     frame = flag_covered(frame, image, check() if callable(check) else None,
