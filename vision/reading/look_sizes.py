@@ -67,13 +67,19 @@ ZOOM_IN_SHARE = 0.6
 ZOOM_IN_MAX = 1152
 
 
+def median_short_side(corners: np.ndarray) -> float:
+    """Median short side of the boxes ``corners`` ``(N, 4, 2)``, N >= 1, whatever their
+    corner order."""
+    sides = np.linalg.norm(np.roll(corners, -1, axis=1) - corners, axis=2)
+    return float(np.median(sides.min(axis=1)))
+
+
 def tile_width(tiles: Detections) -> float | None:
     """Median short side of the tile boxes ``tiles``, in detector input pixels (None: no
     box)."""
     if not len(tiles):
         return None
-    sides = np.linalg.norm(np.roll(tiles.corners, -1, axis=1) - tiles.corners, axis=2)
-    return float(np.median(sides.min(axis=1))) * float(tiles.metadata.get("gain", 1.0))
+    return median_short_side(tiles.corners) * float(tiles.metadata.get("gain", 1.0))
 
 
 def is_close_up(tiles: Detections, image: np.ndarray) -> bool:

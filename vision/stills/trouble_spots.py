@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from vision.models.detections import Detections, polygon_iou
+from vision.reading.look_sizes import median_short_side
 from vision.readings import FrameReading, TileReadings
 
 #: Window side, in tile widths (the median short side of the boxes found).
@@ -66,9 +67,7 @@ SAME_IOU = 0.8
 def _width(frame: FrameReading) -> float | None:
     if not frame.tiles:
         return None
-    corners = np.asarray(frame.tiles.corners, np.float32)
-    sides = np.linalg.norm(np.roll(corners, -1, axis=1) - corners, axis=2)
-    return float(np.median(sides.min(axis=1)))
+    return median_short_side(np.asarray(frame.tiles.corners, np.float32))
 
 
 def loose_centres(reading: Any, frame: FrameReading) -> list[np.ndarray]:
