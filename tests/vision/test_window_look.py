@@ -20,6 +20,7 @@ from vision.models.detections import Detections, polygon_iou
 from vision.reading.reader import UNCERTAIN_BELOW
 from vision.tracking.tile_memory import TileMemory, grey_of
 from vision.tracking.tracker import Tracker
+from vision.tracking.view_change import ViewWatch
 from vision.tracking.window_look import (
     MAX_WINDOWS,
     Core,
@@ -183,6 +184,63 @@ def test_windows_are_squares_on_the_detectors_stride() -> None:
         assert 0 <= x0 < x1 <= 640 and 0 <= y0 < y1 <= 360
     assert change_windows(np.ones((90, 160), bool), 4.0, (360, 640), 40.0, 0.6) is None
 
+
+
+def pale_table(tile: bool, seed: int) -> np.ndarray:
+    """A 1280x720 pale pink cloth, and on it a white tile with small pips when ``tile``."""
+    frame = np.full((720, 1280, 3), (226, 216, 236), np.float32)
+    if tile:
+        frame[330:386, 620:650] = 246
+        frame[357:359, 622:648] = 90
+        for x, y in ((627, 337), (643, 337), (635, 344), (627, 351), (643, 351),
+                     (627, 366), (643, 379), (635, 372)):
+            frame[y - 2:y + 2, x - 2:x + 2] = 30
+    frame += np.random.default_rng(seed).normal(0, 3.0, frame.shape)
+    return np.clip(frame, 0, 255).astype(np.uint8)
+
+
+def test_a_change_the_view_watch_sees_is_looked_at_in_windows() -> None:
+    """A white tile on a pale cloth changes the known table's detail too little (its pips
+    a pixel there); the view watch sees it change since the table settled, and the
+    window look looks there: a change missed once would be in the reference for good."""
+    watch = ViewWatch(settle_frames=2, fps=10.0)
+    before = [pale_table(False, k) for k in range(3)]
+    after = [pale_table(True, 10 + k) for k in range(3)]
+    still = None
+    for k, frame in enumerate(before):
+        still = watch.look(frame, k) or still
+    assert still is not None
+    watch.settled(still.detail)
+    changed = None
+    for k, frame in enumerate(after):
+        seen = watch.look(frame, 10 + k)
+        changed = seen.changed if seen is not None else changed
+    assert changed is not None and changed.any()
+
+    class Watcher(WindowedReader):
+        def __init__(self) -> None:
+            self.windows: list[Window] = []
+
+        def detect(self, frame: np.ndarray) -> Detections:
+            return Detections(np.array([[[180, 600], [236, 600], [236, 630], [180, 630]]],
+                                       np.float32), np.ones(1), np.zeros(1, np.int64))
+
+        def detect_window(self, image: np.ndarray, window: Window, gain: float, core: Core
+                          ) -> Detections:
+            self.windows.append(window)
+            return Detections.empty()
+
+    for given in (None, changed):
+        reader = Watcher()
+        look = WindowLook(reader)
+        look.detect(before[-1], table_view(before[-1]))
+        look.detect(after[-1], table_view(after[-1]), 56.0, changed=given)
+        assert not look.last.whole
+        if given is None:  # the known table's views alone see nothing changed
+            assert reader.windows == []
+        else:
+            assert len(reader.windows) == 1
+            assert in_cores(np.array([[635.0, 358.0]]), reader.windows, (720, 1280), 30.0).all()
 
 def follow(tmp_path: Path, rnd: PaintedRound, reader: PaintedReader, *, windows: bool,
            bump_at: int | None = None) -> list[Any]:

@@ -228,8 +228,9 @@ class TileReader:
         self.spot_face_down = spot_face_down
         #: Input side of the closer look the last frame needed: video frames start with it.
         self._close_side: int | None = None
-        #: The detector the last first look chose (``closeup_detector`` or ``detector``):
-        #: windows of the frames after it are looked at with it.
+        #: The detector the last look chose (``closeup_detector`` or ``detector``): later
+        #: frames' windows are looked at with it, and with ``detector`` the markers
+        #: are those ``closeup_detector`` finds at the same look.
         self._chosen: ObbDetector | None = None
         #: The cover check's model (``vision.reading.cover_check``) when listed and wanted: loaded
         #: on first use (``cover_check``), shared with this reader's copies (``for_set``).
@@ -306,10 +307,7 @@ class TileReader:
             image = load_image(image)
         found = self.detect(image)
         tiles, backs = self.read_tiles_and_backs(image, found[found.class_id == self.tile_class])
-        marking = self.detector
-        if self._chosen is self.detector and self._pair.pairs(self.detector):
-            marking = self.closeup_detector  # it names markers better: see detector_pair
-            found = closeup_markers(found, marking, image, self.marker_class)
+        marking = self.closeup_detector if self._pair.pairs(self._chosen) else self.detector
         markers = more_markers(self, marking, image, found, self._base_side(), _dynamic(marking))
         if self.drop_hollow_markers:
             markers = drop_hollow(markers, image)
@@ -334,16 +332,16 @@ class TileReader:
         needed, is taken first until the tiles are big enough without it.
         """
         side = self._close_side if _dynamic(self.detector) and self.zoom_in_side else None
-        if side is None:
-            return self._first_look(image)
-        found = self.detector(image, long_side=side)
-        width = tile_width(self._tiles_in(found))
-        if width is None:
+        found = None if side is None else self.detector(image, long_side=side)
+        width = None if found is None else tile_width(self._tiles_in(found))
+        if side is None or found is None or width is None:
             self._close_side = None
-            return self._first_look(image)
-        at_base = width * self._base_side() / side
-        self._close_side = side if at_base < SMALL_TILE_PX else None
-        return found
+            found = self._first_look(image)
+        else:
+            self._close_side = side if width * self._base_side() / side < SMALL_TILE_PX else None
+            self._chosen = self.detector
+        return (closeup_markers(found, self.closeup_detector, image, self.marker_class)
+                if self._pair.pairs(self._chosen) else found)
 
     def window_gain(self, shape: tuple[int, int]) -> float | None:
         """Detector input pixels per image pixel at the next look at a whole image of
@@ -358,7 +356,9 @@ class TileReader:
         detector knows."""
         closeup = self._chosen is not None and self._chosen is not self.detector
         chosen = self.closeup_detector if closeup else self.detector
-        return chosen.detect_window(image, window, gain, core)
+        found = chosen.detect_window(image, window, gain, core)
+        return (closeup_markers(found, self.closeup_detector, image, self.marker_class,
+                                window, gain, core) if self._pair.pairs(chosen) else found)
 
     def _first_look(self, image: np.ndarray) -> Detections:
         look = self.detector

@@ -188,12 +188,12 @@ class Tracker:
 
     # -- reading one still frame ---------------------------------------------------
 
-    def _read(self, frame: np.ndarray, memory: TileMemory | None
+    def _read(self, frame: np.ndarray, memory: TileMemory | None, still: Still
               ) -> tuple[TileReadings, Detections]:
         """Tiles and markers of a still frame: through ``memory`` (which reads only what it
         does not know) when the reader reads boxes apart, else the whole frame read."""
         if memory is not None:
-            found = self._detect(frame, memory)
+            found = self._detect(frame, memory, still)
             if self.known is not None:  # phantoms on bare table out, missed tiles in
                 marker_class = (memory.reader.marker_class if self.use_marker_candidates
                                 else -1)
@@ -204,16 +204,16 @@ class Tracker:
         self.counts.tiles_read += len(frame_reading.tiles)
         return frame_reading.tiles, frame_reading.markers
 
-    def _detect(self, frame: np.ndarray, memory: TileMemory) -> Detections:
+    def _detect(self, frame: np.ndarray, memory: TileMemory, still: Still) -> Detections:
         """The detector's boxes in a still frame: in windows around what changed since the
-        frame looked at before once a table settled (``vision.tracking.window_look``),
-        else in the whole frame."""
+        frame looked at before or the table settled (``vision.tracking.window_look``), once
+        a table settled, else in the whole frame."""
         if self.windows is None or self.known is None:
             return memory.reader.detect(frame)
         scale = tile_scale(memory.detections.corners)
         return self.windows.detect(frame, self.known.view(frame),
                                    None if scale is None else scale[1],
-                                   whole=self.settled_reading is None)
+                                   whole=self.settled_reading is None, changed=still.changed)
 
     def _reconstruct(self, frame: np.ndarray, tiles: TileReadings, markers: Detections,
                      mat_view: Any) -> TableReading:
@@ -308,7 +308,7 @@ class Tracker:
             moved = self._moved(frame, index, stamp)
             if moved is not None:
                 yield moved
-            tiles, markers = self._read(frame, memory)
+            tiles, markers = self._read(frame, memory, still)
             if self.use_mat and (self.windows is None or self.windows.last.whole):
                 # the mat lies where it lay unless the frame was looked at whole
                 from vision.mat.hub_mat import detect_mat

@@ -112,11 +112,13 @@ def covered(base: np.ndarray, detail: np.ndarray) -> bool:
 
 @dataclass
 class Still:
-    """A still frame worth reading: its :func:`view_detail`, and whether something
-    large covers part of the table settled last (what it hides is not taken away)."""
+    """A still frame worth reading: its :func:`view_detail`, whether something large
+    covers part of the table settled last (what it hides is not taken away), and the
+    pixels of the small copy that differ from the settled view (None: none settled)."""
 
     detail: np.ndarray
     covered: bool
+    changed: np.ndarray | None = None
 
 
 class ViewWatch:
@@ -162,9 +164,10 @@ class ViewWatch:
                 self.base = base = None  # still for long: the view itself changed
         if self.still < self.settle_frames:
             return None
-        if base is not None and base.shape == detail.shape \
-                and changed_pixels(base, detail) <= REREAD_PIXELS \
+        changed = (_difference(base, detail) if base is not None and base.shape == detail.shape
+                   else None)
+        if changed is not None and np.count_nonzero(changed) <= REREAD_PIXELS \
                 and index - self.checked < RECHECK_S * self.fps:
             return None  # nothing changed since the table last settled: nothing to read
         self.checked = index
-        return Still(detail, hidden)
+        return Still(detail, hidden, changed)

@@ -4,11 +4,14 @@ A fixed camera's still frame differs from the one looked at before only where a
 tile was laid, a marker moved or a hand rested. :class:`WindowLook` keeps the
 detector's boxes of the frame it looked at last (the *reference*) and, for the
 next still frame, compares the two small views of the known table
-(``vision.change.table_view.changed_mask``: fine detail and colour, light aside);
-around each changed region it cuts a square window of the full-resolution frame,
-padded by ``WINDOW_PAD`` tile lengths, and has the detector look at it on the scale
-of a look at the whole frame (so tiles keep the size the detector knows), sides a
-multiple of its stride (no padding). Boxes whose centre lies in a window's core
+(``vision.change.table_view.changed_mask``: fine detail and colour, light aside),
+and adds where the view watch finds the frame changed since the table settled
+(``vision.tracking.view_change``: a white tile on a pale cloth changes the known
+table's detail too little, its pips a pixel there, and a change missed once would
+be in the reference from then on); around each changed region it cuts a square
+window of the full-resolution frame, padded by ``WINDOW_PAD`` tile lengths, and has
+the detector look at it on the scale of a look at the whole frame (so tiles keep the
+size the detector knows), sides a multiple of its stride (no padding). Boxes whose centre lies in a window's core
 (the window less half a tile on each side inside the frame) come from the window;
 the others are the reference's. An unchanged frame needs no look at all.
 
@@ -186,10 +189,11 @@ class WindowLook:
         """Look at the next frame whole (the camera moved)."""
         self.reference = None
 
-    def windows(self, frame: np.ndarray, view: TableView, tile_long: float | None
-                ) -> list[Window] | None:
+    def windows(self, frame: np.ndarray, view: TableView, tile_long: float | None,
+                changed: np.ndarray | None = None) -> list[Window] | None:
         """The windows to look at in ``frame`` (its small ``view``), or None for the
-        whole frame."""
+        whole frame; ``changed`` (bool, any small size): where the frame differs from the
+        table settled last, looked at too."""
         ref = self.reference
         if ref is None or tile_long is None or self.since_whole + 1 >= self.whole_every \
                 or ref[0].grey.shape != view.grey.shape \
@@ -198,15 +202,20 @@ class WindowLook:
         gain = self.reader.window_gain(frame.shape[:2])
         if gain is None:
             return None
-        return change_windows(changed_mask(ref[0], view), view.scale, frame.shape[:2],
-                              tile_long, gain)
+        mask = changed_mask(ref[0], view)
+        if changed is not None and changed.any():
+            h, w = mask.shape
+            mask |= cv2.resize(changed.astype(np.uint8), (w, h),
+                               interpolation=cv2.INTER_NEAREST).astype(bool)
+        return change_windows(mask, view.scale, frame.shape[:2], tile_long, gain)
 
     def detect(self, frame: np.ndarray, view: TableView, tile_long: float | None = None,
-               whole: bool = False) -> Detections:
+               whole: bool = False, changed: np.ndarray | None = None) -> Detections:
         """Tiles and markers of the still ``frame`` (its small ``view``): looked for in
-        windows around what changed when ``tile_long`` (a tile's length, frame pixels)
-        is known and ``whole`` is not asked for, else in the whole frame."""
-        windows = None if whole else self.windows(frame, view, tile_long)
+        windows around what changed (since the frame looked at before, and ``changed``:
+        see :meth:`windows`) when ``tile_long`` (a tile's length, frame pixels) is known
+        and ``whole`` is not asked for, else in the whole frame."""
+        windows = None if whole else self.windows(frame, view, tile_long, changed)
         if windows is None or tile_long is None:
             found = self.reader.detect(frame)
             self.last = Look(True)
