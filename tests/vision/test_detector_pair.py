@@ -76,3 +76,30 @@ def test_a_hand_is_read_by_the_closeup_detector_whatever_its_tiles_size() -> Non
     assert hands.detector is reader.closeup_detector
     assert reader.detector is not hands.detector  # the reader itself is unchanged
     assert hands.closeup_detector is hands.detector
+
+
+def _boxes(found: Any, cls: int) -> np.ndarray:
+    return np.asarray(found.corners[found.class_id == cls])
+
+
+@needs_trained_models
+def test_the_closeup_detector_names_the_markers_of_every_table_look() -> None:
+    """A whole frame's look and a window's (a tracker's) by the table detector keep its
+    tiles and take the close-up detector's markers at the same scale."""
+    reader = TileReader(MODELS)
+    table = render_table(scene_rng(8301, 0)).image
+    found = reader.detect(table)
+    side = int(round(float(found.metadata["gain"]) * max(table.shape[:2])))
+    closeup = reader.closeup_detector.unchecked(table, long_side=side)
+    mark = reader.marker_class
+    assert np.array_equal(_boxes(found, mark), _boxes(closeup, mark))
+    gain = reader.window_gain(table.shape[:2])
+    assert gain is not None
+    h, w = table.shape[:2]
+    window = (w // 4, h // 4, w // 4 + 640, h // 4 + 640 * h // w)
+    core = (window[0] + 20.0, window[1] + 20.0, window[2] - 20.0, window[3] - 20.0)
+    looked = reader.detect_window(table, window, gain, core)
+    by_table = reader.detector.detect_window(table, window, gain, core)
+    by_closeup = reader.closeup_detector.unchecked_window(table, window, gain, core)
+    assert np.array_equal(_boxes(looked, reader.tile_class), _boxes(by_table, reader.tile_class))
+    assert np.array_equal(_boxes(looked, mark), _boxes(by_closeup, mark))
