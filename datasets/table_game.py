@@ -22,6 +22,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -238,12 +239,14 @@ def follow(shown: Sequence[Shown], players: int, rules: RuleSet, seed: int,
 
 def benchmark_games(n: int, seed: int, players_cycle: Sequence[int] = (3, 4, 2, 5),
                     reader: Any = None, max_tables: int | None = None,
-                    mat: bool = False, boneyard: int = 0) -> dict[str, Any]:
+                    mat: bool = False, boneyard: int = 0, bare: bool = False) -> dict[str, Any]:
     """Bots' rounds with injected breaches, filmed and followed; see ``benchmarks/table.py``.
 
     ``reader`` reads the frames (``None``: the oracle); ``max_tables`` cuts
     each round short (the trained reader is slow on a CPU); ``boneyard`` tiles lie
-    face down in a heap beside the trains throughout.
+    face down in a heap beside the trains throughout; with ``bare`` the film starts on
+    the bare table (the mat laid, if any), as a round does before the engine is laid,
+    so that the tracker knows the table (``vision.change.known_table``).
     """
     rules = RuleSet.preset("standard")
     injected = found = false = moves = frames = unexplained = 0
@@ -259,6 +262,8 @@ def benchmark_games(n: int, seed: int, players_cycle: Sequence[int] = (3, 4, 2, 
         truth = camera_view(obs)[:max_tables]
         breaches = [b for b in breaches if max_tables is None or b.index < max_tables]
         layouts = layout_sequence(truth, players, np.random.default_rng(seed + g), mat=mat)
+        if bare:
+            layouts = [replace(layouts[0], tiles=[], markers=[]), *layouts]
         shown = render_tables(layouts, style_seed=seed + g, boneyard=boneyard)
         renderer = shown[0].renderer
         # the engine told, as the companion app tells it (``mtrain watch --engine``)
@@ -290,6 +295,7 @@ def benchmark_games(n: int, seed: int, players_cycle: Sequence[int] = (3, 4, 2, 
                         "tracker_errors": len(got), "identical": identical})
     return {
         "rounds": n, "frames": renderer, "mat": mat, "boneyard": boneyard,
+        "bare_table_first": bare,
         "reader": "oracle (the drawn tiles)" if reader is None else type(reader).__name__,
         "injected": injected, "injected_found": found,
         "found_rate": round(found / max(injected, 1), 4),

@@ -39,10 +39,12 @@ _KIND_COLOUR = {"coin": (40, 170, 210), "toy-train": (40, 40, 200), "pawn": (200
 
 def _extent(layouts: Sequence[TableLayout],
             area_mm: tuple[float, float, float, float] | None) -> tuple[np.ndarray, np.ndarray]:
-    """Lowest and highest table mm of every layout's tiles and markers (and of ``area_mm``)."""
+    """Lowest and highest table mm of every layout's tiles and markers (and of ``area_mm``);
+    a bare table's layout frames nothing."""
     pts = np.concatenate([np.concatenate([t.corners for t in lay.tiles]
                                          + [m.corners for m in lay.markers])
-                          for lay in layouts])
+                          for lay in layouts if lay.tiles or lay.markers]
+                         or [np.zeros((1, 2))])
     lo, hi = pts.min(axis=0), pts.max(axis=0)
     if area_mm is not None:
         lo = np.minimum(lo, np.asarray(area_mm[:2], float))

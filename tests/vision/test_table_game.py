@@ -198,3 +198,23 @@ def test_a_boneyard_beside_the_table_is_followed_without_alerts(record: list[Any
     # the heap is set apart once, not read again at every still frame
     assert result["backs_read"] >= 5
     assert result["backs_reused"] > 4 * result["backs_read"]
+
+
+def test_a_round_filmed_from_the_bare_table_is_followed_as_from_the_engine(
+        record: list[Any]) -> None:
+    """The film may start on the bare table, as a round does: it frames the table as the
+    round's tables do and shows no tile, and the tracker follows the round as from the
+    engine (the bare table it learns is no table of the round)."""
+    from dataclasses import replace
+
+    truth = camera_view(record[:8])
+    layouts = layout_sequence(truth, 3, np.random.default_rng(1), mat=True)
+    shown = render_tables(layouts, style_seed=3)
+    bare = render_tables([replace(layouts[0], tiles=[], markers=[]), *layouts], style_seed=3)
+    assert not bare[0].tiles and not len(bare[0].markers)
+    assert all(np.array_equal(a.image, b.image) for a, b in zip(shown, bare[1:], strict=True))
+    result = follow(bare, 3, RULES, seed=2, mat=True, hold_s=1.0, hand_s=0.6)
+    assert result["tables"] == truth
+    reference = observer_alerts(truth, RULES, 3)
+    assert [(a.code, a.train) for a in result["alerts"]] == [
+        (a.code, a.train) for a in reference]

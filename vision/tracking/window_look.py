@@ -11,9 +11,10 @@ table's detail too little, its pips a pixel there, and a change missed once woul
 be in the reference from then on); around each changed region it cuts a square
 window of the full-resolution frame, padded by ``WINDOW_PAD`` tile lengths, and has
 the detector look at it on the scale of a look at the whole frame (so tiles keep the
-size the detector knows), sides a multiple of its stride (no padding). Boxes whose centre lies in a window's core
-(the window less half a tile on each side inside the frame) come from the window;
-the others are the reference's. An unchanged frame needs no look at all.
+size the detector knows), sides a multiple of its stride (no padding). Boxes whose
+centre lies in a window's core (the window less half a tile on each side inside the
+frame) come from the window; the others are the reference's. An unchanged frame needs
+no look at all.
 
 The whole frame is looked at instead: at the first still frames (no reference, or
 no table settled yet), when the detector takes one input size only, when the
