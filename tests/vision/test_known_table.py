@@ -304,3 +304,23 @@ def test_a_lone_marker_sized_change_is_a_marker_and_pieces_are_not() -> None:
     assert not len(found(_with_discs(cloth, [beyond, (640, 400)])))
     # far from every tile it is no marker either
     assert not len(found(_with_discs(cloth, [(1100, 100)])))
+
+
+def test_a_marker_as_large_as_a_tile_but_shorter_is_a_marker_and_a_tile_is_not() -> None:
+    # a toy train seen from above with its cab and shadow: nearly a tile's area
+    cloth, tiles = _cloth_and_tiles()
+    known = KnownTable()
+    for _ in range(EMPTY_FRAMES):
+        known.see_empty(cloth)
+    beyond = (640, 360)
+
+    def laid(length: float, width: float) -> np.ndarray:
+        frame = cloth.copy()
+        outline = cv2.boxPoints((beyond, (length, width), 0.0)).astype(np.int32)
+        cv2.fillPoly(frame, [outline], (40, 90, 200))
+        return known.marker_candidates(known.view(frame), tiles, tiles, tile_scale(tiles))
+
+    train = laid(52, 28)  # 0.87 of the 60 by 30 px tile's length, 0.81 of its area
+    assert len(train) == 1
+    assert np.linalg.norm(train[0].mean(axis=0) - np.array(beyond)) < 6
+    assert not len(laid(60, 30))  # a tile the detector missed is the tile candidates' to find

@@ -89,8 +89,10 @@ FIT_CHANGE = 0.12
 #: ``MARKER_SHORT`` of its width (a coin 23 mm, a pawn 18 mm, a toy train 40 by 18 mm,
 #: against a 48 by 24 mm tile), and its centre within ``MARKER_REACH`` tile lengths of a
 #: tile's centre (markers lie at a train's end or beside its last tile; an empty train's
-#: at its slot, up to about 3.8 tile lengths from the engine).
-MARKER_AREA = (0.15, 0.9)
+#: at its slot, up to about 3.8 tile lengths from the engine). A toy train seen from
+#: above with its height and shadow changes as much as a tile's area (1.04 of it on the
+#: painted rounds; a tile, with its rim, 1.2 or more): the length tells them apart.
+MARKER_AREA = (0.15, 1.1)
 MARKER_LONG = 1.0
 MARKER_SHORT = 0.45
 MARKER_REACH = 4.0
