@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -205,8 +206,6 @@ def test_a_round_filmed_from_the_bare_table_is_followed_as_from_the_engine(
     """The film may start on the bare table, as a round does: it frames the table as the
     round's tables do and shows no tile, and the tracker follows the round as from the
     engine (the bare table it learns is no table of the round)."""
-    from dataclasses import replace
-
     truth = camera_view(record[:8])
     layouts = layout_sequence(truth, 3, np.random.default_rng(1), mat=True)
     shown = render_tables(layouts, style_seed=3)

@@ -185,7 +185,6 @@ def test_windows_are_squares_on_the_detectors_stride() -> None:
     assert change_windows(np.ones((90, 160), bool), 4.0, (360, 640), 40.0, 0.6) is None
 
 
-
 def pale_table(tile: bool, seed: int) -> np.ndarray:
     """A 1280x720 pale pink cloth, and on it a white tile with small pips when ``tile``."""
     frame = np.full((720, 1280, 3), (226, 216, 236), np.float32)

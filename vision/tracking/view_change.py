@@ -85,10 +85,6 @@ def changed_share(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.mean(_difference(a, b)))
 
 
-def changed_pixels(a: np.ndarray, b: np.ndarray) -> int:
-    return int(np.count_nonzero(_difference(a, b)))
-
-
 def covered(base: np.ndarray, detail: np.ndarray) -> bool:
     """Something large reaches over the table from its edge (an arm), compared with ``base``.
 
