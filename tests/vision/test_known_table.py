@@ -95,6 +95,36 @@ def test_a_tile_the_detector_missed_is_found_where_the_table_changed(
     assert abs(fitted[1] - scale[1]) < 0.25 * scale[1]
 
 
+def test_only_the_tile_laid_since_the_table_settled_changed_since(rnd: PaintedRound) -> None:
+    rng = np.random.default_rng(4)
+    known = learned(rnd, rng)
+    before, after = rnd.pictures[-2], rnd.pictures[-1]
+    old = {tuple(np.round(c.mean(axis=0), 1)) for _, c in before.tiles}
+    new = np.array([c for _, c in after.tiles if tuple(np.round(c.mean(axis=0), 1)) not in old],
+                   np.float32)
+    seen = np.array([c for _, c in after.tiles if tuple(np.round(c.mean(axis=0), 1)) in old],
+                    np.float32)
+    frame = shadowed(exposed(after.image, 0.85, 4.0, rng, 5.0), (300, 200), 80, 0.3)
+    assert not known.unchanged_since_settled(frame, seen).any()  # no table settled yet
+    known.settle(exposed(before.image, 1.0, 3.0, rng))
+    # a box shifted a third of a tile along an old one: the old tile boxed again
+    along = seen[:, 2] - seen[:, 1]
+    along = np.where((np.linalg.norm(along, axis=1) > np.linalg.norm(
+        seen[:, 1] - seen[:, 0], axis=1))[:, None, None], along[:, None], (
+        seen[:, 1] - seen[:, 0])[:, None])
+    shifted = seen + along / 3
+    cloth = cloth_boxes(after, 6, rng)
+    assert known.unchanged_since_settled(frame, new).tolist() == [False]
+    assert known.unchanged_since_settled(frame, seen).all()
+    assert known.unchanged_since_settled(frame, cloth).all()
+    # partly on the cloth beside the old tile (a train's end), still unchanged, unless
+    # it reaches over the new tile
+    off_new = polygon_iou(shifted, new)[:, 0] == 0
+    assert off_new.any()
+    assert known.unchanged_since_settled(frame, shifted[off_new]).all()
+    assert known.unchanged_since_settled(frame, np.zeros((0, 4, 2), np.float32)).shape == (0,)
+
+
 def test_a_still_table_gives_no_candidates(rnd: PaintedRound) -> None:
     rng = np.random.default_rng(3)
     known = learned(rnd, rng)

@@ -4,9 +4,11 @@ frame's boxes; the backs of a boneyard set apart once."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
+import pytest
 from tracker_fakes import FakeReader, Game, track, video
 
 from vision.models.detections import Detections
@@ -171,3 +173,57 @@ def test_a_still_frame_asks_the_reader_once_for_new_boxes_and_missed_tiles() -> 
     memory.update_with_detections(later, found[1:])  # ... and a known tile missed
     assert reader.read_boxes_calls == calls + 1
     assert reader.read_tiles_count == read + 1  # only the new tile is read
+
+
+class ShiftedBoxReader(FakeReader):
+    """Also boxes the first tile again, shifted half its length along it, and reads
+    that box as another tile (7-8), with doubt unless ``sure``."""
+
+    sure = False
+
+    def detect(self, frame: np.ndarray) -> Detections:
+        found = super().detect(frame)
+        c = found.corners[0]
+        sides = (c[1] - c[0], c[2] - c[1])
+        self.shifted = c + max(sides, key=lambda v: float(np.linalg.norm(v))) / 2
+        return Detections.merge([found, Detections(self.shifted[None], np.full(1, 0.37),
+                                                   np.zeros(1))])
+
+    def read_tiles(self, frame: np.ndarray, tiles: Detections) -> list[Any]:
+        out = []
+        for i, c in enumerate(tiles.corners):
+            if np.abs(c - self.shifted).max() < 1e-3:
+                out.append(TileReading((7, 8), c, 0.9 if self.sure else 0.07, not self.sure))
+                self.read_tiles_count += 1
+            else:
+                out.extend(super().read_tiles(frame, tiles[[i]]))
+        return out
+
+
+def _values(tiles: Any) -> list[tuple[int, ...]]:
+    return sorted(tuple(sorted(t.values)) for t in tiles)
+
+
+@pytest.mark.parametrize(("sure", "unchanged", "extra"), [
+    (False, True, []),  # a doubtful box where the table did not change: no new tile
+    (False, False, [(7, 8)]),  # where it changed: the reader's doubt, shown as such
+    (True, True, [(7, 8)]),  # read surely: a tile the detector missed before
+])
+def test_a_new_box_read_with_doubt_on_unchanged_table_is_no_tile(
+        sure: bool, unchanged: bool, extra: list[tuple[int, int]]) -> None:
+    game = Game(5, n_tiles=6)
+    frame = game.draw(4, np.random.default_rng(3))
+    reader = ShiftedBoxReader(game)
+    reader.sure = sure
+    memory = TileMemory(reader)
+    asked: list[int] = []
+
+    def still(corners: np.ndarray) -> np.ndarray:
+        asked.append(len(corners))
+        return np.full(len(corners), unchanged)
+
+    for _ in range(CONFIRMED_READS + 1):
+        tiles, _ = memory.update_with_detections(frame, reader.detect(frame), still)
+        assert _values(tiles.each()) == sorted([*_values(game.tiles(4)), *extra])
+    assert bool(asked) == (not sure)  # only new boxes read with doubt are asked about
+    assert memory.counts.doubts_unchanged == (CONFIRMED_READS + 1 if extra == [] else 0)

@@ -250,20 +250,22 @@ class KnownTable:
 
     # -- screening a still frame's detections ----------------------------------------
 
-    def box_change(self, frame_view: TableView, corners: np.ndarray) -> np.ndarray:
+    def box_change(self, frame_view: TableView, corners: np.ndarray,
+                   since_settled: bool = False) -> np.ndarray:
         """For each box ``corners`` (N, 4, 2): how much it changed since the table was
-        bare (:func:`box_change`); ``inf`` where the empty table is not known."""
+        bare, or ``since_settled`` since the last settled table (:func:`box_change`);
+        ``inf`` where that table is not known."""
         out = np.full(len(corners), np.inf)
-        empty = self.empty
-        if not self.knows_empty or empty is None or empty.grey.shape != frame_view.grey.shape:
+        base = self.settled_view if since_settled else self.empty
+        if not self.knows_empty or base is None or base.grey.shape != frame_view.grey.shape:
             return out
-        area = self.known_area if self.known_area is not None else np.ones(
-            empty.grey.shape, bool)
+        area = self.known_area if self.known_area is not None and not since_settled \
+            else np.ones(base.grey.shape, bool)
         for i, c in enumerate(corners):
-            (y0, x0), inside = polygon_patch(empty.grey.shape, c, frame_view.scale)
+            (y0, x0), inside = polygon_patch(base.grey.shape, c, frame_view.scale)
             if inside.any() and area[y0:y0 + inside.shape[0], x0:x0 + inside.shape[1]][
                     inside].all():
-                out[i] = box_change(empty, frame_view, inside, self.slack, (y0, x0),
+                out[i] = box_change(base, frame_view, inside, self.slack, (y0, x0),
                                     self.noise)
         return out
 
@@ -271,6 +273,15 @@ class KnownTable:
         """For each box ``corners`` (N, 4, 2): whether it lies on table that has not
         changed since the table was known bare (False where that is not known)."""
         return np.asarray(self.box_change(frame_view, corners) < UNCHANGED_BELOW)
+
+    def unchanged_since_settled(self, frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
+        """For each box ``corners`` (N, 4, 2) in ``frame``: whether it lies on table that
+        has not changed since the last table settled (False where none has)."""
+        if not len(corners):
+            return np.zeros(0, bool)
+        change = self.box_change(self.view(frame), np.asarray(corners, np.float32),
+                                 since_settled=True)
+        return np.asarray(change < UNCHANGED_BELOW)
 
     def candidates(self, frame: np.ndarray, frame_view: TableView, taken: np.ndarray,
                    scale: tuple[float, float] | None) -> np.ndarray:

@@ -14,12 +14,17 @@ only what it does not know, and gives back the frame's tiles and markers.
   or else when it reads the same looked at again where it lay;
 - a back set apart before, where it lay and looking as it did, is that back,
   unread (a tile turned face up there looks otherwise), and a marker the
-  detector finds on a back is no marker.
+  detector finds on a back is no marker;
+- given where the table has not changed since it last settled, a new box read
+  with doubt there is no new tile: a tile laid since changes the view, and a box
+  that was there at the settled table and was not a tile of it is not one now
+  (on a painted checked cloth, two boxes over a train's first tile, settled long
+  before, read 12-12 and 7-8 with doubt and took its place).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -105,6 +110,8 @@ class ReadCounts:
     #: Backs of tiles lying face down set apart by a reading, and found again unread.
     backs_read: int = 0
     backs_reused: int = 0
+    #: New boxes read with doubt on table unchanged since it settled, dropped.
+    doubts_unchanged: int = 0
 
 
 @dataclass
@@ -181,10 +188,13 @@ class TileMemory:
 
     # -- one still frame -----------------------------------------------------------
 
-    def update_with_detections(self, frame: np.ndarray, found: Detections
+    def update_with_detections(self, frame: np.ndarray, found: Detections,
+                               unchanged: Callable[[np.ndarray], np.ndarray] | None = None
                                ) -> tuple[TileReadings, Detections]:
         """The tiles and markers of the still ``frame`` whose detections are ``found``,
         reading only the boxes not known already; the memory then holds these tiles.
+        ``unchanged`` tells for outlines (N, 4, 2) whether each lies on table unchanged
+        since the table last settled: a new box read with doubt there is dropped.
 
         The tile boxes get their track ids (``data["track_id"]``: the tile held
         there, -1 for none); those of tiles known well enough keep their
@@ -210,6 +220,8 @@ class TileMemory:
         markers = self._off_backs(grey, sure_markers(self.reader, found))
         fresh = read.tiles.each()
         self.counts.tiles_read += len(fresh)
+        if unchanged is not None:
+            fresh = self._off_unchanged(fresh, unchanged)
         self.counts.tiles_reused += int(known.sum())
         kept = [self.held[m] for m in ids[known].tolist()]
         kept += self._missed(still, unseen, again, read.again.each())
@@ -258,6 +270,20 @@ class TileMemory:
                 out.append(self.held[m])
         self.counts.tiles_kept += len(out)
         return out
+
+    def _off_unchanged(self, fresh: list[TileReading],
+                       unchanged: Callable[[np.ndarray], np.ndarray]) -> list[TileReading]:
+        """``fresh`` but the new boxes (no tile held there) read with doubt that lie on
+        table ``unchanged`` since it last settled."""
+        new_doubted = [i for i, r in enumerate(fresh)
+                       if r.uncertain and self.match(np.asarray(r.corners)) is None]
+        if not new_doubted:
+            return fresh
+        still = unchanged(np.array([np.asarray(fresh[i].corners, np.float32)
+                                    for i in new_doubted]))
+        drop = {i for i, s in zip(new_doubted, still.tolist(), strict=True) if s}
+        self.counts.doubts_unchanged += len(drop)
+        return [r for i, r in enumerate(fresh) if i not in drop]
 
     def _confirm(self, fresh: list[TileReading]) -> list[_Held]:
         """Fresh readings held: one read as a known tile where it lies is that tile read

@@ -199,6 +199,9 @@ class Tracker:
                                 else -1)
                 found = self.known.screen(frame, found, memory.reader.tile_class,
                                           memory.detections.corners, marker_class)
+                known = self.known
+                return memory.update_with_detections(
+                    frame, found, lambda c: known.unchanged_since_settled(frame, c))
             return memory.update_with_detections(frame, found)
         frame_reading = self.reader.read(frame)
         self.counts.tiles_read += len(frame_reading.tiles)
