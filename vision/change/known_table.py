@@ -30,6 +30,10 @@ From them, for each still frame (:meth:`KnownTable.screen`):
   marker lies there, and the table's reading decides whose it is. Marker
   candidates are looked for before tile candidates: a coin or toy train laid
   since the last settled table is long enough for a tile candidate too;
+- a box lying on table unchanged since the last settled table
+  (:meth:`KnownTable.unchanged_since_settled`, the same bound against the settled
+  view) is no tile laid since: the tracker's tile memory drops such a new box the
+  reader reads with doubt;
 - a view that shifted as a whole (:meth:`KnownTable.bumped`, phase correlation
   against the last settled table) is a bumped camera: the empty table is moved
   with it and the table learned again from the new view.

@@ -26,7 +26,8 @@ of images (``vision.tracking.frame_source``) and yields :data:`vision.events.Tra
 - with ``known_table`` (and a reader that reads boxes apart) the tracker knows the
   table it watches (``vision.change.known_table``): boxes on table unchanged since it was
   bare are dropped, tile-sized changes since the last settled table that no box
-  covers are read as tiles, and a bumped camera re-learns the table and says so
+  covers are read as tiles, a new box read with doubt on table unchanged since the
+  last settled table is no tile, and a bumped camera re-learns the table and says so
   (``CameraStatus`` ``MOVED``); once a table settled, the detector looks only at
   windows of the frame around what changed since the frame before
   (``vision.tracking.window_look``), and the mat is found again only when it looks
