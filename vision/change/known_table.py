@@ -273,19 +273,17 @@ class KnownTable:
                                     self.noise)
         return out
 
-    def unchanged_boxes(self, frame_view: TableView, corners: np.ndarray) -> np.ndarray:
+    def unchanged_boxes(self, frame_view: TableView, corners: np.ndarray,
+                        since_settled: bool = False) -> np.ndarray:
         """For each box ``corners`` (N, 4, 2): whether it lies on table that has not
-        changed since the table was known bare (False where that is not known)."""
-        return np.asarray(self.box_change(frame_view, corners) < UNCHANGED_BELOW)
+        changed since the table was known bare, or ``since_settled`` since the last
+        settled table (False where that is not known)."""
+        return np.asarray(self.box_change(frame_view, corners, since_settled)
+                          < UNCHANGED_BELOW)
 
     def unchanged_since_settled(self, frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
-        """For each box ``corners`` (N, 4, 2) in ``frame``: whether it lies on table that
-        has not changed since the last table settled (False where none has)."""
-        if not len(corners):
-            return np.zeros(0, bool)
-        change = self.box_change(self.view(frame), np.asarray(corners, np.float32),
-                                 since_settled=True)
-        return np.asarray(change < UNCHANGED_BELOW)
+        """:meth:`unchanged_boxes` since the last settled table, for boxes in ``frame``."""
+        return self.unchanged_boxes(self.view(frame), np.asarray(corners, np.float32), True)
 
     def candidates(self, frame: np.ndarray, frame_view: TableView, taken: np.ndarray,
                    scale: tuple[float, float] | None) -> np.ndarray:
