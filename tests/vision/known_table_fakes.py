@@ -84,20 +84,23 @@ class PaintedReader:
     """A ``TileSource`` that reads what was painted: the frame's key pixel names the
     picture; boxes are its tiles (shifted by ``shift`` from frame ``shift_from`` on) but
     the tile of ``missed`` (picture index -> tile index) it does not find, plus a box on
-    the printed domino, read surely as a 6-6; and the markers painted (none with
-    ``miss_markers``: a detector that misses them all)."""
+    the printed domino, read surely as a 6-6 (unless not ``sees_printed``); and the
+    markers painted (none with ``miss_markers``: a detector that misses them all)."""
 
     tile_class, marker_class = 0, 1
     marker_threshold = 0.0
     join_fragments = False
 
     def __init__(self, rnd: PaintedRound, missed: dict[int, int] | None = None,
-                 miss_markers: bool = False) -> None:
+                 miss_markers: bool = False, sees_printed: bool = True) -> None:
         self.rnd = rnd
+        self.sees_printed = sees_printed
         self.missed = missed or {}
         self.miss_markers = miss_markers
         self.offset = np.zeros(2)
         self.boxes_read: list[np.ndarray] = []
+        #: The picture each look at a whole frame (``detect``) was at.
+        self.looked_at: list[int] = []
 
     def _truth(self, frame: np.ndarray) -> Picture:
         return self.rnd.pictures[int(frame[0, 0, 0])]
@@ -105,9 +108,10 @@ class PaintedReader:
     def detect(self, frame: np.ndarray) -> Detections:
         picture = self._truth(frame)
         k = int(frame[0, 0, 0])
+        self.looked_at.append(k)
         corners = [c + self.offset for i, (_, c) in enumerate(picture.tiles)
                    if self.missed.get(k) != i]
-        if picture.printed is not None:
+        if picture.printed is not None and self.sees_printed:
             corners.append(picture.printed + self.offset)
         markers = [] if self.miss_markers else [m + self.offset for m in picture.markers]
         n, m = len(corners), len(markers)

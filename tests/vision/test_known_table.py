@@ -27,6 +27,7 @@ from vision.change.table_view import table_view, tile_scale
 from vision.events import AlertRaised, CameraReason, CameraStatus, TableSettled
 from vision.models.detections import Detections, polygon_iou
 from vision.tracking.tracker import Tracker
+from vision.tracking.view_change import RECHECK_S
 
 
 @pytest.fixture(scope="module", params=[("stripes", False), ("checks", True)],
@@ -163,21 +164,23 @@ def test_a_bumped_camera_is_learned_again(rnd: PaintedRound) -> None:
 
 def follow(tmp_path: Path, rnd: PaintedRound, *, known: bool, missed: dict[int, int],
            bump_at: int | None = None, miss_markers: bool = False,
-           marker_candidates: bool = False) -> tuple[list[Any], PaintedReader]:
-    """The tracker over the round: each picture held 10 frames, the light changing;
-    from picture ``bump_at`` on, the camera bumped by (9, -6) px. The engine is told, as
-    the companion app tells it."""
+           marker_candidates: bool = False, bare_frames: int = 10, steady_bare: bool = False,
+           sees_printed: bool = True) -> tuple[list[Any], PaintedReader]:
+    """The tracker over the round (10 frames a second): each picture held 10 frames (the
+    bare table ``bare_frames``), the light changing (but on the bare table with
+    ``steady_bare``); from picture ``bump_at`` on, the camera bumped by (9, -6) px. The
+    engine is told, as the companion app tells it."""
     rng = np.random.default_rng(5)
-    reader = PaintedReader(rnd, missed, miss_markers)
+    reader = PaintedReader(rnd, missed, miss_markers, sees_printed)
     frames: list[np.ndarray] = []
     bumped_from: int | None = None
     for k, picture in enumerate(rnd.pictures):
-        for j in range(10):
+        for j in range(bare_frames if k == 0 else 10):
             image = picture.image
             if bump_at is not None and k >= bump_at:
                 image = shifted(image, 9.0, -6.0)
                 bumped_from = len(frames) if bumped_from is None else bumped_from
-            gain = 1.0 + 0.08 * np.sin(0.3 * (10 * k + j))
+            gain = 1.0 if steady_bare and k == 0 else 1.0 + 0.08 * np.sin(0.3 * (10 * k + j))
             frames.append(mark(exposed(image, gain, 3.0, rng), k))
 
     def on_frame(i: int) -> None:
@@ -215,6 +218,22 @@ def test_the_tracker_drops_the_phantom_and_reads_the_missed_tile(
     assert settled(events)[-1] != rnd.tables[-1]
     assert sum(np.allclose(b, printed) for b in reader.boxes_read) >= 1
     assert PRINTED == (6, 6)
+
+
+def test_a_known_bare_table_is_not_read_again_until_it_changes(
+        tmp_path: Path, rnd: PaintedRound) -> None:
+    # the bare table in view for 6 s before the first tile, no box on it: learned from
+    # its first still frames, then looked at only when the view changes or to check it
+    # now and then
+    events, reader = follow(tmp_path, rnd, known=True, missed={}, bare_frames=60,
+                            steady_bare=True, sees_printed=False)
+    assert settled(events) == rnd.tables
+    bare_looks = reader.looked_at.count(0)
+    assert bare_looks <= EMPTY_FRAMES + 60 / (10 * RECHECK_S) + 1
+    # a tracker that does not know its table reads every still frame of it
+    _, plain = follow(tmp_path, rnd, known=False, missed={}, bare_frames=60, steady_bare=True,
+                      sees_printed=False)
+    assert plain.looked_at.count(0) > 4 * bare_looks
 
 
 def test_a_bumped_camera_says_so_and_loses_nothing(tmp_path: Path, rnd: PaintedRound) -> None:

@@ -322,7 +322,10 @@ class Tracker:
             self.reads += 1
             if self.known is not None and self.settled is None and not still.covered \
                     and self._bare(reading, tiles):
+                knew = self.known.knows_empty
                 self.known.see_empty(frame)
+                if not knew and self.known.knows_empty:  # the bare table just learned: read
+                    view.settled(still.detail)  # again once it changes, not every frame
             chosen = self._vote(reading, still, ballot)
             if chosen is None:
                 continue
