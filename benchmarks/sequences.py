@@ -48,7 +48,8 @@ without models. Parts:
   doubt, and asks to be checked) is not a false alert but counted apart
   (``doubtful_alerts``, and how many of those the true tables do not raise); a
   true breach raised doubtful is not missed. ``false_alerts_counting_doubtful``
-  counts both.
+  counts both. ``frames_per_second``: the frames over the time the tracker spent on
+  them (the painting of the frames left out).
 
 With ``--sprites DIR`` the same rounds are composited instead from the photoreal
 renderer's sprites (``datasets.composite.sequence``: rendered tiles and markers on the
@@ -225,25 +226,37 @@ def _tile_places(table: TableState) -> Counter[tuple[Any, int, tuple[int, int]]]
     return out
 
 
-class _Frames:
-    """A capture over a round's frames that remembers which table each frame shows."""
+class RoundCapture:
+    """A capture over a round's frames (``fps`` a second) that remembers which table each
+    frame shows and times the tracker apart from the painting: ``frame_s`` holds, for
+    each frame but the last, the time from its handing over to the next frame's asking
+    (what the tracker spent on it)."""
 
-    def __init__(self, frames: Iterator[tuple[np.ndarray, int, bool]]) -> None:
+    def __init__(self, frames: Iterator[tuple[np.ndarray, int, bool]],
+                 fps: float = FPS) -> None:
         self.frames = frames
+        self.fps = fps
         self.shown: list[int] = []
+        self.frame_s: list[float] = []
+        self._handed: float | None = None
 
     def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
         return True
 
     def read(self) -> tuple[bool, np.ndarray | None]:
+        asked = time.perf_counter()
+        if self._handed is not None:
+            self.frame_s.append(asked - self._handed)
         item = next(self.frames, None)
         if item is None:
+            self._handed = None
             return False, None
         self.shown.append(item[1])
+        self._handed = time.perf_counter()
         return True, item[0]
 
     def get(self, prop: int) -> float:
-        return FPS if prop == cv2.CAP_PROP_FPS else 0.0
+        return self.fps if prop == cv2.CAP_PROP_FPS else 0.0
 
     def release(self) -> None:
         pass
@@ -260,7 +273,7 @@ def follow_round(pictures: Sequence[Picture], truth: Sequence[TableState], seed:
     from vision.tracking.tracker import Tracker
 
     shown = [Shown(p.image, p.tiles, p.markers) for p in pictures]
-    capture = _Frames(game_frames(shown, seed, hold_s=2.0))
+    capture = RoundCapture(game_frames(shown, seed, hold_s=2.0))
     tracker = Tracker("0", PLAYERS, RuleSet.preset("standard"), reader=reader, mat=mat,
                       engine=truth[0].engine, opener=lambda _: capture, max_retries=0,
                       sleep=lambda _: None, known_table=known,
@@ -281,6 +294,7 @@ def follow_round(pictures: Sequence[Picture], truth: Sequence[TableState], seed:
         elif isinstance(event, CameraStatus) and event.reason is CameraReason.LOST:
             break
     seconds = time.perf_counter() - t0
+    tracked_s = sum(capture.frame_s)  # the painting of the frames left out
     whole = right = phantoms = tiles = markers = trains = marked = found_marks = 0
     false_marks = wrong_train = doubted_marks = marked_tables = 0
     last: TableState | None = None
@@ -328,7 +342,7 @@ def follow_round(pictures: Sequence[Picture], truth: Sequence[TableState], seed:
             "doubtful": sum(every.values()) - sum(sure.values()),
             "doubtful_false": false_every - false_sure,
             "missed": sum((want_keys - every).values()), "frames": len(capture.shown),
-            "seconds": seconds, "reads": tracker.reads,
+            "seconds": seconds, "tracked_s": tracked_s, "reads": tracker.reads,
             "dropped": 0 if tracker.known is None else tracker.known.dropped,
             "added": 0 if tracker.known is None else tracker.known.added,
             "marker_candidates": 0 if tracker.known is None else tracker.known.markers_added}
@@ -372,7 +386,7 @@ def rounds_part(rounds: Sequence[tuple[str, bool, int, list[Picture]]],
                     round(100 * total["false_every"] / moves, 2),
                 "missed_alerts_per_100_moves": round(100 * total["missed"] / moves, 2),
                 "boxes_dropped": total["dropped"], "tiles_added": total["added"],
-                "frames_per_second": round(total["frames"] / max(total["seconds"], 1e-9), 1),
+                "frames_per_second": round(total["frames"] / max(total["tracked_s"], 1e-9), 1),
                 "marker_candidates": total["marker_candidates"],
                 "per_surface": [{k: r[k] for k in ("whole", "tables", "right", "tiles",
                                                    "phantoms", "marked", "markers_found",

@@ -25,6 +25,14 @@ export's at the top and every one's under ``by_precision``. A tracker follows
 frames that need no read at ``fps_between_reads`` (``view_ms``:
 ``vision.tracking.view_change``'s look at every frame), and a frame that needs
 one at ``fps_with_crop_read``.
+
+``stream`` (``--no-stream`` leaves it out): the tracker following the sequence
+benchmark's painted rounds whole (``benchmarks.sequences``: five cloths, with and
+without the mat, ``STREAM_TABLES`` tables each, a hand between tables) filmed at
+``STREAM_FPS``, as a webcam gives them: frames a second over the time the tracker
+spent on them (``stream_fps``; the painting of the frames left out), the 99th
+percentile and the slowest frame, per round (``stream``) and in all; a round below
+the camera's rate is one the tracker would fall behind on.
 """
 
 from __future__ import annotations
@@ -42,6 +50,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "vision.json"
 SEED = 1_500_100
+#: The video followed whole (:func:`stream`): the sequence benchmark's rounds (every
+#: cloth, with and without the mat) this many tables long, filmed at a webcam's rate.
+STREAM_TABLES = 6
+STREAM_FPS = 30.0
 
 
 def tracked(runs: int, models: str, precision: str | None = None) -> dict[str, Any]:
@@ -170,6 +182,50 @@ def tracked(runs: int, models: str, precision: str | None = None) -> dict[str, A
     }
 
 
+def stream(models: str, precision: str | None = None,
+           tables: int = STREAM_TABLES) -> dict[str, Any]:
+    """The tracker (known table, marker candidates) following whole rounds filmed at
+    ``STREAM_FPS``: frames a second over the time it spent on them (the painting of the
+    frames left out), the 99th percentile and slowest frame, per round and in all."""
+    from benchmarks.sequences import PLAYERS, RoundCapture, make_rounds
+    from datasets.table_game import game_frames
+    from datasets.table_pictures import Shown
+    from engine import RuleSet
+    from vision.events import CameraReason, CameraStatus
+    from vision.reading.reader import TileReader
+    from vision.tracking.tracker import TRACKER_CLASSIFIES_HALVES, Tracker
+
+    reader = TileReader(models, max_value=12, classify_halves=TRACKER_CLASSIFIES_HALVES,
+                        precision=precision)
+    rounds, truths = make_rounds(tables)
+    rows, every = [], []
+    for (surface, mat, seed, pictures), truth in zip(rounds, truths, strict=True):
+        shown = [Shown(p.image, p.tiles, p.markers) for p in pictures]
+        capture = RoundCapture(game_frames(shown, seed, hold_s=2.0, fps=STREAM_FPS),
+                               STREAM_FPS)
+        tracker = Tracker("0", PLAYERS, RuleSet.preset("standard"), reader=reader, mat=mat,
+                          engine=truth[0].engine, opener=lambda _, c=capture: c,
+                          max_retries=0, sleep=lambda _: None, known_table=True,
+                          marker_candidates=True)
+        reader.reset()
+        for event in tracker:
+            if isinstance(event, CameraStatus) and event.reason is CameraReason.LOST:
+                break
+        ms = np.array(capture.frame_s) * 1000
+        every.append(ms)
+        rows.append({"surface": surface, "mat": mat, "frames": len(ms),
+                     "fps": round(1000 * len(ms) / max(float(ms.sum()), 1e-9), 1),
+                     "frame_ms_p99": round(float(np.percentile(ms, 99)), 1),
+                     "slowest_ms": round(float(ms.max()), 1)})
+    ms = np.concatenate(every)
+    return {"stream_fps": round(1000 * len(ms) / max(float(ms.sum()), 1e-9), 1),
+            "stream_frame_ms_p99": round(float(np.percentile(ms, 99)), 1),
+            "stream_slowest_ms": round(float(ms.max()), 1),
+            "stream_rounds_below_camera_rate": sum(r["fps"] < STREAM_FPS for r in rows),
+            "stream_camera_fps": STREAM_FPS, "stream_tables_per_round": tables,
+            "stream": rows}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=10)
@@ -177,9 +233,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--precisions", default="auto,float",
                         help="the exports to time (vision.models.precision), comma-separated; "
                              "the first's figures are the headline ones")
+    parser.add_argument("--stream", action=argparse.BooleanOptionalAction, default=True,
+                        help="also follow whole rounds at a webcam's rate (a few minutes "
+                             "each precision)")
     args = parser.parse_args(argv)
     names = [p for p in args.precisions.split(",") if p]
-    runs = {name: tracked(args.runs, args.models, name) for name in names}
+    runs = {name: tracked(args.runs, args.models, name)
+            | (stream(args.models, name) if args.stream else {}) for name in names}
     result = dict(runs[names[0]]) | {"by_precision": runs}
     results = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {}
     results.setdefault("latency", {})["tracked"] = result
