@@ -9,10 +9,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from known_table_fakes import PaintedRound, cloth_boxes, painted_round
+from known_table_fakes import PaintedRound, box, cloth_boxes, painted_round
 from reader_fixtures import untrained_dir
 
-from datasets.table_sequence import exposed
+from datasets.table_sequence import exposed, shifted
 from engine.errors import BadInputError
 from mtrain.cli import main
 from vision.change.registration import register
@@ -72,6 +72,30 @@ def test_boxes_on_the_bare_table_go_and_tiles_stay(
     screened = BarePhoto(bare, photo).screen(frame)
     assert [t.values for t in screened.tiles.each()] == [t.values for t in tiles]
     assert len(screened.markers) == 0 and screened.backs == ()
+
+
+def test_a_box_partly_outside_the_bare_photo_is_judged_on_what_it_shows(
+        rnd: PaintedRound) -> None:
+    # the bare table shot with the phone turned a little: it shows none of the photo's
+    # right-hand 60 px
+    last = rnd.pictures[-1]
+    bare = exposed(shifted(rnd.pictures[0].image, 60.0, 0.0), 0.95, 3.0,
+                   np.random.default_rng(3))
+    laid = BarePhoto(bare, exposed(last.image, 1.0, 3.0, np.random.default_rng(4)))
+    length = float(np.linalg.norm(last.tiles[0][1][1] - last.tiles[0][1][2]))
+    w, h = SIZE
+    edge = w - 60
+    centres = np.array([c.mean(axis=0) for _, c in last.tiles])
+    ys = [y for y in np.linspace(0.15 * h, 0.85 * h, 12)
+          if np.min(np.linalg.norm(centres - [edge, y], axis=1)) > 2.5 * length]
+    assert len(ys) >= 2
+    # lying across that edge: three quarters seen, and a quarter
+    most = np.array([box((edge - 0.25 * length, y), length, 0.0) for y in ys], np.float32)
+    least = np.array([box((edge + 0.25 * length, y), length, 0.0) for y in ys], np.float32)
+    assert laid.unchanged(most).all()
+    assert not laid.unchanged(least).any()  # too little seen to say: kept
+    tiles = np.array([c for _, c in last.tiles], np.float32)
+    assert not laid.unchanged(tiles).any()
 
 
 def test_photos_that_do_not_register_are_bad_input(

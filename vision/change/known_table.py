@@ -71,6 +71,10 @@ from vision.models.detections import Detections
 UNCHANGED_BELOW = 0.3
 #: A box on bare table that overlaps a box kept by this share of the smaller is kept.
 OVERLAP_KEPT = 0.3
+#: A box is judged on the part of it the bare table is known at (a photo of the bare
+#: table shot by hand frames the table a little otherwise) when that is at least this
+#: share of it; else it is kept.
+SEEN_SHARE = 0.5
 #: Still frames without a table averaged into the empty table before it is used.
 EMPTY_FRAMES = 2
 #: Where the table stayed bare (``ADAPT_CLEAR`` small pixels from any change), the empty
@@ -257,8 +261,9 @@ class KnownTable:
     def box_change(self, frame_view: TableView, corners: np.ndarray,
                    since_settled: bool = False) -> np.ndarray:
         """For each box ``corners`` (N, 4, 2): how much it changed since the table was
-        bare, or ``since_settled`` since the last settled table (:func:`box_change`);
-        ``inf`` where that table is not known."""
+        bare, or ``since_settled`` since the last settled table (:func:`box_change`), over
+        the part of it where that table is known; ``inf`` where that is less than
+        ``SEEN_SHARE`` of it."""
         out = np.full(len(corners), np.inf)
         base = self.settled_view if since_settled else self.empty
         if not self.knows_empty or base is None or base.grey.shape != frame_view.grey.shape:
@@ -267,9 +272,10 @@ class KnownTable:
             else np.ones(base.grey.shape, bool)
         for i, c in enumerate(corners):
             (y0, x0), inside = polygon_patch(base.grey.shape, c, frame_view.scale)
-            if inside.any() and area[y0:y0 + inside.shape[0], x0:x0 + inside.shape[1]][
-                    inside].all():
-                out[i] = box_change(base, frame_view, inside, self.slack, (y0, x0),
+            seen = inside & area[y0:y0 + inside.shape[0], x0:x0 + inside.shape[1]]
+            # judged on what the bare table shows of it: a tile changes wherever it lies
+            if inside.any() and seen.sum() >= SEEN_SHARE * inside.sum():
+                out[i] = box_change(base, frame_view, seen, self.slack, (y0, x0),
                                     self.noise)
         return out
 
