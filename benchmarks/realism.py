@@ -1,6 +1,7 @@
 """Reading on surfaces people play on: phantom tiles, real tiles, and nothing lost.
 
     .venv/bin/python -m benchmarks.realism [--empty N] [--tables N] [--limit N]
+        [--parts checks,empty_with_bare,eval,real]
 
 Writes its sections of ``benchmarks/results/realism.json`` (``calibration`` is
 ``benchmarks/calibration.py``'s and ``table_reading`` ``benchmarks/realism_tables.py``'s,
@@ -12,6 +13,13 @@ from seeds never used to tune the tile check (``vision.models.tile_check``: seed
   domino on it (sometimes cards, a cup, an arm), ``--empty`` per surface (default
   4: 32 frames). Every tile read is a phantom (target 0); also the tile boxes the
   detector gives at its trained size before the check (``boxes_unchecked``).
+- **empty with bare** (``empty_with_bare``, ``empty_more_surfaces_with_bare``): the
+  same empty frames, and those of the other surfaces (``MORE_SURFACES``: marble,
+  wood; ``empty_more_surfaces``), read as ``mtrain read IMAGE --empty
+  EMPTY`` reads them, the photo of the bare table a second shot by hand
+  (``bare_shot``: turned, moved, scaled a little, exposed otherwise, its own noise).
+  Every tile read is a phantom (target 0); shots that do not register are counted
+  (``mtrain read`` then says so and reads nothing).
 - **tables**: a Mexican Train table on each surface, ``--tables`` per surface
   (default 2), read as ``mtrain read`` reads a frame (``vision.stills.table_photo.read_table``),
   for the set in play: phantom tiles (a tile read where no tile lies: polygon IoU
@@ -79,6 +87,58 @@ def empty_frames(reader: TileReader, plain: TileReader, per_surface: int,
     total = {key: sum(r[key] for r in by_surface.values())
              for key in ("frames", "tiles", "doubted", "frames_with_tiles", "boxes_unchecked")}
     return {**total, "by_surface": by_surface}
+
+
+#: How the bare-table shot of ``empty_frames_with_bare`` differs from the frame read: a
+#: phone held again (turned, moved, scaled a little), exposed otherwise, its own noise.
+BARE_SHOT = {"turn_deg": 1.5, "shift_px": (9.0, -6.0), "scale": 1.015, "gain": 0.92,
+             "noise": 3.0}
+
+
+def bare_shot(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``image`` shot again by hand (``BARE_SHOT``): the photo of the bare table."""
+    import cv2
+
+    from datasets.table_sequence import exposed
+
+    h, w = image.shape[:2]
+    matrix = cv2.getRotationMatrix2D((w / 2, h / 2), BARE_SHOT["turn_deg"], BARE_SHOT["scale"])
+    matrix[:, 2] += BARE_SHOT["shift_px"]
+    moved = cv2.warpAffine(image, matrix, (w, h), flags=cv2.INTER_LINEAR,
+                           borderMode=cv2.BORDER_REFLECT)
+    return exposed(moved, BARE_SHOT["gain"], BARE_SHOT["noise"], rng)
+
+
+def empty_frames_with_bare(reader: TileReader, per_surface: int,
+                           surfaces: tuple[str, ...] = SURFACES) -> dict[str, Any]:
+    """The empty frames of :func:`empty_frames` read as ``mtrain read IMAGE --empty EMPTY``
+    reads them (``vision.stills.table_photo.read_photo`` with the bare photo), the photo
+    of the bare table shot again by hand (:func:`bare_shot`): tiles read (target 0),
+    and the frames whose bare shot did not register (``mtrain read`` then says so and
+    reads nothing)."""
+    from engine.errors import BadInputError
+    from vision.stills.bare_photo import BarePhoto
+    from vision.stills.table_photo import read_photo
+
+    by_surface: dict[str, dict[str, int]] = {}
+    for k in range(per_surface * len(surfaces)):
+        surface = surfaces[k % len(surfaces)]
+        scene = render_empty(scene_rng(EMPTY_SEED, k), surface)
+        row = by_surface.setdefault(surface, {"frames": 0, "tiles": 0, "doubted": 0,
+                                              "not_registered": 0})
+        row["frames"] += 1
+        shot = bare_shot(scene.image, np.random.default_rng([EMPTY_SEED, k]))
+        try:
+            bare = BarePhoto(shot, scene.image, "bare shot")
+        except BadInputError:
+            row["not_registered"] += 1
+            continue
+        frame, _ = read_photo(reader.for_set(scene.set_size), scene.image, 4, bare)
+        row["tiles"] += len(frame.tiles)
+        row["doubted"] += sum(t.doubt is not None for t in frame.tiles.each())
+    total = {key: sum(r[key] for r in by_surface.values())
+             for key in ("frames", "tiles", "doubted", "not_registered")}
+    return {**total, "bare_shot": BARE_SHOT, "by_surface": by_surface}
 
 
 def _phantoms(read: np.ndarray, there: np.ndarray) -> int:
@@ -182,37 +242,52 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="at most N eval scenes")
     parser.add_argument("--realdata", default=str(REALDATA))
     parser.add_argument("--out", default=str(RESULTS))
+    parser.add_argument("--parts", default=",".join(PARTS),
+                        help="comma-separated parts to run (the others' sections are kept)")
     args = parser.parse_args(argv)
+    parts = set(args.parts.split(","))
     checked = TileReader(args.models)
     plain = TileReader(args.models, check_tiles=False)
     results: dict[str, Any] = {"seeds": {"empty": EMPTY_SEED, "tables": TABLE_SEED},
                                "surfaces": list(SURFACES)}
     t0 = time.perf_counter()
-    results["checks"] = {}
-    for mode, reader in check_modes(args.models, checked).items():
-        results["checks"][mode] = {"empty": empty_frames(reader, plain, args.empty),
-                                   "tables": table_frames(reader, args.tables)}
-        if reader is checked:
-            results["default_check"] = mode
-            results["empty"] = results["checks"][mode]["empty"]
-            results["tables"] = results["checks"][mode]["tables"]
-    results["empty_more_surfaces"] = empty_frames(checked, plain, args.empty, MORE_SURFACES)
-    results["tables_unchecked"] = table_frames(plain, args.tables)
-    results["eval"] = {"checked": eval_figures(checked, args.limit),
-                       "unchecked": eval_figures(plain, args.limit)}
+    if "checks" in parts:
+        results["checks"] = {}
+        for mode, reader in check_modes(args.models, checked).items():
+            results["checks"][mode] = {"empty": empty_frames(reader, plain, args.empty),
+                                       "tables": table_frames(reader, args.tables)}
+            if reader is checked:
+                results["default_check"] = mode
+                results["empty"] = results["checks"][mode]["empty"]
+                results["tables"] = results["checks"][mode]["tables"]
+        results["empty_more_surfaces"] = empty_frames(checked, plain, args.empty,
+                                                      MORE_SURFACES)
+        results["tables_unchecked"] = table_frames(plain, args.tables)
+    if "empty_with_bare" in parts:
+        results["empty_with_bare"] = empty_frames_with_bare(checked, args.empty)
+        results["empty_more_surfaces_with_bare"] = empty_frames_with_bare(
+            checked, args.empty, MORE_SURFACES)
+    if "eval" in parts:
+        results["eval"] = {"checked": eval_figures(checked, args.limit),
+                           "unchecked": eval_figures(plain, args.limit)}
     real_dir = Path(args.realdata) / "detect"
-    if real_dir.is_dir():
+    if "real" in parts and real_dir.is_dir():
         results["real_detect"] = {"checked": real_detect(checked, real_dir),
                                   "unchecked": real_detect(plain, real_dir)}
-    results["seconds"] = round(time.perf_counter() - t0, 1)
+    if parts >= set(PARTS):
+        results["seconds"] = round(time.perf_counter() - t0, 1)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     # other sections (``calibration``, ``table_reading``) are kept as they are
     kept = json.loads(out.read_text()) if out.exists() else {}
     out.write_text(json.dumps({**kept, **results}, indent=1) + "\n")
-    print(summary(results))
+    print(summary({**kept, **results}))
     print(f"[realism] results in {out}")
     return 0
+
+
+#: The parts ``--parts`` names (see the module's notes).
+PARTS = ("checks", "empty_with_bare", "eval", "real")
 
 
 def check_modes(models: str | None, default: TileReader) -> dict[str, TileReader]:
@@ -240,6 +315,10 @@ def summary(r: dict[str, Any]) -> str:
           f"({c['empty']['doubted']} doubted), tables {c['tables']['phantoms']} phantoms, "
           f"found {c['tables']['found']}, read right {c['tables']['read_right']}, "
           f"tables exact {c['tables']['tables_exact']}" for mode, c in r["checks"].items()),
+        f"[realism] empty surfaces read with a bare-table shot (--empty): "
+        f"{r['empty_with_bare']['tiles']} tiles in {r['empty_with_bare']['frames']} frames "
+        f"({r['empty_with_bare']['not_registered']} shots did not register)"
+        if "empty_with_bare" in r else "[realism] no empty_with_bare part",
         f"[realism] eval with check: recall {ev_c['recall']} tile-exact {ev_c['tile_exact']}; "
         f"without: recall {ev_u['recall']} tile-exact {ev_u['tile_exact']}",
     ]
