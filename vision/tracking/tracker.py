@@ -10,7 +10,8 @@ of images (``vision.tracking.frame_source``) and yields :data:`vision.events.Tra
   normalised and their smooth shading removed, so that light that changes
   slowly or all at once is not taken for a hand (``vision.tracking.view_change``);
 - a still frame is read (tiles, then the table) — but not when it shows the
-  view of the last settled table; a reader that finds boxes and reads them
+  view of the last settled table (or of the bare table, once the known table
+  learned it); a reader that finds boxes and reads them
   apart (``vision.reading.reader_interface.TileSource``) reads only the boxes the
   tracker's memory of the tiles does not know already (``vision.tracking.tile_memory``:
   tiles that have not moved and were read the same way twice, tiles of a
