@@ -223,3 +223,32 @@ def test_clean_stripes_turned_register_by_search() -> None:
     cloth = [t + np.array([[-200, 120]], np.float32) for t in tiles]
     assert not laid.unchanged(np.array(tiles)).any()
     assert laid.unchanged(np.array(cloth)).all()
+
+
+def _fine_dark_checks() -> np.ndarray:
+    """A dark cloth of small yellow and black checks, turned, with a card and a block on
+    it (1280x720)."""
+    yy, xx = np.mgrid[0:720, 0:1280].astype(np.float32)
+    u, v = 0.8 * xx + 0.6 * yy, -0.6 * xx + 0.8 * yy
+    odd = ((np.floor(u / 7) + np.floor(v / 7)) % 2).astype(bool)
+    image = np.where(odd[..., None], np.array([20, 120, 110], np.float32),
+                     np.array([4, 6, 6], np.float32)).astype(np.uint8)
+    cv2.fillConvexPoly(image, np.array([[760, 190], [900, 250], [820, 380], [720, 320]]),
+                       (200, 205, 210))
+    cv2.rectangle(image, (880, 400), (920, 440), (160, 40, 170), -1)
+    return np.asarray(cv2.GaussianBlur(image, (3, 3), 0))
+
+
+def test_a_fine_dark_checked_cloth_shot_again_registers() -> None:
+    # a warp samples a fine two-colour pattern where a shrink averages it: compared
+    # so, one photo's colour would differ from itself and the pair be called two tables
+    photo = exposed(_fine_dark_checks(), 1.0, 3.0, np.random.default_rng(1))
+    matrix = cv2.getRotationMatrix2D((640, 360), 1.5, 1.015)
+    matrix[:, 2] += (9.0, -6.0)
+    bare = exposed(cv2.warpAffine(photo, matrix, (1280, 720), borderMode=cv2.BORDER_REFLECT),
+                   0.92, 3.0, np.random.default_rng(2))
+    found = register(bare, photo)
+    truth = np.linalg.inv(np.vstack([matrix, [0.0, 0.0, 1.0]]))
+    corners = np.array([[0, 0], [1280, 0], [1280, 720], [0, 720]], np.float64)
+    assert np.abs(apply_homography(found.homography, corners)
+                  - apply_homography(truth, corners)).max() < 3.0

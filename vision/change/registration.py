@@ -313,10 +313,16 @@ def _colour_change(first: np.ndarray, second: np.ndarray, h: np.ndarray) -> floa
     scale = 120 / second.shape[1]
     size = (120, max(1, round(second.shape[0] * scale)))
     small_b = cv2.resize(second, size, interpolation=cv2.INTER_AREA).astype(np.float32)
-    small_h = _scaled(h, 1.0, scale)
-    laid = cv2.warpPerspective(first.astype(np.float32), small_h, size,
-                               flags=cv2.INTER_AREA, borderValue=(-1, -1, -1))
-    inside = laid[..., 0] >= 0
+    # both shrunk by averaging first: a warp samples, and on a fine two-colour pattern
+    # (a dark checked cloth) samples and averages differ in mean colour by more than
+    # MAX_COLOUR
+    scale_a = 120 / first.shape[1]
+    small_a = cv2.resize(first, (120, max(1, round(first.shape[0] * scale_a))),
+                         interpolation=cv2.INTER_AREA).astype(np.float32)
+    small_h = _scaled(h, scale_a, scale)
+    laid = cv2.warpPerspective(small_a, small_h, size, flags=cv2.INTER_LINEAR)
+    inside = cv2.warpPerspective(np.ones(small_a.shape[:2], np.float32), small_h, size,
+                                 flags=cv2.INTER_LINEAR) > 0.999  # no border blended in
     if not inside.any():
         return float("inf")
 
