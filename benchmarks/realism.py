@@ -91,22 +91,25 @@ def empty_frames(reader: TileReader, plain: TileReader, per_surface: int,
 
 #: How the bare-table shot of ``empty_frames_with_bare`` differs from the frame read: a
 #: phone held again (turned, moved, scaled a little), exposed otherwise, its own noise.
-BARE_SHOT = {"turn_deg": 1.5, "shift_px": (9.0, -6.0), "scale": 1.015, "gain": 0.92,
-             "noise": 3.0}
+BARE_TURN_DEG = 1.5
+BARE_SHIFT_PX = (9.0, -6.0)
+BARE_SCALE = 1.015
+BARE_GAIN = 0.92
+BARE_NOISE = 3.0
 
 
 def bare_shot(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """``image`` shot again by hand (``BARE_SHOT``): the photo of the bare table."""
+    """``image`` shot again by hand (``BARE_*``): the photo of the bare table."""
     import cv2
 
     from datasets.table_sequence import exposed
 
     h, w = image.shape[:2]
-    matrix = cv2.getRotationMatrix2D((w / 2, h / 2), BARE_SHOT["turn_deg"], BARE_SHOT["scale"])
-    matrix[:, 2] += BARE_SHOT["shift_px"]
+    matrix = cv2.getRotationMatrix2D((w / 2, h / 2), BARE_TURN_DEG, BARE_SCALE)
+    matrix[:, 2] += np.array(BARE_SHIFT_PX)
     moved = cv2.warpAffine(image, matrix, (w, h), flags=cv2.INTER_LINEAR,
                            borderMode=cv2.BORDER_REFLECT)
-    return exposed(moved, BARE_SHOT["gain"], BARE_SHOT["noise"], rng)
+    return exposed(moved, BARE_GAIN, BARE_NOISE, rng)
 
 
 def empty_frames_with_bare(reader: TileReader, per_surface: int,
@@ -138,7 +141,9 @@ def empty_frames_with_bare(reader: TileReader, per_surface: int,
         row["doubted"] += sum(t.doubt is not None for t in frame.tiles.each())
     total = {key: sum(r[key] for r in by_surface.values())
              for key in ("frames", "tiles", "doubted", "not_registered")}
-    return {**total, "bare_shot": BARE_SHOT, "by_surface": by_surface}
+    taken = {"turn_deg": BARE_TURN_DEG, "shift_px": list(BARE_SHIFT_PX), "scale": BARE_SCALE,
+             "gain": BARE_GAIN, "noise": BARE_NOISE}
+    return {**total, "bare_shot": taken, "by_surface": by_surface}
 
 
 def _phantoms(read: np.ndarray, there: np.ndarray) -> int:

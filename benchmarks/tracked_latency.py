@@ -198,30 +198,36 @@ def stream(models: str, precision: str | None = None,
     reader = TileReader(models, max_value=12, classify_halves=TRACKER_CLASSIFIES_HALVES,
                         precision=precision)
     rounds, truths = make_rounds(tables)
-    rows, every = [], []
+    rows: list[dict[str, Any]] = []
+    every: list[np.ndarray] = []
+    slow_rounds = 0
     for (surface, mat, seed, pictures), truth in zip(rounds, truths, strict=True):
         shown = [Shown(p.image, p.tiles, p.markers) for p in pictures]
         capture = RoundCapture(game_frames(shown, seed, hold_s=2.0, fps=STREAM_FPS),
                                STREAM_FPS)
+
+        def opener(_: object, capture: RoundCapture = capture) -> RoundCapture:
+            return capture
+
         tracker = Tracker("0", PLAYERS, RuleSet.preset("standard"), reader=reader, mat=mat,
-                          engine=truth[0].engine, opener=lambda _, c=capture: c,
-                          max_retries=0, sleep=lambda _: None, known_table=True,
-                          marker_candidates=True)
+                          engine=truth[0].engine, opener=opener, max_retries=0,
+                          sleep=lambda _: None, known_table=True, marker_candidates=True)
         reader.reset()
         for event in tracker:
             if isinstance(event, CameraStatus) and event.reason is CameraReason.LOST:
                 break
         ms = np.array(capture.frame_s) * 1000
         every.append(ms)
-        rows.append({"surface": surface, "mat": mat, "frames": len(ms),
-                     "fps": round(1000 * len(ms) / max(float(ms.sum()), 1e-9), 1),
+        fps = 1000 * len(ms) / max(float(ms.sum()), 1e-9)
+        slow_rounds += fps < STREAM_FPS
+        rows.append({"surface": surface, "mat": mat, "frames": len(ms), "fps": round(fps, 1),
                      "frame_ms_p99": round(float(np.percentile(ms, 99)), 1),
                      "slowest_ms": round(float(ms.max()), 1)})
     ms = np.concatenate(every)
     return {"stream_fps": round(1000 * len(ms) / max(float(ms.sum()), 1e-9), 1),
             "stream_frame_ms_p99": round(float(np.percentile(ms, 99)), 1),
             "stream_slowest_ms": round(float(ms.max()), 1),
-            "stream_rounds_below_camera_rate": sum(r["fps"] < STREAM_FPS for r in rows),
+            "stream_rounds_below_camera_rate": slow_rounds,
             "stream_camera_fps": STREAM_FPS, "stream_tables_per_round": tables,
             "stream": rows}
 

@@ -244,7 +244,7 @@ def test_a_fine_dark_checked_cloth_shot_again_registers() -> None:
     # so, one photo's colour would differ from itself and the pair be called two tables
     photo = exposed(_fine_dark_checks(), 1.0, 3.0, np.random.default_rng(1))
     matrix = cv2.getRotationMatrix2D((640, 360), 1.5, 1.015)
-    matrix[:, 2] += (9.0, -6.0)
+    matrix[:, 2] += np.array([9.0, -6.0])
     bare = exposed(cv2.warpAffine(photo, matrix, (1280, 720), borderMode=cv2.BORDER_REFLECT),
                    0.92, 3.0, np.random.default_rng(2))
     found = register(bare, photo)
