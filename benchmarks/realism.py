@@ -99,17 +99,19 @@ BARE_NOISE = 3.0
 
 
 def bare_shot(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """``image`` shot again by hand (``BARE_*``): the photo of the bare table."""
+    """``image`` shot again by hand (``BARE_*``; ``datasets.composite.pairs.Shot``): the
+    photo of the bare table."""
     import cv2
 
-    from datasets.table_sequence import exposed
+    from datasets.composite.pairs import Shot
 
     h, w = image.shape[:2]
     matrix = cv2.getRotationMatrix2D((w / 2, h / 2), BARE_TURN_DEG, BARE_SCALE)
     matrix[:, 2] += np.array(BARE_SHIFT_PX)
-    moved = cv2.warpAffine(image, matrix, (w, h), flags=cv2.INTER_LINEAR,
-                           borderMode=cv2.BORDER_REFLECT)
-    return exposed(moved, BARE_GAIN, BARE_NOISE, rng)
+    # the shot's homography maps its pixels to the image's
+    shot = Shot(np.linalg.inv(np.vstack([matrix, [0.0, 0.0, 1.0]])), BARE_GAIN)
+    seen = shot.take(image) + rng.normal(0, BARE_NOISE, image.shape)
+    return np.clip(seen, 0, 255).astype(np.uint8)
 
 
 def empty_frames_with_bare(reader: TileReader, per_surface: int,

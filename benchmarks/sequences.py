@@ -88,6 +88,7 @@ from faults import inject_breaches
 
 if TYPE_CHECKING:
     from datasets.composite.library import SpriteLibrary
+    from vision.tracking.tracker import Tracker
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -262,6 +263,23 @@ class RoundCapture:
         pass
 
 
+def round_video(pictures: Sequence[Picture], truth: Sequence[TableState], seed: int,
+                reader: Any, known: bool, mat: bool, marker_candidates: bool = True,
+                fps: float = FPS) -> tuple[RoundCapture, Tracker]:
+    """The round filmed at ``fps`` (each table held 2 s, a hand between tables) and the
+    tracker that follows it as the app runs one (the engine told), ``reader`` fresh."""
+    from vision.tracking.tracker import Tracker
+
+    shown = [Shown(p.image, p.tiles, p.markers) for p in pictures]
+    capture = RoundCapture(game_frames(shown, seed, hold_s=2.0, fps=fps), fps)
+    tracker = Tracker("0", PLAYERS, RuleSet.preset("standard"), reader=reader, mat=mat,
+                      engine=truth[0].engine, opener=lambda _: capture, max_retries=0,
+                      sleep=lambda _: None, known_table=known,
+                      marker_candidates=marker_candidates)
+    reader.reset()
+    return capture, tracker
+
+
 def follow_round(pictures: Sequence[Picture], truth: Sequence[TableState], seed: int,
                  reader: Any, known: bool, mat: bool,
                  marker_candidates: bool = True) -> dict[str, Any]:
@@ -270,19 +288,12 @@ def follow_round(pictures: Sequence[Picture], truth: Sequence[TableState], seed:
     from engine.referee import judge
     from vision.events import AlertRaised, CameraReason, CameraStatus, TableSettled
     from vision.tracking.alert_doubts import doubted_markers
-    from vision.tracking.tracker import Tracker
 
-    shown = [Shown(p.image, p.tiles, p.markers) for p in pictures]
-    capture = RoundCapture(game_frames(shown, seed, hold_s=2.0))
-    tracker = Tracker("0", PLAYERS, RuleSet.preset("standard"), reader=reader, mat=mat,
-                      engine=truth[0].engine, opener=lambda _: capture, max_retries=0,
-                      sleep=lambda _: None, known_table=known,
-                      marker_candidates=marker_candidates)
-    reader.reset()
+    capture, tracker = round_video(pictures, truth, seed, reader, known, mat,
+                                   marker_candidates)
     settled: dict[int, TableState] = {}  # picture -> the last table settled while shown
     doubted: dict[int, set[Any]] = {}  # picture -> trains whose marker that table doubts
     tables, alerts = [], []
-    t0 = time.perf_counter()
     for event in tracker:
         if isinstance(event, TableSettled):
             tables.append(event.table)
@@ -293,7 +304,6 @@ def follow_round(pictures: Sequence[Picture], truth: Sequence[TableState], seed:
             alerts.append((event.alert, event.details.doubtful))
         elif isinstance(event, CameraStatus) and event.reason is CameraReason.LOST:
             break
-    seconds = time.perf_counter() - t0
     tracked_s = sum(capture.frame_s)  # the painting of the frames left out
     whole = right = phantoms = tiles = markers = trains = marked = found_marks = 0
     false_marks = wrong_train = doubted_marks = marked_tables = 0
@@ -342,7 +352,7 @@ def follow_round(pictures: Sequence[Picture], truth: Sequence[TableState], seed:
             "doubtful": sum(every.values()) - sum(sure.values()),
             "doubtful_false": false_every - false_sure,
             "missed": sum((want_keys - every).values()), "frames": len(capture.shown),
-            "seconds": seconds, "tracked_s": tracked_s, "reads": tracker.reads,
+            "tracked_s": tracked_s, "reads": tracker.reads,
             "dropped": 0 if tracker.known is None else tracker.known.dropped,
             "added": 0 if tracker.known is None else tracker.known.added,
             "marker_candidates": 0 if tracker.known is None else tracker.known.markers_added}

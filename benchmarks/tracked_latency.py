@@ -187,13 +187,10 @@ def stream(models: str, precision: str | None = None,
     """The tracker (known table, marker candidates) following whole rounds filmed at
     ``STREAM_FPS``: frames a second over the time it spent on them (the painting of the
     frames left out), the 99th percentile and slowest frame, per round and in all."""
-    from benchmarks.sequences import PLAYERS, RoundCapture, make_rounds
-    from datasets.table_game import game_frames
-    from datasets.table_pictures import Shown
-    from engine import RuleSet
+    from benchmarks.sequences import make_rounds, round_video
     from vision.events import CameraReason, CameraStatus
     from vision.reading.reader import TileReader
-    from vision.tracking.tracker import TRACKER_CLASSIFIES_HALVES, Tracker
+    from vision.tracking.tracker import TRACKER_CLASSIFIES_HALVES
 
     reader = TileReader(models, max_value=12, classify_halves=TRACKER_CLASSIFIES_HALVES,
                         precision=precision)
@@ -202,17 +199,8 @@ def stream(models: str, precision: str | None = None,
     every: list[np.ndarray] = []
     slow_rounds = 0
     for (surface, mat, seed, pictures), truth in zip(rounds, truths, strict=True):
-        shown = [Shown(p.image, p.tiles, p.markers) for p in pictures]
-        capture = RoundCapture(game_frames(shown, seed, hold_s=2.0, fps=STREAM_FPS),
-                               STREAM_FPS)
-
-        def opener(_: object, capture: RoundCapture = capture) -> RoundCapture:
-            return capture
-
-        tracker = Tracker("0", PLAYERS, RuleSet.preset("standard"), reader=reader, mat=mat,
-                          engine=truth[0].engine, opener=opener, max_retries=0,
-                          sleep=lambda _: None, known_table=True, marker_candidates=True)
-        reader.reset()
+        capture, tracker = round_video(pictures, truth, seed, reader, True, mat,
+                                       fps=STREAM_FPS)
         for event in tracker:
             if isinstance(event, CameraStatus) and event.reason is CameraReason.LOST:
                 break
