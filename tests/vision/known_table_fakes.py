@@ -16,6 +16,7 @@ from datasets.table_layout import layout_sequence
 from datasets.table_sequence import Picture, table_pictures
 from engine import TableState
 from vision.models.detections import Detections
+from vision.models.tile_check import BareBoxes, off_bare
 from vision.reading.reader_interface import BoxReadings
 from vision.readings import FrameReading, TileReading, TileReadings
 
@@ -101,11 +102,14 @@ class PaintedReader:
         self.boxes_read: list[np.ndarray] = []
         #: The picture each look at a whole frame (``detect``) was at.
         self.looked_at: list[int] = []
+        #: For each look told the bare table (``bare``): the boxes it called bare, as
+        #: (picture, the printed domino among them, real tiles among them).
+        self.told_bare: list[tuple[int, bool, int]] = []
 
     def _truth(self, frame: np.ndarray) -> Picture:
         return self.rnd.pictures[int(frame[0, 0, 0])]
 
-    def detect(self, frame: np.ndarray) -> Detections:
+    def detect(self, frame: np.ndarray, bare: BareBoxes | None = None) -> Detections:
         picture = self._truth(frame)
         k = int(frame[0, 0, 0])
         self.looked_at.append(k)
@@ -115,8 +119,13 @@ class PaintedReader:
             corners.append(picture.printed + self.offset)
         markers = [] if self.miss_markers else [m + self.offset for m in picture.markers]
         n, m = len(corners), len(markers)
-        return Detections(np.array(corners + markers, np.float32).reshape(-1, 4, 2),
-                          np.full(n + m, 0.9), np.r_[np.zeros(n), np.ones(m)])
+        found = Detections(np.array(corners + markers, np.float32).reshape(-1, 4, 2),
+                           np.full(n + m, 0.9), np.r_[np.zeros(n), np.ones(m)])
+        if bare is not None:
+            on_bare = np.asarray(bare(found.corners), bool)[:n]
+            printed = picture.printed is not None and self.sees_printed and bool(on_bare[-1])
+            self.told_bare.append((k, printed, int(on_bare.sum()) - printed))
+        return off_bare(found, bare, self.tile_class)
 
     def _value(self, frame: np.ndarray, corners: np.ndarray) -> tuple[int, int]:
         picture = self._truth(frame)

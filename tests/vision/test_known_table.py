@@ -212,6 +212,11 @@ def test_the_tracker_drops_the_phantom_and_reads_the_missed_tile(
     # read only while the bare table was being learned (the first still frames)
     with_known = sum(np.allclose(b, printed) for b in reader.boxes_read)
     assert with_known <= EMPTY_FRAMES
+    # once it is learned, every look is told it: the printed domino is bare table,
+    # dropped before the detector's looks at it, and no tile is
+    told = reader.told_bare
+    assert len(told) >= len(rnd.pictures) - 1
+    assert all(printed_bare and tiles == 0 for _, printed_bare, tiles in told)
     # without the known table the printed domino (a sure 6-6 on the cloth) is
     # read and held, and the missed tile stays missing
     events, reader = follow(tmp_path, rnd, known=False, missed=missed)

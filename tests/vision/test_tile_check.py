@@ -14,17 +14,21 @@ from reader_fixtures import ROOT, needs_trained_models
 from datasets.render import render_empty, render_hands, render_table, scene_rng
 from datasets.textures import TileStyle, render_face
 from mtrain.cli import main
+from vision.models import tile_check
 from vision.models.detections import Detections, match_boxes
 from vision.models.domino_check import DOUBT_REASON
+from vision.models.onnx_models import ObbDetector
 from vision.models.tile_check import (
     AROUND,
     ECHO_REACH,
     MAX_ECHO,
+    MAX_ECHO_UNSURE,
     MAX_ECHO_VERY_SURE,
     PATTERN_BOXES,
     CheckedTileDetector,
     around_box,
     echo,
+    echoes,
     grey_and_saturation,
     looks_like_tile,
     tile_mask,
@@ -165,6 +169,72 @@ class TestLookedAtRoundEachBox:
         near = around_box((900, 1600, 3), box, AROUND)
         assert near is not None and near[0] > x0 and near[2] < x1
         assert around_box((900, 1600, 3), _box(60, 450, 40), ECHO_REACH) is None
+
+    def test_echoes_finds_what_the_full_echo_finds(self) -> None:
+        # looked for at half size first: the same verdict at every limit, on the check's
+        # squares (they echo), on drawn tiles (they do not), turned, and at the edges
+        image, boxes, _ = self._scene()
+        gray = grey_and_saturation(image)[0]
+        rng = np.random.default_rng(4)
+        more = [boxes[k] + rng.normal(0, 3, (1, 2)).astype(np.float32)
+                for k in rng.integers(len(boxes), size=30)]
+        verdicts = set()
+        for box in [*boxes, *more]:
+            value = echo(gray, box)
+            for limit in (MAX_ECHO_UNSURE, MAX_ECHO, MAX_ECHO_VERY_SURE):
+                assert echoes(gray, box, limit) == (value >= limit), (value, limit)
+                verdicts.add(value >= limit)
+        assert verdicts == {True, False}
+
+
+class TestBareTable:
+    """Boxes on table known to be bare (``bare``) are dropped unjudged: the looks are not
+    asked of them."""
+
+    @staticmethod
+    def _detector(monkeypatch: pytest.MonkeyPatch, found: Detections
+                  ) -> tuple[CheckedTileDetector, list[int]]:
+        detector = TileReader(ROOT / "models").detector
+        assert isinstance(detector, CheckedTileDetector)
+        detector.verifier = None
+        monkeypatch.setattr(ObbDetector, "__call__", lambda *_a, **_k: found)
+        looked: list[int] = []
+        real = tile_check.tile_mask
+
+        def counted(image: np.ndarray, corners: np.ndarray,
+                    scores: np.ndarray | None = None) -> np.ndarray:
+            looked.append(len(corners))
+            return real(image, corners, scores)
+        monkeypatch.setattr(tile_check, "tile_mask", counted)
+        return detector, looked
+
+    @needs_trained_models
+    def test_boxes_on_bare_table_are_not_looked_at(self, monkeypatch: pytest.MonkeyPatch
+                                                  ) -> None:
+        scene, boxes, scores = TestLookedAtRoundEachBox._scene()
+        found = Detections(boxes, scores, np.zeros(len(boxes)))
+        on_check = boxes.mean(axis=1)[:, 0] < 800
+        detector, looked = self._detector(monkeypatch, found)
+        kept = detector(scene, bare=lambda c: c.mean(axis=1)[:, 0] < 800)
+        assert looked == [int((~on_check).sum())]  # only the boxes off the bare check
+        assert not (kept.center[:, 0] < 800).any()
+        # without it every box is looked at, and with as many tiles as squares of the
+        # check the frame is not found patterned: the squares stay, for the reader to judge
+        looked.clear()
+        judged = detector(scene)
+        assert looked == [len(boxes)] and not detector.last_patterned
+        assert int((judged.center[:, 0] < 800).sum()) == int(on_check.sum())
+
+    @needs_trained_models
+    def test_a_box_on_bare_table_goes_from_a_plain_frame_too(
+            self, monkeypatch: pytest.MonkeyPatch) -> None:
+        image, box = _tile_on_felt()
+        twin = box + np.array([80.0, 0.0], np.float32)  # a second box, on bare felt
+        found = Detections(np.array([box, twin]), np.full(2, 0.9), np.zeros(2))
+        detector, looked = self._detector(monkeypatch, found)
+        kept = detector(image, bare=lambda c: c.mean(axis=1)[:, 0] > 200)
+        assert looked == [1] and not detector.last_patterned
+        assert len(kept) == 1 and np.allclose(kept.corners[0], box)
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ import pytest
 from tracker_fakes import FakeReader, Game, track, video
 
 from vision.models.detections import Detections
+from vision.models.tile_check import BareBoxes
 from vision.reading.reader_interface import TileSource
 from vision.readings import TileReading
 from vision.tracking.tile_memory import CONFIRMED_READS, TileMemory
@@ -28,8 +29,8 @@ class HeapReader(FakeReader):
         super().__init__(game)
         self.backs_set_apart = 0
 
-    def detect(self, frame: np.ndarray) -> Detections:
-        found = super().detect(frame)
+    def detect(self, frame: np.ndarray, bare: BareBoxes | None = None) -> Detections:
+        found = super().detect(frame, bare)
         heap = np.array(HEAP) + self.rng.normal(0, 0.3, (len(HEAP), 4, 2))
         marker = HEAP[0] * 0.5 + HEAP[0].mean(axis=0) * 0.5
         return Detections.merge([found, Detections(heap, np.ones(len(HEAP)),
@@ -181,8 +182,8 @@ class ShiftedBoxReader(FakeReader):
 
     sure = False
 
-    def detect(self, frame: np.ndarray) -> Detections:
-        found = super().detect(frame)
+    def detect(self, frame: np.ndarray, bare: BareBoxes | None = None) -> Detections:
+        found = super().detect(frame, bare)
         c = found.corners[0]
         sides = (c[1] - c[0], c[2] - c[1])
         self.shifted = c + max(sides, key=lambda v: float(np.linalg.norm(v))) / 2

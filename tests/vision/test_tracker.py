@@ -22,6 +22,7 @@ from tracker_fakes import (
 from vision.events import CameraReason, CameraStatus, TableSettled
 from vision.mat.geometry import apply_homography
 from vision.models.detections import Detections
+from vision.models.tile_check import BareBoxes
 from vision.readings import TileReading, TileReadings
 from vision.tracking.tracker import Tracker
 
@@ -154,8 +155,8 @@ class MissingReader(FakeReader):
         self.gone = gone
         self.looked_again = 0
 
-    def detect(self, frame: np.ndarray) -> Detections:
-        found = super().detect(frame)
+    def detect(self, frame: np.ndarray, bare: BareBoxes | None = None) -> Detections:
+        found = super().detect(frame, bare)
         k = int(frame[0, 0, 0]) if frame[0, 0, 0] < 200 else 0
         if k < 4:
             return found

@@ -12,6 +12,7 @@ from tracker_fakes import NOTHING, FakeReader, Game, alert_codes, expected_alert
 
 from vision.mat.geometry import apply_homography
 from vision.models.detections import Detections
+from vision.models.tile_check import BareBoxes
 from vision.readings import TileReading, TileReadings
 
 
@@ -23,8 +24,8 @@ class FragmentReader(FakeReader):
         super().__init__(game)
         self.join_fragments = join
 
-    def detect(self, frame: np.ndarray) -> Detections:
-        found = super().detect(frame)
+    def detect(self, frame: np.ndarray, bare: BareBoxes | None = None) -> Detections:
+        found = super().detect(frame, bare)
         k = int(frame[0, 0, 0]) if frame[0, 0, 0] < 200 else 0
         if k < 5:
             return found
@@ -151,8 +152,8 @@ class AskewReader(FakeReader):
         super().__init__(game)
         self.askew = apply_homography(game.to_image, game.order[4].corners)
 
-    def detect(self, frame: np.ndarray) -> Detections:
-        found = super().detect(frame)
+    def detect(self, frame: np.ndarray, bare: BareBoxes | None = None) -> Detections:
+        found = super().detect(frame, bare)
         k = int(frame[0, 0, 0]) if frame[0, 0, 0] < 200 else 0
         if k < 5:
             return found

@@ -17,6 +17,7 @@ from engine import RuleSet
 from vision.change.table_view import table_view, tile_scale
 from vision.events import AlertRaised, TableSettled
 from vision.models.detections import Detections, polygon_iou
+from vision.models.tile_check import BareBoxes
 from vision.reading.reader import UNCERTAIN_BELOW
 from vision.tracking.tile_memory import TileMemory, grey_of
 from vision.tracking.tracker import Tracker
@@ -41,17 +42,17 @@ class WindowedReader(PaintedReader):
         self.whole_looks = 0
         self.windows: list[Window] = []
 
-    def detect(self, frame: np.ndarray) -> Detections:
+    def detect(self, frame: np.ndarray, bare: BareBoxes | None = None) -> Detections:
         self.whole_looks += 1
-        return super().detect(frame)
+        return super().detect(frame, bare)
 
     def window_gain(self, shape: tuple[int, int]) -> float | None:
         return 768 / max(shape)
 
-    def detect_window(self, image: np.ndarray, window: Window, gain: float, core: Core
-                      ) -> Detections:
+    def detect_window(self, image: np.ndarray, window: Window, gain: float, core: Core,
+                      bare: BareBoxes | None = None) -> Detections:
         self.windows.append(window)
-        found = PaintedReader.detect(self, image)
+        found = PaintedReader.detect(self, image, bare)
         x0, y0, x1, y1 = window
         inside = ((found.corners[..., 0] > x0) & (found.corners[..., 0] < x1)
                   & (found.corners[..., 1] > y0) & (found.corners[..., 1] < y1)).any(axis=1)
@@ -220,12 +221,12 @@ def test_a_change_the_view_watch_sees_is_looked_at_in_windows() -> None:
         def __init__(self) -> None:
             self.windows: list[Window] = []
 
-        def detect(self, frame: np.ndarray) -> Detections:
+        def detect(self, frame: np.ndarray, bare: BareBoxes | None = None) -> Detections:
             return Detections(np.array([[[180, 600], [236, 600], [236, 630], [180, 630]]],
                                        np.float32), np.ones(1), np.zeros(1, np.int64))
 
-        def detect_window(self, image: np.ndarray, window: Window, gain: float, core: Core
-                          ) -> Detections:
+        def detect_window(self, image: np.ndarray, window: Window, gain: float, core: Core,
+                          bare: BareBoxes | None = None) -> Detections:
             self.windows.append(window)
             return Detections.empty()
 

@@ -15,6 +15,7 @@ from datasets.table_layout import layout_table, overhead_homography, random_tabl
 from engine import Observer, RuleSet, TableState, Train
 from vision.mat.geometry import apply_homography
 from vision.models.detections import Detections
+from vision.models.tile_check import BareBoxes, off_bare
 from vision.reading.reader_interface import BoxReadings
 from vision.readings import FrameReading, TileReading, TileReadings
 from vision.tracking.tracker import Tracker
@@ -106,7 +107,7 @@ class FakeReader:
         self.read_boxes_calls = 0
         self.truth: dict[tuple[float, float], tuple[int, int]] = {}
 
-    def detect(self, frame: np.ndarray) -> Detections:
+    def detect(self, frame: np.ndarray, bare: BareBoxes | None = None) -> Detections:
         self.calls += 1
         k = int(frame[0, 0, 0]) if frame[0, 0, 0] < 200 else 0
         corners = []
@@ -120,7 +121,8 @@ class FakeReader:
             corners.append(c)
             self.truth[tuple(np.round(c.mean(axis=0), 3))] = tile.values
         n = len(corners)
-        return Detections(np.array(corners).reshape(-1, 4, 2), np.ones(n), np.zeros(n))
+        return off_bare(Detections(np.array(corners).reshape(-1, 4, 2), np.ones(n),
+                                   np.zeros(n)), bare, 0)
 
     def read_tiles(self, frame: np.ndarray, tiles: Detections) -> list[Any]:
         out = []

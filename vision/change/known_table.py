@@ -62,6 +62,7 @@ from vision.change.table_view import (
 )
 from vision.models.crops import order_corners
 from vision.models.detections import Detections
+from vision.models.tile_check import BareBoxes
 
 #: A box lies on unchanged table when its detail moved less than this share of the
 #: bare table's own detail there (:func:`box_change`). Measured on painted tables
@@ -148,7 +149,8 @@ class KnownTable:
         #: The last settled table: its view, and the frame in grey (full size).
         self.settled_view: TableView | None = None
         self.settled_grey: np.ndarray | None = None
-        #: Boxes dropped, tile candidates and marker candidates added so far.
+        #: Boxes dropped (by :meth:`screen`, and in each of the detector's looks that asked
+        #: :meth:`bare_boxes`), tile candidates and marker candidates added so far.
         self.dropped = 0
         self.added = 0
         self.markers_added = 0
@@ -287,6 +289,28 @@ class KnownTable:
         return np.asarray(self.box_change(frame_view, corners, since_settled)
                           < UNCHANGED_BELOW)
 
+    def bare_boxes(self, frame: np.ndarray) -> BareBoxes | None:
+        """Which boxes in ``frame`` the table known bare shows (:meth:`screen` drops them),
+        for the detector to drop before it looks at them; None while the bare table is
+        not known."""
+        if not self.knows_empty:
+            return None
+        view = self.view(frame)
+
+        def bare(corners: np.ndarray) -> np.ndarray:
+            on_bare = self._on_bare(view, np.asarray(corners, np.float32))
+            self.dropped += int(on_bare.sum())
+            return on_bare
+        return bare
+
+    def _on_bare(self, view: TableView, corners: np.ndarray) -> np.ndarray:
+        """For each box ``corners`` (N, 4, 2): whether it lies on unchanged bare table and
+        overlaps no box that does not (a piece of a tile is the reader's to judge)."""
+        if not len(corners):
+            return np.zeros(0, bool)
+        keep = ~self.unchanged_boxes(view, corners)
+        return ~(keep | _on_kept(corners, keep))
+
     def unchanged_since_settled(self, frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
         """:meth:`unchanged_boxes` since the last settled table, for boxes in ``frame``."""
         return self.unchanged_boxes(self.view(frame), np.asarray(corners, np.float32), True)
@@ -389,8 +413,7 @@ class KnownTable:
         region changed since the table was bare by a tile and no box lies (looked for
         first: see the module's notes)."""
         view = self.view(frame)
-        keep = ~self.unchanged_boxes(view, found.corners) if len(found) else np.zeros(0, bool)
-        keep |= _on_kept(found.corners, keep)  # a piece of a tile kept is the reader's to judge
+        keep = ~self._on_bare(view, found.corners)
         self.dropped += int((~keep).sum())
         kept = found[keep] if len(found) else found
         tiles = kept.corners[kept.class_id == tile_class] if len(kept) else kept.corners

@@ -38,6 +38,8 @@ photos of ``../shared/realdata/detect`` (evaluation only).
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -92,12 +94,29 @@ ECHO_LOOK = (16, 32)
 ECHO_MOST = 40
 ECHO_REACH = (2.0, 1.25)
 NEAR = 0.8
+#: The echo is looked for first at half size, at its ``COARSE_PEAKS`` best shifts, each
+#: matched again at full size within ``FINE_REACH`` pixels (:func:`echoes`).
+COARSE_PEAKS = 3
+FINE_REACH = 3
 #: A patch round the box is looked at when at least this share of it lies inside the
 #: image: a box at the frame's edge still has its cloth beside it, a close-up of one
 #: tile (the tile filling the photo) has none, and what padding would show there is
 #: the tile itself mirrored.
 INSIDE = 0.5
 
+#: Which of a look's boxes (corners ``(N, 4, 2)``, image pixels) lie on table known to be
+#: bare (``vision.change.known_table``: the view there has not changed since no tile lay
+#: on it): a bool array. Such a box is the table, not a tile, and is not looked at.
+BareBoxes = Callable[[np.ndarray], np.ndarray]
+
+
+
+def off_bare(found: Detections, bare: BareBoxes | None, tile_class: int) -> Detections:
+    """``found`` without the ``tile_class`` boxes that ``bare`` says lie on bare table."""
+    if bare is None or not len(found):
+        return found
+    drop = np.asarray(bare(found.corners), bool) & (found.class_id == tile_class)
+    return found[~drop] if drop.any() else found
 
 def _upright(image: np.ndarray, corners: np.ndarray, look: tuple[int, int],
              around: tuple[float, float]) -> np.ndarray:
@@ -131,27 +150,90 @@ def _warp(corners: np.ndarray, look: tuple[int, int],
     return matrix, size
 
 
-def echo(gray: np.ndarray, corners: np.ndarray) -> float:
-    """How closely the box's look repeats around it: the best normalised correlation
-    of the box with a patch of its size at least ``NEAR`` of a box away (1.0 for a
-    plain box). The box is looked at as many pixels across as it has, from
-    ``ECHO_LOOK`` up to ``ECHO_MOST``: a large box over a fine check keeps its squares."""
+@dataclass(frozen=True)
+class _EchoLook:
+    """The box's upright look with its surroundings (``window``), the box in it at
+    ``at`` (x, y), ``size`` (w, h) pixels, and which shifts the echo counts (``seen``:
+    shifts ``NEAR`` of a box away or more with enough of their patch inside the image),
+    indexed like ``cv2.matchTemplate``'s result."""
+
+    window: np.ndarray
+    at: tuple[int, int]
+    size: tuple[int, int]
+    seen: np.ndarray
+
+    @property
+    def box(self) -> np.ndarray:
+        (x0, y0), (w, h) = self.at, self.size
+        return self.window[y0:y0 + h, x0:x0 + w]
+
+
+def _echo_look(gray: np.ndarray, corners: np.ndarray) -> _EchoLook:
+    """The echo's look at the box: as many pixels across as it has, from ``ECHO_LOOK``
+    up to ``ECHO_MOST`` (a large box over a fine check keeps its squares)."""
     across = float(np.hypot(*(corners[1] - corners[0])))
     w = int(np.clip(round(across), ECHO_LOOK[0], ECHO_MOST))
     h = 2 * w
     window = _upright(gray, corners, (w, h), ECHO_REACH)
     x0, y0 = int(round(w * ECHO_REACH[0])), int(round(h * ECHO_REACH[1]))
-    box = window[y0:y0 + h, x0:x0 + w]
-    if float(box.std()) < 1.0:
-        return 1.0
-    match = cv2.matchTemplate(window, box, cv2.TM_CCOEFF_NORMED)
-    yy, xx = np.mgrid[0:match.shape[0], 0:match.shape[1]]
+    rows, cols = window.shape[0] - h + 1, window.shape[1] - w + 1
+    yy, xx = np.ogrid[0:rows, 0:cols]
     seen = (np.abs(xx - x0) >= NEAR * w) | (np.abs(yy - y0) >= NEAR * h)
     in_image = _inside(gray.shape, corners, (w, h), ECHO_REACH)
     if float(in_image.min()) < 1.0:  # near the image's edge: only patches inside it count
-        inside = cv2.matchTemplate(in_image, np.ones((h, w), np.float32), cv2.TM_CCORR) / (w * h)
-        seen &= inside >= INSIDE
-    return float(match[seen].max()) if seen.any() else 0.0
+        sums = cv2.integral(in_image)  # the share of each patch inside, summed exactly
+        inside = (sums[h:, w:] - sums[:-h, w:] - sums[h:, :-w] + sums[:-h, :-w]) / (w * h)
+        seen = seen & (inside >= INSIDE)
+    return _EchoLook(window, (x0, y0), (w, h), np.broadcast_to(seen, (rows, cols)))
+
+
+def echo(gray: np.ndarray, corners: np.ndarray) -> float:
+    """How closely the box's look repeats around it: the best normalised correlation
+    of the box with a patch of its size at least ``NEAR`` of a box away (1.0 for a
+    plain box; :func:`_echo_look`)."""
+    look = _echo_look(gray, corners)
+    box = look.box
+    if float(box.std()) < 1.0:
+        return 1.0
+    match = cv2.matchTemplate(look.window, box, cv2.TM_CCOEFF_NORMED)
+    return float(match[look.seen].max()) if look.seen.any() else 0.0
+
+
+def echoes(gray: np.ndarray, corners: np.ndarray, limit: float) -> bool:
+    """Whether the box's look repeats around it at least ``limit`` closely
+    (``echo(gray, corners) >= limit``), found cheaply for the pattern a cloth repeats: the
+    best shifts are looked for at half size (a sixteenth of the cost), and each is
+    matched at full size around it (``FINE_REACH``); only when none reaches ``limit``
+    there is every shift matched at full size."""
+    look = _echo_look(gray, corners)
+    box = look.box
+    if float(box.std()) < 1.0:
+        return True
+    if not look.seen.any():
+        return False
+    (x0, y0), (w, h) = look.at, look.size
+    half = cv2.resize(look.window, (look.window.shape[1] // 2, look.window.shape[0] // 2),
+                      interpolation=cv2.INTER_AREA)
+    small = half[y0 // 2:y0 // 2 + h // 2, x0 // 2:x0 // 2 + w // 2]
+    if float(small.std()) >= 1.0:
+        coarse = cv2.matchTemplate(half, small, cv2.TM_CCOEFF_NORMED)
+        rows, cols = look.seen.shape
+        seen = look.seen[np.minimum(2 * np.arange(coarse.shape[0]), rows - 1)[:, None],
+                         np.minimum(2 * np.arange(coarse.shape[1]), cols - 1)[None, :]]
+        scores = np.where(seen, coarse, -2.0).ravel()
+        peaks = min(COARSE_PEAKS, scores.size)
+        best = np.argpartition(scores, -peaks)[-peaks:]
+        ranked = best[np.argsort(scores[best])[::-1]]
+        for y, x in zip(*np.unravel_index(ranked, coarse.shape), strict=True):
+            ya, yb = max(2 * y - FINE_REACH, 0), min(2 * y + FINE_REACH, rows - 1)
+            xa, xb = max(2 * x - FINE_REACH, 0), min(2 * x + FINE_REACH, cols - 1)
+            fine = cv2.matchTemplate(look.window[ya:yb + h, xa:xb + w], box,
+                                     cv2.TM_CCOEFF_NORMED)
+            near = look.seen[ya:yb + 1, xa:xb + 1]
+            if near.any() and float(fine[near].max()) >= limit:
+                return True
+    match = cv2.matchTemplate(look.window, box, cv2.TM_CCOEFF_NORMED)
+    return float(match[look.seen].max()) >= limit
 
 
 def face_and_border(planes: np.ndarray, corners: np.ndarray) -> tuple[float, float]:
@@ -202,7 +284,7 @@ def looks_like_tile(gray: np.ndarray, planes: np.ndarray, corners: np.ndarray,
     if not sure and contrast < MIN_CONTRAST:
         return False
     limit = MAX_ECHO_VERY_SURE if score >= VERY_SURE else MAX_ECHO if sure else MAX_ECHO_UNSURE
-    return echo(gray, c) < limit
+    return not echoes(gray, c, limit)
 
 
 def grey_and_saturation(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -312,33 +394,41 @@ class CheckedTileDetector(ObbDetector):
         self.last_patterned = False
 
     def __call__(self, image: np.ndarray, zoom_out: float = 1.0,
-                 long_side: int | None = None) -> Detections:
+                 long_side: int | None = None, bare: BareBoxes | None = None) -> Detections:
+        """:meth:`ObbDetector.__call__` with the tile boxes judged (see the class's notes);
+        ``bare``: which boxes lie on table known to be bare, dropped unjudged."""
         found = super().__call__(image, zoom_out, long_side)
         seen = self._patterned_image() if self._patterned_image is not None else None
-        found, self.last_patterned = self._judged(image, found, seen is image)
+        found, self.last_patterned = self._judged(image, found, seen is image, bare)
         if self.last_patterned:  # a further look at a frame found patterned stays so
             self._patterned_image = weakref.ref(image)
         return found
 
     def detect_window(self, image: np.ndarray, window: tuple[int, int, int, int],
-                      gain: float, core: tuple[float, float, float, float] | None = None
-                      ) -> Detections:
+                      gain: float, core: tuple[float, float, float, float] | None = None,
+                      bare: BareBoxes | None = None) -> Detections:
         """:meth:`ObbDetector.detect_window`, its tile boxes judged in the whole ``image``
         (their surroundings) and on a patterned surface when the last whole look found
-        one."""
+        one; ``bare`` as in :meth:`__call__`."""
         found = super().detect_window(image, window, gain, core)
-        return self._judged(image, found, self.last_patterned)[0]
+        return self._judged(image, found, self.last_patterned, bare)[0]
 
-    def _judged(self, image: np.ndarray, found: Detections, known_patterned: bool
-                ) -> tuple[Detections, bool]:
-        """``found`` without the tile boxes that fail the looks or the domino check when
-        ``image`` lies on a patterned surface (``known_patterned``, or the looks say so),
-        and whether it does."""
+    def _judged(self, image: np.ndarray, found: Detections, known_patterned: bool,
+                bare: BareBoxes | None = None) -> tuple[Detections, bool]:
+        """``found`` without the tile boxes on table known bare (``bare``), and without
+        those that fail the looks or the domino check when ``image`` lies on a patterned
+        surface (``known_patterned``, or the looks say so), and whether it does. A box on
+        bare table counts as one failing the looks: it is the table's pattern."""
         tiles = np.flatnonzero(found.class_id == self.tile_class)
         if not len(tiles):
             return found, known_patterned
         corners, scores = found.corners[tiles], found.confidence[tiles]
-        kept = tile_mask(image, corners, scores) if self.looks else np.ones(len(tiles), bool)
+        on_bare = (np.zeros(len(tiles), bool) if bare is None
+                   else np.asarray(bare(found.corners), bool)[tiles])
+        kept = ~on_bare
+        if self.looks and kept.any():  # the looks cost ~2 ms a box: not for the bare table
+            look = np.flatnonzero(kept)
+            kept[look] = tile_mask(image, corners[look], scores[look])
         if self.verifier is not None and (known_patterned or not self.looks
                                           or patterned(kept)):
             # only where the looks find a pattern (or are off): the check costs a crop
@@ -346,8 +436,7 @@ class CheckedTileDetector(ObbDetector):
             # boxes it reads
             ask = np.flatnonzero(kept)
             kept[ask] = ~self.verifier(image, corners[ask], scores[ask]).dropped
-        if not known_patterned and not patterned(kept):
-            return found, False
+        is_patterned = known_patterned or patterned(kept)
         keep = np.ones(len(found), bool)
-        keep[tiles] = kept
-        return found[keep], True
+        keep[tiles] = kept if is_patterned else ~on_bare
+        return (found[keep] if not keep.all() else found), is_patterned

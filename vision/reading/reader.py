@@ -48,7 +48,7 @@ from vision.models.onnx_models import (
     class_counts,
     load_specs,
 )
-from vision.models.tile_check import CheckedTileDetector
+from vision.models.tile_check import BareBoxes, CheckedTileDetector, off_bare
 from vision.reading.boxes.box_shape import (
     box_sizes,
     neighbour_shapes,
@@ -322,8 +322,10 @@ class TileReader:
         return FrameReading(tiles, markers, (int(image.shape[0]), int(image.shape[1])),
                             tuple(down))
 
-    def detect(self, image: np.ndarray) -> Detections:
-        """Tiles and markers in ``image``, looked at from the distance that suits them.
+    def detect(self, image: np.ndarray, bare: BareBoxes | None = None) -> Detections:
+        """Tiles and markers in ``image``, looked at from the distance that suits them;
+        ``bare``: which boxes lie on table known to be bare (``vision.change.known_table``),
+        no tiles: dropped where they are found, unjudged (:meth:`_look`).
 
         At the trained input size first; when no tile shows, again from further
         away (``zoom_out``: a close-up), and when none shows there either, closer
@@ -332,11 +334,11 @@ class TileReader:
         needed, is taken first until the tiles are big enough without it.
         """
         side = self._close_side if _dynamic(self.detector) and self.zoom_in_side else None
-        found = None if side is None else self.detector(image, long_side=side)
+        found = None if side is None else self._look(self.detector, image, bare, long_side=side)
         width = None if found is None else tile_width(self._tiles_in(found))
         if side is None or found is None or width is None:
             self._close_side = None
-            found = self._first_look(image)
+            found = self._first_look(image, bare)
         else:
             self._close_side = side if width * self._base_side() / side < SMALL_TILE_PX else None
             self._chosen = self.detector
@@ -349,34 +351,40 @@ class TileReader:
         return self.look_side / max(shape) if _dynamic(self.detector) else None
 
     def detect_window(self, image: np.ndarray, window: tuple[int, int, int, int],
-                      gain: float, core: tuple[float, float, float, float]) -> Detections:
+                      gain: float, core: tuple[float, float, float, float],
+                      bare: BareBoxes | None = None) -> Detections:
         """Tiles and markers centred in ``core`` (x0, y0, x1, y1) found in the part
         ``window`` of ``image``, in ``image`` pixels, looked at on the scale ``gain``
         (:meth:`window_gain`) of a look at the whole image: the tiles keep the size the
-        detector knows."""
+        detector knows; ``bare`` as in :meth:`detect`."""
         closeup = self._chosen is not None and self._chosen is not self.detector
         chosen = self.closeup_detector if closeup else self.detector
-        found = chosen.detect_window(image, window, gain, core)
+        if isinstance(chosen, CheckedTileDetector):
+            found = chosen.detect_window(image, window, gain, core, bare)
+        else:
+            found = off_bare(chosen.detect_window(image, window, gain, core), bare,
+                             self.tile_class)
         return (closeup_markers(found, self.closeup_detector, image, self.marker_class,
                                 window, gain, core) if self._pair.pairs(chosen) else found)
 
-    def _first_look(self, image: np.ndarray) -> Detections:
+    def _first_look(self, image: np.ndarray, bare: BareBoxes | None) -> Detections:
         look = self.detector
-        found = look(image)
+        found = self._look(look, image, bare)
         width = tile_width(self._tiles_in(found))
         if self._pair.pairs(look) and (width is None or width >= CLOSE_UP_TILE_PX):
             look = self.closeup_detector  # a close-up or a hand: see closeup_detector
-            found = look(image)
+            found = self._look(look, image, bare)
             width = tile_width(self._tiles_in(found))
         self._chosen = look
         if width is None:
-            further = look(image, zoom_out=self.zoom_out) if self.zoom_out > 1 else found
+            further = (self._look(look, image, bare, zoom_out=self.zoom_out)
+                       if self.zoom_out > 1 else found)
             if is_close_up(self._tiles_in(further), image):
                 return further
             # nothing close up either: perhaps a few tiles too tiny to see (a table seen
             # whole with only its engine laid)
             if self._side_for(image, look) > self._base_side():
-                closer = self._closer_look(image, look)
+                closer = self._closer_look(image, look, bare)
                 if closer is not None:
                     nearer, side, width = closer
                     if width * self._base_side() / side < SMALL_TILE_PX:
@@ -384,23 +392,35 @@ class TileReader:
                     return nearer
             return further
         if width < SMALL_TILE_PX:
-            closer = self._closer_look(image, look)
+            closer = self._closer_look(image, look, bare)
             if closer is not None:
                 self._close_side = closer[1]
                 return closer[0]
         return found
 
+    def _look(self, detector: ObbDetector, image: np.ndarray, bare: BareBoxes | None,
+              **look: Any) -> Detections:
+        """One look at ``image`` by ``detector`` (``look``: its ``zoom_out`` or
+        ``long_side``), the tile boxes on table known to be bare (``bare``) dropped: by a
+        detector that judges tile boxes before it looks at them
+        (``vision.models.tile_check``), else after."""
+        if bare is None:
+            return detector(image, **look)
+        if isinstance(detector, CheckedTileDetector):
+            return detector(image, **look, bare=bare)
+        return off_bare(detector(image, **look), bare, self.tile_class)
+
     def _tiles_in(self, found: Detections) -> Detections:
         return found[found.class_id == self.tile_class] if len(found) else found
 
-    def _closer_look(self, image: np.ndarray, detector: ObbDetector
+    def _closer_look(self, image: np.ndarray, detector: ObbDetector, bare: BareBoxes | None
                      ) -> tuple[Detections, int, float] | None:
         """The frame at the closer look's side by ``detector``: what was found there, the
         side and the tiles' width; ``None`` when it cannot look closer or no tile shows."""
         if not (self.zoom_in_side and _dynamic(detector)):
             return None
         side = self._side_for(image, detector)
-        nearer = detector(image, long_side=side)
+        nearer = self._look(detector, image, bare, long_side=side)
         width = tile_width(self._tiles_in(nearer))
         return None if width is None else (nearer, side, width)
 

@@ -14,6 +14,7 @@ from typing import NamedTuple, Protocol, runtime_checkable
 import numpy as np
 
 from vision.models.detections import Detections
+from vision.models.tile_check import BareBoxes
 from vision.reading.boxes.fragments import join_fragments
 from vision.readings import FrameReading, TileReadings
 
@@ -50,8 +51,9 @@ class TileSource(Protocol):
     marker_threshold: float
     join_fragments: bool
 
-    def detect(self, image: np.ndarray) -> Detections:
-        """Tiles and markers found in ``image``."""
+    def detect(self, image: np.ndarray, bare: BareBoxes | None = None) -> Detections:
+        """Tiles and markers found in ``image``; no tile where ``bare`` says the boxes lie
+        on table known to be bare."""
         ...
 
     def read_boxes(self, image: np.ndarray, tiles: Detections, again: np.ndarray

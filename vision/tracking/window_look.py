@@ -36,6 +36,7 @@ import numpy as np
 
 from vision.change.table_view import TableView, changed_mask
 from vision.models.detections import Detections
+from vision.models.tile_check import BareBoxes
 
 #: Stride of the detector: a window's sides, scaled, are multiples of it.
 STRIDE = 32
@@ -73,8 +74,9 @@ class WindowSource(Protocol):
 
     tile_class: int
 
-    def detect(self, image: np.ndarray) -> Detections:
-        """Tiles and markers found in the whole ``image``."""
+    def detect(self, image: np.ndarray, bare: BareBoxes | None = None) -> Detections:
+        """Tiles and markers found in the whole ``image``; no tile where ``bare`` says the
+        boxes lie on table known to be bare."""
         ...
 
     def window_gain(self, shape: tuple[int, int]) -> float | None:
@@ -82,10 +84,10 @@ class WindowSource(Protocol):
         ``shape``; None when the detector cannot look at a window on that scale."""
         ...
 
-    def detect_window(self, image: np.ndarray, window: Window, gain: float, core: Core
-                      ) -> Detections:
+    def detect_window(self, image: np.ndarray, window: Window, gain: float, core: Core,
+                      bare: BareBoxes | None = None) -> Detections:
         """Tiles and markers centred in ``core`` found in ``window`` of ``image`` (frame
-        pixels), on scale ``gain``."""
+        pixels), on scale ``gain``; ``bare`` as in :meth:`detect`."""
         ...
 
 
@@ -211,23 +213,25 @@ class WindowLook:
         return change_windows(mask, view.scale, frame.shape[:2], tile_long, gain)
 
     def detect(self, frame: np.ndarray, view: TableView, tile_long: float | None = None,
-               whole: bool = False, changed: np.ndarray | None = None) -> Detections:
+               whole: bool = False, changed: np.ndarray | None = None,
+               bare: BareBoxes | None = None) -> Detections:
         """Tiles and markers of the still ``frame`` (its small ``view``): looked for in
         windows around what changed (since the frame looked at before, and ``changed``:
         see :meth:`windows`) when ``tile_long`` (a tile's length, frame pixels) is known
-        and ``whole`` is not asked for, else in the whole frame."""
+        and ``whole`` is not asked for, else in the whole frame; none where ``bare`` says
+        the boxes lie on table known to be bare."""
         windows = None if whole else self.windows(frame, view, tile_long, changed)
         if windows is None or tile_long is None:
-            found = self.reader.detect(frame)
+            found = self.reader.detect(frame, bare)
             self.last = Look(True)
             self.whole_looks += 1
             self.since_whole = 0
         else:
             assert self.reference is not None
-            patched = self._patched(frame, self.reference[1], windows, tile_long)
+            patched = self._patched(frame, self.reference[1], windows, tile_long, bare)
             self.windows_looked += len(windows)
             if patched is None:
-                return self.detect(frame, view, tile_long, whole=True)
+                return self.detect(frame, view, tile_long, whole=True, bare=bare)
             found = patched
             self.last = Look(False, tuple(windows))
             self.window_looks += 1
@@ -236,7 +240,7 @@ class WindowLook:
         return found
 
     def _patched(self, frame: np.ndarray, before: Detections, windows: Sequence[Window],
-                 tile_long: float) -> Detections | None:
+                 tile_long: float, bare: BareBoxes | None = None) -> Detections | None:
         """``before`` with what lies in the windows' cores looked at again in ``frame``;
         None when a box of ``before`` there is not found again."""
         if not windows:
@@ -247,8 +251,8 @@ class WindowLook:
         inset = tile_long / 2 + 2.0
         inside = in_cores(before.center, windows, shape, inset) if len(before) else np.zeros(
             0, bool)
-        new = [self.reader.detect_window(frame, window, gain, core_of(window, shape, inset))
-               for window in windows]
+        new = [self.reader.detect_window(frame, window, gain, core_of(window, shape, inset),
+                                         bare) for window in windows]
         tile = self.reader.tile_class
         now = np.concatenate([d.center[d.class_id == tile] for d in new])
         sure = inside & (before.class_id == tile) & (before.confidence >= SURE_TILE)
