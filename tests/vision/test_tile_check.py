@@ -182,7 +182,9 @@ class TestLookedAtRoundEachBox:
         for box in [*boxes, *more]:
             value = echo(gray, box)
             for limit in (MAX_ECHO_UNSURE, MAX_ECHO, MAX_ECHO_VERY_SURE):
-                assert echoes(gray, box, limit) == (value >= limit), (value, limit)
+                for coarse_first in (True, False):
+                    assert echoes(gray, box, limit, coarse_first) == (value >= limit), (
+                        value, limit, coarse_first)
                 verdicts.add(value >= limit)
         assert verdicts == {True, False}
 

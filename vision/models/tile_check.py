@@ -199,41 +199,52 @@ def echo(gray: np.ndarray, corners: np.ndarray) -> float:
     return float(match[look.seen].max()) if look.seen.any() else 0.0
 
 
-def echoes(gray: np.ndarray, corners: np.ndarray, limit: float) -> bool:
+def echoes(gray: np.ndarray, corners: np.ndarray, limit: float,
+           coarse_first: bool = True) -> bool:
     """Whether the box's look repeats around it at least ``limit`` closely
-    (``echo(gray, corners) >= limit``), found cheaply for the pattern a cloth repeats: the
-    best shifts are looked for at half size (a sixteenth of the cost), and each is
-    matched at full size around it (``FINE_REACH``); only when none reaches ``limit``
-    there is every shift matched at full size."""
+    (``echo(gray, corners) >= limit``), found cheaply for the pattern a cloth repeats
+    (``coarse_first``: for a box likely to be one, :func:`_coarse_echo`); else, or when
+    that finds none, every shift is matched at full size."""
     look = _echo_look(gray, corners)
     box = look.box
     if float(box.std()) < 1.0:
         return True
     if not look.seen.any():
         return False
-    (x0, y0), (w, h) = look.at, look.size
-    half = cv2.resize(look.window, (look.window.shape[1] // 2, look.window.shape[0] // 2),
-                      interpolation=cv2.INTER_AREA)
-    small = half[y0 // 2:y0 // 2 + h // 2, x0 // 2:x0 // 2 + w // 2]
-    if float(small.std()) >= 1.0:
-        coarse = cv2.matchTemplate(half, small, cv2.TM_CCOEFF_NORMED)
-        rows, cols = look.seen.shape
-        seen = look.seen[np.minimum(2 * np.arange(coarse.shape[0]), rows - 1)[:, None],
-                         np.minimum(2 * np.arange(coarse.shape[1]), cols - 1)[None, :]]
-        scores = np.where(seen, coarse, -2.0).ravel()
-        peaks = min(COARSE_PEAKS, scores.size)
-        best = np.argpartition(scores, -peaks)[-peaks:]
-        ranked = best[np.argsort(scores[best])[::-1]]
-        for y, x in zip(*np.unravel_index(ranked, coarse.shape), strict=True):
-            ya, yb = max(2 * y - FINE_REACH, 0), min(2 * y + FINE_REACH, rows - 1)
-            xa, xb = max(2 * x - FINE_REACH, 0), min(2 * x + FINE_REACH, cols - 1)
-            fine = cv2.matchTemplate(look.window[ya:yb + h, xa:xb + w], box,
-                                     cv2.TM_CCOEFF_NORMED)
-            near = look.seen[ya:yb + 1, xa:xb + 1]
-            if near.any() and float(fine[near].max()) >= limit:
-                return True
+    if coarse_first and _coarse_echo(look, limit):
+        return True
     match = cv2.matchTemplate(look.window, box, cv2.TM_CCOEFF_NORMED)
     return float(match[look.seen].max()) >= limit
+
+
+def _coarse_echo(look: _EchoLook, limit: float) -> bool:
+    """Whether one of the ``COARSE_PEAKS`` best shifts found at half size (a sixteenth
+    of the cost of a match at full size), matched again at full size within
+    ``FINE_REACH`` pixels of it, repeats the box at least ``limit`` closely: a shift
+    found so is one the full match finds, so a True is its answer too."""
+    (x0, y0), (w, h) = look.at, look.size
+    window, box = look.window, look.box
+    half = cv2.resize(window, (window.shape[1] // 2, window.shape[0] // 2),
+                      interpolation=cv2.INTER_AREA)
+    small = half[y0 // 2:y0 // 2 + h // 2, x0 // 2:x0 // 2 + w // 2]
+    if float(small.std()) < 1.0:
+        return False
+    coarse = cv2.matchTemplate(half, small, cv2.TM_CCOEFF_NORMED)
+    rows, cols = look.seen.shape
+    seen = look.seen[np.minimum(2 * np.arange(coarse.shape[0]), rows - 1)[:, None],
+                     np.minimum(2 * np.arange(coarse.shape[1]), cols - 1)[None, :]]
+    scores = np.where(seen, coarse, -2.0).ravel()
+    peaks = min(COARSE_PEAKS, scores.size)
+    best = np.argpartition(scores, -peaks)[-peaks:]
+    for y, x in zip(*np.unravel_index(best[np.argsort(scores[best])[::-1]], coarse.shape),
+                    strict=True):
+        ya, yb = max(2 * y - FINE_REACH, 0), min(2 * y + FINE_REACH, rows - 1)
+        xa, xb = max(2 * x - FINE_REACH, 0), min(2 * x + FINE_REACH, cols - 1)
+        fine = cv2.matchTemplate(window[ya:yb + h, xa:xb + w], box, cv2.TM_CCOEFF_NORMED)
+        near = look.seen[ya:yb + 1, xa:xb + 1]
+        if near.any() and float(fine[near].max()) >= limit:
+            return True
+    return False
 
 
 def face_and_border(planes: np.ndarray, corners: np.ndarray) -> tuple[float, float]:
@@ -284,7 +295,8 @@ def looks_like_tile(gray: np.ndarray, planes: np.ndarray, corners: np.ndarray,
     if not sure and contrast < MIN_CONTRAST:
         return False
     limit = MAX_ECHO_VERY_SURE if score >= VERY_SURE else MAX_ECHO if sure else MAX_ECHO_UNSURE
-    return not echoes(gray, c, limit)
+    # most phantoms are scored unsure, most tiles surely: only the former are likely to echo
+    return not echoes(gray, c, limit, coarse_first=not sure)
 
 
 def grey_and_saturation(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
