@@ -301,11 +301,13 @@ class TileReader:
         next image is read as a still, as a fresh reader would read it."""
         self._close_side = self._chosen = None
 
-    def read(self, image: np.ndarray | str | os.PathLike[str]) -> FrameReading:
-        """Read an image (a BGR array, or a path loaded with ``load_image``)."""
+    def read(self, image: np.ndarray | str | os.PathLike[str],
+             bare: BareBoxes | None = None) -> FrameReading:
+        """Read an image (a BGR array, or a path loaded with ``load_image``); ``bare`` as in
+        :meth:`detect`."""
         if not isinstance(image, np.ndarray):
             image = load_image(image)
-        found = self.detect(image)
+        found = self.detect(image, bare)
         tiles, backs = self.read_tiles_and_backs(image, found[found.class_id == self.tile_class])
         marking = self.closeup_detector if self._pair.pairs(self._chosen) else self.detector
         markers = more_markers(self, marking, image, found, self._base_side(), _dynamic(marking))

@@ -25,6 +25,7 @@ from vision.change.channels import channel_max
 from vision.change.known_table import KnownTable
 from vision.change.registration import Registration, register
 from vision.change.table_view import TableView
+from vision.models.tile_check import BareBoxes
 from vision.readings import FrameReading
 
 if TYPE_CHECKING:
@@ -63,6 +64,11 @@ class BarePhoto:
                                           np.ones((3, 3), np.uint8)).astype(bool)
         self.known.noise = shot_noise(self.known, view)
         self.photo = photo
+
+    def bare_boxes(self) -> BareBoxes | None:
+        """Which boxes of the photo lie on table as bare as in the photo of the bare table
+        (``KnownTable.bare_boxes``), for the detector to drop before it looks at them."""
+        return self.known.bare_boxes(self.photo)
 
     def unchanged(self, corners: np.ndarray) -> np.ndarray:
         """For each box ``corners`` (N, 4, 2) of the photo: whether it lies on table as bare

@@ -61,9 +61,10 @@ def read_photo(reader: TileReader, image: np.ndarray, players: int,
                bare: BarePhoto | None = None) -> tuple[FrameReading, Any]:
     """``mtrain read IMAGE [--empty EMPTY]``: the frame ``reader`` reads in ``image``, its
     table (:func:`read_table`); with ``bare`` (the bare table laid on ``image``), the boxes
-    on unchanged bare table dropped before the table is rebuilt and after the closer look
-    (which may find boxes there too)."""
-    first = reader.read(image)
+    on unchanged bare table dropped where the detector finds them (before its looks at
+    them), before the table is rebuilt and after the closer look (which may find boxes
+    there too)."""
+    first = reader.read(image, None if bare is None else bare.bare_boxes())
     frame, table = read_table(first if bare is None else bare.screen(first), players, image,
                               reader)
     if bare is not None:
