@@ -308,27 +308,34 @@ def check_modes(models: str | None, default: TileReader) -> dict[str, TileReader
 
 
 def summary(r: dict[str, Any]) -> str:
-    e, t = r["empty"], r["tables"]
-    ev_c, ev_u = r["eval"]["checked"], r["eval"]["unchecked"]
-    lines = [
-        f"[realism] empty surfaces: {e['tiles']} tiles read in {e['frames']} frames "
-        f"({e['frames_with_tiles']} frames with any; {e['boxes_unchecked']} boxes unchecked)",
-        f"[realism] tables on surfaces: {t['phantoms']} phantoms, found {t['found']}/"
-        f"{t['tiles']}, read right {t['read_right']}, frames exact {t['frames_exact']}/"
-        f"{t['frames']}, tables exact {t['tables_exact']}/{t['frames']} "
-        f"(unchecked: {r['tables_unchecked']['phantoms']} phantoms, found "
-        f"{r['tables_unchecked']['found']})",
-        *(f"[realism] check {mode}: empty {c['empty']['tiles']} tiles "
-          f"({c['empty']['doubted']} doubted), tables {c['tables']['phantoms']} phantoms, "
-          f"found {c['tables']['found']}, read right {c['tables']['read_right']}, "
-          f"tables exact {c['tables']['tables_exact']}" for mode, c in r["checks"].items()),
-        f"[realism] empty surfaces read with a bare-table shot (--empty): "
-        f"{r['empty_with_bare']['tiles']} tiles in {r['empty_with_bare']['frames']} frames "
-        f"({r['empty_with_bare']['not_registered']} shots did not register)"
-        if "empty_with_bare" in r else "[realism] no empty_with_bare part",
-        f"[realism] eval with check: recall {ev_c['recall']} tile-exact {ev_c['tile_exact']}; "
-        f"without: recall {ev_u['recall']} tile-exact {ev_u['tile_exact']}",
-    ]
+    """The results ``r`` in a few lines: the parts it holds (``--parts`` runs some only)."""
+    lines = []
+    if "empty" in r and "tables" in r:
+        e, t = r["empty"], r["tables"]
+        lines += [
+            f"[realism] empty surfaces: {e['tiles']} tiles read in {e['frames']} frames "
+            f"({e['frames_with_tiles']} frames with any; {e['boxes_unchecked']} boxes "
+            "unchecked)",
+            f"[realism] tables on surfaces: {t['phantoms']} phantoms, found {t['found']}/"
+            f"{t['tiles']}, read right {t['read_right']}, frames exact {t['frames_exact']}/"
+            f"{t['frames']}, tables exact {t['tables_exact']}/{t['frames']} "
+            f"(unchecked: {r['tables_unchecked']['phantoms']} phantoms, found "
+            f"{r['tables_unchecked']['found']})"]
+    lines += [f"[realism] check {mode}: empty {c['empty']['tiles']} tiles "
+              f"({c['empty']['doubted']} doubted), tables {c['tables']['phantoms']} "
+              f"phantoms, found {c['tables']['found']}, read right "
+              f"{c['tables']['read_right']}, tables exact {c['tables']['tables_exact']}"
+              for mode, c in r.get("checks", {}).items()]
+    if "empty_with_bare" in r:
+        b = r["empty_with_bare"]
+        lines.append(f"[realism] empty surfaces read with a bare-table shot (--empty): "
+                     f"{b['tiles']} tiles in {b['frames']} frames ({b['not_registered']} "
+                     "shots did not register)")
+    if "eval" in r:
+        ev_c, ev_u = r["eval"]["checked"], r["eval"]["unchecked"]
+        lines.append(f"[realism] eval with check: recall {ev_c['recall']} tile-exact "
+                     f"{ev_c['tile_exact']}; without: recall {ev_u['recall']} tile-exact "
+                     f"{ev_u['tile_exact']}")
     return "\n".join(lines)
 
 

@@ -16,7 +16,8 @@ From them, for each still frame (:meth:`KnownTable.screen`):
 
 - a box the detector finds where the view has not changed since the table was
   known empty is not a tile (the cloth's pattern, the mat's print, a knot in
-  the wood, a printed picture of a domino) and is dropped;
+  the wood, a printed picture of a domino) and is dropped: by the detector, before
+  its tile check looks at it (:meth:`KnownTable.bare_boxes`), and here;
 - a region that changed since the last settled table, is not a shadow (darker
   with its colour unchanged) and has a tile's size and shape (the scale from
   the tiles already known) is a tile candidate even where the detector found

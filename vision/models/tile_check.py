@@ -15,7 +15,9 @@ looks at the box, each cheap, tell them apart:
   is the pattern from ``MAX_ECHO`` (0.9), from ``MAX_ECHO_UNSURE`` (0.75) when the
   detector scores it under ``SURE``, and from ``MAX_ECHO_VERY_SURE`` when it is all
   but certain. Only what lies inside the image counts as surroundings. A plain box
-  (nothing to match) is no tile.
+  (nothing to match) is no tile. For a box under ``SURE`` (most phantoms) the echo is
+  looked for at half size first and matched at full size at its best shifts
+  (:func:`echoes`): the same verdict, a third of the cost on a cloth's pattern.
 - **colour**: a face is white, ivory, cream or black; the grey-level body of the
   face (pixels within 15 % of its median, pips and divider left out) is not
   saturated. Flowers and coloured checks are (``MAX_SATURATION``).
@@ -33,6 +35,11 @@ the printed cloth) and keep all but three real tiles' boxes (633); on the commit
 eval set they drop none of the 678 real tiles' boxes. ``benchmarks/realism.py``
 measures it on other seeds, on the eval set with and without it, and on the real
 photos of ``../shared/realdata/detect`` (evaluation only).
+
+Where the table is known bare (``vision.change.known_table``: a fixed camera's table
+learned before the first tile, a still's ``--empty`` photo), the detector is told
+(``bare``): a box there is the table's pattern, dropped before any look and counted
+as one failing them.
 """
 
 from __future__ import annotations
