@@ -117,13 +117,13 @@ INSIDE = 0.5
 BareBoxes = Callable[[np.ndarray], np.ndarray]
 
 
-
 def off_bare(found: Detections, bare: BareBoxes | None, tile_class: int) -> Detections:
     """``found`` without the ``tile_class`` boxes that ``bare`` says lie on bare table."""
     if bare is None or not len(found):
         return found
     drop = np.asarray(bare(found.corners), bool) & (found.class_id == tile_class)
     return found[~drop] if drop.any() else found
+
 
 def _upright(image: np.ndarray, corners: np.ndarray, look: tuple[int, int],
              around: tuple[float, float]) -> np.ndarray:

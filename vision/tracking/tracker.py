@@ -26,9 +26,10 @@ of images (``vision.tracking.frame_source``) and yields :data:`vision.events.Tra
   a :class:`~vision.events.CameraStatus` (its reason) and a retry, never an exception;
 - with ``known_table`` (and a reader that reads boxes apart) the tracker knows the
   table it watches (``vision.change.known_table``): boxes on table unchanged since it was
-  bare are dropped (by the detector, before its tile check looks at them), tile-sized changes since the last settled table that no box
-  covers are read as tiles, a new box read with doubt on table unchanged since the
-  last settled table is no tile, and a bumped camera re-learns the table and says so
+  bare are dropped (by the detector, before its tile check looks at them), tile-sized
+  changes since the last settled table that no box covers are read as tiles, a new box
+  read with doubt on table unchanged since the last settled table is no tile, and a
+  bumped camera re-learns the table and says so
   (``CameraStatus`` ``MOVED``); once a table settled, the detector looks only at
   windows of the frame around what changed since the frame before
   (``vision.tracking.window_look``), and the mat is found again only when it looks
