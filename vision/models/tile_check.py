@@ -47,6 +47,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -459,3 +460,15 @@ class CheckedTileDetector(ObbDetector):
         keep = np.ones(len(found), bool)
         keep[tiles] = kept if is_patterned else ~on_bare
         return (found[keep] if not keep.all() else found), is_patterned
+
+
+def looked_at(detector: ObbDetector, image: np.ndarray, bare: BareBoxes | None,
+              tile_class: int, **look: Any) -> Detections:
+    """One look at ``image`` by ``detector`` (``look``: its ``zoom_out`` or ``long_side``),
+    the ``tile_class`` boxes on table known to be bare (``bare``) dropped: by a
+    :class:`CheckedTileDetector` before it looks at them, by another detector after."""
+    if bare is None:
+        return detector(image, **look)
+    if isinstance(detector, CheckedTileDetector):
+        return detector(image, **look, bare=bare)
+    return off_bare(detector(image, **look), bare, tile_class)

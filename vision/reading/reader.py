@@ -37,7 +37,7 @@ import cv2
 import numpy as np
 
 from vision.images import load_image
-from vision.models.crops import order_corners, tile_half_crops
+from vision.models.crops import tile_half_crops
 from vision.models.detections import Detections
 from vision.models.domino_check import DominoCheck
 from vision.models.onnx_models import (
@@ -48,16 +48,10 @@ from vision.models.onnx_models import (
     class_counts,
     load_specs,
 )
-from vision.models.tile_check import BareBoxes, CheckedTileDetector, off_bare
-from vision.reading.boxes.box_shape import (
-    box_sizes,
-    neighbour_shapes,
-    to_neighbour_shape,
-    turned_boxes,
-)
-from vision.reading.boxes.divider import even_about_divider, snapped_off_middle
+from vision.models.tile_check import BareBoxes, CheckedTileDetector, looked_at, off_bare
 from vision.reading.boxes.duplicate_boxes import best_readings
 from vision.reading.boxes.hollow_markers import drop_hollow
+from vision.reading.boxes.variants import box_variants
 from vision.reading.count_certainty import (
     CLASSIFIED_UP_TO,
     CLASSIFIER_SURE,
@@ -327,7 +321,7 @@ class TileReader:
     def detect(self, image: np.ndarray, bare: BareBoxes | None = None) -> Detections:
         """Tiles and markers in ``image``, looked at from the distance that suits them;
         ``bare``: which boxes lie on table known to be bare (``vision.change.known_table``),
-        no tiles: dropped where they are found, unjudged (:meth:`_look`).
+        no tiles: dropped where they are found, unjudged (``vision.models.tile_check.looked_at``).
 
         At the trained input size first; when no tile shows, again from further
         away (``zoom_out``: a close-up), and when none shows there either, closer
@@ -336,7 +330,8 @@ class TileReader:
         needed, is taken first until the tiles are big enough without it.
         """
         side = self._close_side if _dynamic(self.detector) and self.zoom_in_side else None
-        found = None if side is None else self._look(self.detector, image, bare, long_side=side)
+        found = None if side is None else looked_at(self.detector, image, bare, self.tile_class,
+                                                   long_side=side)
         width = None if found is None else tile_width(self._tiles_in(found))
         if side is None or found is None or width is None:
             self._close_side = None
@@ -361,25 +356,24 @@ class TileReader:
         detector knows; ``bare`` as in :meth:`detect`."""
         closeup = self._chosen is not None and self._chosen is not self.detector
         chosen = self.closeup_detector if closeup else self.detector
-        if isinstance(chosen, CheckedTileDetector):
-            found = chosen.detect_window(image, window, gain, core, bare)
-        else:
-            found = off_bare(chosen.detect_window(image, window, gain, core), bare,
-                             self.tile_class)
+        found = (chosen.detect_window(image, window, gain, core, bare)
+                 if isinstance(chosen, CheckedTileDetector)
+                 else off_bare(chosen.detect_window(image, window, gain, core), bare,
+                               self.tile_class))
         return (closeup_markers(found, self.closeup_detector, image, self.marker_class,
                                 window, gain, core) if self._pair.pairs(chosen) else found)
 
     def _first_look(self, image: np.ndarray, bare: BareBoxes | None) -> Detections:
         look = self.detector
-        found = self._look(look, image, bare)
+        found = looked_at(look, image, bare, self.tile_class)
         width = tile_width(self._tiles_in(found))
         if self._pair.pairs(look) and (width is None or width >= CLOSE_UP_TILE_PX):
             look = self.closeup_detector  # a close-up or a hand: see closeup_detector
-            found = self._look(look, image, bare)
+            found = looked_at(look, image, bare, self.tile_class)
             width = tile_width(self._tiles_in(found))
         self._chosen = look
         if width is None:
-            further = (self._look(look, image, bare, zoom_out=self.zoom_out)
+            further = (looked_at(look, image, bare, self.tile_class, zoom_out=self.zoom_out)
                        if self.zoom_out > 1 else found)
             if is_close_up(self._tiles_in(further), image):
                 return further
@@ -400,18 +394,6 @@ class TileReader:
                 return closer[0]
         return found
 
-    def _look(self, detector: ObbDetector, image: np.ndarray, bare: BareBoxes | None,
-              **look: Any) -> Detections:
-        """One look at ``image`` by ``detector`` (``look``: its ``zoom_out`` or
-        ``long_side``), the tile boxes on table known to be bare (``bare``) dropped: by a
-        detector that judges tile boxes before it looks at them
-        (``vision.models.tile_check``), else after."""
-        if bare is None:
-            return detector(image, **look)
-        if isinstance(detector, CheckedTileDetector):
-            return detector(image, **look, bare=bare)
-        return off_bare(detector(image, **look), bare, self.tile_class)
-
     def _tiles_in(self, found: Detections) -> Detections:
         return found[found.class_id == self.tile_class] if len(found) else found
 
@@ -422,7 +404,7 @@ class TileReader:
         if not (self.zoom_in_side and _dynamic(detector)):
             return None
         side = self._side_for(image, detector)
-        nearer = self._look(detector, image, bare, long_side=side)
+        nearer = looked_at(detector, image, bare, self.tile_class, long_side=side)
         width = tile_width(self._tiles_in(nearer))
         return None if width is None else (nearer, side, width)
 
@@ -467,7 +449,10 @@ class TileReader:
         if not len(tiles):
             return TileReadings.empty(), TileReadings.empty()
         tiles = joined(self, tiles)
-        boxes, owner, turned_at, grey = self._box_variants(image, tiles)
+        boxes, owner, turned_at, grey = box_variants(
+            image, tiles, getattr(self.detector, "input_size", image.shape[:2]),
+            snap_below_px=self.snap_below_px, reshape_small=self.reshape_small,
+            turn_squarish=self.turn_squarish, even_halves=self.even_halves)
         found = self._read_each(image, np.array(boxes, np.float32), tiles.confidence[owner])
         readings = best_readings(found, boxes, owner, turned_at, len(tiles))
         if self.domino_check is not None:
@@ -483,53 +468,6 @@ class TileReader:
         boxes ``tiles`` as :meth:`read_tiles_and_backs` reads them, and the outlines
         ``again`` as :meth:`read_at` does."""
         return BoxReadings(*self.read_tiles_and_backs(image, tiles), self.read_at(image, again))
-
-    def _box_variants(self, image: np.ndarray, tiles: Detections
-                      ) -> tuple[list[np.ndarray], list[int], set[int], np.ndarray | None]:
-        """The boxes to read for ``tiles``: each as found (in corner order), then the
-        moved and turned ones (see :meth:`read_tiles_and_backs`); the box each stands
-        for (``owner``), which were turned, and the grey image if one was made."""
-        boxes = [order_corners(c) for c in tiles.corners]
-        owner = list(range(len(boxes)))
-        boxes_found = len(boxes)
-        h, w = image.shape[:2]
-        size_h, size_w = getattr(self.detector, "input_size", (h, w))
-        # image pixels -> detector input pixels
-        gain = float(tiles.metadata.get("gain", min(size_h / h, size_w / w)))
-        grey = None
-        as_found = np.array(boxes)
-        turned_at: set[int] = set()  # the boxes turned along or across a train
-        shapes = (neighbour_shapes(as_found) if self.reshape_small or self.turn_squarish
-                  else None)
-        for i in range(boxes_found):
-            c = boxes[i]
-            width = float(min(np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[2] - c[3])))
-            small = width * gain < self.snap_below_px
-            if not (small or self.even_halves or self.turn_squarish):
-                continue
-            turned: list[np.ndarray] = []
-            if shapes is not None:
-                reshaped = (to_neighbour_shape(c, shapes[i]) if small and self.reshape_small
-                            else None)
-                if reshaped is not None:
-                    c = boxes[i] = reshaped
-                if self.turn_squarish:
-                    turned = turned_boxes(as_found, i, shapes[i])
-            if grey is None:
-                grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-            if small:
-                moved = snapped_off_middle(grey, c, width)
-            else:
-                moved = even_about_divider(grey, c) if self.even_halves else None
-            if moved is not None:
-                boxes.append(moved)
-                owner.append(i)
-            for t in turned:
-                snapped = snapped_off_middle(grey, t, float(box_sizes(t)[0][0]))
-                turned_at.add(len(boxes))
-                boxes.append(t if snapped is None else snapped)
-                owner.append(i)
-        return boxes, owner, turned_at, grey
 
     def read_at(self, image: np.ndarray, corners: np.ndarray,
                 detector_confidence: np.ndarray | None = None) -> TileReadings:

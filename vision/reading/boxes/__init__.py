@@ -1,2 +1,3 @@
 """Tile boxes fixed before they are read: snapped to the divider, given their
-neighbours' shape, pieces joined, duplicates and hollow markers dropped."""
+neighbours' shape, turned along a train (``variants``), pieces joined, duplicates and
+hollow markers dropped."""
