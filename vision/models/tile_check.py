@@ -17,7 +17,7 @@ looks at the box, each cheap, tell them apart:
   but certain. Only what lies inside the image counts as surroundings. A plain box
   (nothing to match) is no tile. For a box under ``SURE`` (most phantoms) the echo is
   looked for at half size first and matched at full size at its best shifts
-  (:func:`echoes`): the same verdict, a third of the cost on a cloth's pattern.
+  (:func:`echoes`): the same verdict, about half the cost on a cloth's pattern.
 - **colour**: a face is white, ivory, cream or black; the grey-level body of the
   face (pixels within 15 % of its median, pips and divider left out) is not
   saturated. Flowers and coloured checks are (``MAX_SATURATION``).
