@@ -16,7 +16,7 @@ from datasets.table_layout import layout_sequence
 from datasets.table_sequence import Picture, table_pictures
 from engine import TableState
 from vision.models.detections import Detections
-from vision.models.tile_check import BareBoxes, off_bare
+from vision.models.onnx_models import BareBoxes, off_bare
 from vision.reading.reader_interface import BoxReadings
 from vision.readings import FrameReading, TileReading, TileReadings
 

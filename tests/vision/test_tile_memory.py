@@ -12,7 +12,7 @@ import pytest
 from tracker_fakes import FakeReader, Game, track, video
 
 from vision.models.detections import Detections
-from vision.models.tile_check import BareBoxes
+from vision.models.onnx_models import BareBoxes
 from vision.reading.reader_interface import TileSource
 from vision.readings import TileReading
 from vision.tracking.tile_memory import CONFIRMED_READS, TileMemory

@@ -22,7 +22,7 @@ from tracker_fakes import (
 from vision.events import CameraReason, CameraStatus, TableSettled
 from vision.mat.geometry import apply_homography
 from vision.models.detections import Detections
-from vision.models.tile_check import BareBoxes
+from vision.models.onnx_models import BareBoxes
 from vision.readings import TileReading, TileReadings
 from vision.tracking.tracker import Tracker
 

@@ -12,7 +12,7 @@ from tracker_fakes import NOTHING, FakeReader, Game, alert_codes, expected_alert
 
 from vision.mat.geometry import apply_homography
 from vision.models.detections import Detections
-from vision.models.tile_check import BareBoxes
+from vision.models.onnx_models import BareBoxes
 from vision.readings import TileReading, TileReadings
 
 

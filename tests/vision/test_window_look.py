@@ -17,7 +17,7 @@ from engine import RuleSet
 from vision.change.table_view import table_view, tile_scale
 from vision.events import AlertRaised, TableSettled
 from vision.models.detections import Detections, polygon_iou
-from vision.models.tile_check import BareBoxes
+from vision.models.onnx_models import BareBoxes
 from vision.reading.reader import UNCERTAIN_BELOW
 from vision.tracking.tile_memory import TileMemory, grey_of
 from vision.tracking.tracker import Tracker

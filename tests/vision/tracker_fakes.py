@@ -15,7 +15,7 @@ from datasets.table_layout import layout_table, overhead_homography, random_tabl
 from engine import Observer, RuleSet, TableState, Train
 from vision.mat.geometry import apply_homography
 from vision.models.detections import Detections
-from vision.models.tile_check import BareBoxes, off_bare
+from vision.models.onnx_models import BareBoxes, off_bare
 from vision.reading.reader_interface import BoxReadings
 from vision.readings import FrameReading, TileReading, TileReadings
 from vision.tracking.tracker import Tracker

@@ -63,7 +63,7 @@ from vision.change.table_view import (
 )
 from vision.models.crops import order_corners
 from vision.models.detections import Detections
-from vision.models.tile_check import BareBoxes
+from vision.models.onnx_models import BareBoxes
 
 #: A box lies on unchanged table when its detail moved less than this share of the
 #: bare table's own detail there (:func:`box_change`). Measured on painted tables

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -421,6 +421,20 @@ class _Detector:
         return rect_input_size(shape, int(long_side or max(self.model.size)))
 
 
+#: Which of a look's boxes (corners ``(N, 4, 2)``, image pixels) lie on table known to be
+#: bare (``vision.change.known_table``: the view there has not changed since no tile lay
+#: on it): a bool array. Such a box is the table, not a tile.
+BareBoxes = Callable[[np.ndarray], np.ndarray]
+
+
+def off_bare(found: Detections, bare: BareBoxes | None, tile_class: int) -> Detections:
+    """``found`` without the ``tile_class`` boxes that ``bare`` says lie on bare table."""
+    if bare is None or not len(found):
+        return found
+    drop = np.asarray(bare(found.corners), bool) & (found.class_id == tile_class)
+    return found[~drop] if drop.any() else found
+
+
 class ObbDetector(_Detector):
     """Whole-frame oriented-box detector (the ``tiles`` model)."""
 
@@ -434,14 +448,20 @@ class ObbDetector(_Detector):
         #: floor); every other class keeps ``conf_threshold``.
         self.class_thresholds = dict(class_thresholds or {})
 
+    @property
+    def tile_class(self) -> int:
+        """The class of tiles (``tile``; the first when none is so named)."""
+        return self.names.index("tile") if "tile" in self.names else 0
+
     def __call__(self, image: np.ndarray, zoom_out: float = 1.0,
-                 long_side: int | None = None) -> Detections:
+                 long_side: int | None = None, bare: BareBoxes | None = None) -> Detections:
         """Detections in ``image`` pixels; ``zoom_out`` > 1 looks at it from further away;
-        ``long_side`` sets the input size of a dynamic export (see :meth:`input_for`).
+        ``long_side`` sets the input size of a dynamic export (see :meth:`input_for`);
+        ``bare``: which boxes lie on table known to be bare, no tiles (:func:`off_bare`).
 
         ``metadata["gain"]`` is the scale from image to model input pixels.
         """
-        return self.unchecked(image, zoom_out, long_side)
+        return off_bare(self.unchecked(image, zoom_out, long_side), bare, self.tile_class)
 
     def unchecked(self, image: np.ndarray, zoom_out: float = 1.0,
                   long_side: int | None = None) -> Detections:
@@ -463,15 +483,16 @@ class ObbDetector(_Detector):
         return detections
 
     def detect_window(self, image: np.ndarray, window: tuple[int, int, int, int],
-                      gain: float, core: tuple[float, float, float, float] | None = None
-                      ) -> Detections:
+                      gain: float, core: tuple[float, float, float, float] | None = None,
+                      bare: BareBoxes | None = None) -> Detections:
         """Detections in the part ``window`` (x0, y0, x1, y1) of ``image``, in ``image``
         pixels, the part scaled by ``gain`` (model input pixels per image pixel: the
         scale of a look at the whole image, so that objects keep the size the model
         sees them at there); with ``core`` (x0, y0, x1, y1), only those centred in it.
         Needs a dynamic export; a window whose sides times ``gain`` are multiples of
-        the stride is not padded."""
-        return self.unchecked_window(image, window, gain, core)
+        the stride is not padded; ``bare`` as in :meth:`__call__`."""
+        return off_bare(self.unchecked_window(image, window, gain, core), bare,
+                        self.tile_class)
 
     def unchecked_window(self, image: np.ndarray, window: tuple[int, int, int, int],
                          gain: float, core: tuple[float, float, float, float] | None = None

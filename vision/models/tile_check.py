@@ -45,9 +45,7 @@ as one failing them.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import cv2
 import numpy as np
@@ -55,7 +53,7 @@ import numpy as np
 from vision.models.crops import order_corners
 from vision.models.detections import Detections
 from vision.models.domino_check import DominoCheck
-from vision.models.onnx_models import ModelSpec, ObbDetector
+from vision.models.onnx_models import BareBoxes, ModelSpec, ObbDetector
 
 #: A box whose look is repeated this closely around it is the surface's pattern: for a
 #: box the detector is sure of (``SURE``), and for one it is not.
@@ -111,20 +109,6 @@ FINE_REACH = 3
 #: tile (the tile filling the photo) has none, and what padding would show there is
 #: the tile itself mirrored.
 INSIDE = 0.5
-
-#: Which of a look's boxes (corners ``(N, 4, 2)``, image pixels) lie on table known to be
-#: bare (``vision.change.known_table``: the view there has not changed since no tile lay
-#: on it): a bool array. Such a box is the table, not a tile, and is not looked at.
-BareBoxes = Callable[[np.ndarray], np.ndarray]
-
-
-def off_bare(found: Detections, bare: BareBoxes | None, tile_class: int) -> Detections:
-    """``found`` without the ``tile_class`` boxes that ``bare`` says lie on bare table."""
-    if bare is None or not len(found):
-        return found
-    drop = np.asarray(bare(found.corners), bool) & (found.class_id == tile_class)
-    return found[~drop] if drop.any() else found
-
 
 def _upright(image: np.ndarray, corners: np.ndarray, look: tuple[int, int],
              around: tuple[float, float]) -> np.ndarray:
@@ -400,8 +384,6 @@ class CheckedTileDetector(ObbDetector):
                  verifier: DominoCheck | None = None, looks: bool = True) -> None:
         super().__init__(spec, conf_threshold=conf_threshold, iou_threshold=iou_threshold,
                          max_det=max_det, threads=threads, class_thresholds=class_thresholds)
-        #: The class whose boxes are judged (``tile``; the first when none is so named).
-        self.tile_class = self.names.index("tile") if "tile" in self.names else 0
         #: The domino check every tile box is put to (None: none).
         self.verifier = verifier
         #: Whether boxes on a patterned frame must pass the looks.
@@ -416,7 +398,7 @@ class CheckedTileDetector(ObbDetector):
     def __call__(self, image: np.ndarray, zoom_out: float = 1.0,
                  long_side: int | None = None, bare: BareBoxes | None = None) -> Detections:
         """:meth:`ObbDetector.__call__` with the tile boxes judged (see the class's notes);
-        ``bare``: which boxes lie on table known to be bare, dropped unjudged."""
+        those on table known bare (``bare``) dropped before any look at them."""
         found = super().__call__(image, zoom_out, long_side)
         seen = self._patterned_image() if self._patterned_image is not None else None
         found, self.last_patterned = self._judged(image, found, seen is image, bare)
@@ -461,14 +443,3 @@ class CheckedTileDetector(ObbDetector):
         keep[tiles] = kept if is_patterned else ~on_bare
         return (found[keep] if not keep.all() else found), is_patterned
 
-
-def looked_at(detector: ObbDetector, image: np.ndarray, bare: BareBoxes | None,
-              tile_class: int, **look: Any) -> Detections:
-    """One look at ``image`` by ``detector`` (``look``: its ``zoom_out`` or ``long_side``),
-    the ``tile_class`` boxes on table known to be bare (``bare``) dropped: by a
-    :class:`CheckedTileDetector` before it looks at them, by another detector after."""
-    if bare is None:
-        return detector(image, **look)
-    if isinstance(detector, CheckedTileDetector):
-        return detector(image, **look, bare=bare)
-    return off_bare(detector(image, **look), bare, tile_class)

@@ -41,6 +41,7 @@ from vision.models.crops import tile_half_crops
 from vision.models.detections import Detections
 from vision.models.domino_check import DominoCheck
 from vision.models.onnx_models import (
+    BareBoxes,
     BoxDetector,
     Classifier,
     ModelSpec,
@@ -48,7 +49,7 @@ from vision.models.onnx_models import (
     class_counts,
     load_specs,
 )
-from vision.models.tile_check import BareBoxes, CheckedTileDetector, looked_at, off_bare
+from vision.models.tile_check import CheckedTileDetector
 from vision.reading.boxes.duplicate_boxes import best_readings
 from vision.reading.boxes.hollow_markers import drop_hollow
 from vision.reading.boxes.variants import box_variants
@@ -321,7 +322,8 @@ class TileReader:
     def detect(self, image: np.ndarray, bare: BareBoxes | None = None) -> Detections:
         """Tiles and markers in ``image``, looked at from the distance that suits them;
         ``bare``: which boxes lie on table known to be bare (``vision.change.known_table``),
-        no tiles: dropped where they are found, unjudged (``vision.models.tile_check.looked_at``).
+        no tiles: dropped where they are found (by a ``CheckedTileDetector`` before its
+        looks at them).
 
         At the trained input size first; when no tile shows, again from further
         away (``zoom_out``: a close-up), and when none shows there either, closer
@@ -330,8 +332,7 @@ class TileReader:
         needed, is taken first until the tiles are big enough without it.
         """
         side = self._close_side if _dynamic(self.detector) and self.zoom_in_side else None
-        found = None if side is None else looked_at(self.detector, image, bare, self.tile_class,
-                                                   long_side=side)
+        found = None if side is None else _look(self.detector, image, bare, long_side=side)
         width = None if found is None else tile_width(self._tiles_in(found))
         if side is None or found is None or width is None:
             self._close_side = None
@@ -356,24 +357,21 @@ class TileReader:
         detector knows; ``bare`` as in :meth:`detect`."""
         closeup = self._chosen is not None and self._chosen is not self.detector
         chosen = self.closeup_detector if closeup else self.detector
-        found = (chosen.detect_window(image, window, gain, core, bare)
-                 if isinstance(chosen, CheckedTileDetector)
-                 else off_bare(chosen.detect_window(image, window, gain, core), bare,
-                               self.tile_class))
+        found = chosen.detect_window(image, window, gain, core, bare)
         return (closeup_markers(found, self.closeup_detector, image, self.marker_class,
                                 window, gain, core) if self._pair.pairs(chosen) else found)
 
     def _first_look(self, image: np.ndarray, bare: BareBoxes | None) -> Detections:
         look = self.detector
-        found = looked_at(look, image, bare, self.tile_class)
+        found = _look(look, image, bare)
         width = tile_width(self._tiles_in(found))
         if self._pair.pairs(look) and (width is None or width >= CLOSE_UP_TILE_PX):
             look = self.closeup_detector  # a close-up or a hand: see closeup_detector
-            found = looked_at(look, image, bare, self.tile_class)
+            found = _look(look, image, bare)
             width = tile_width(self._tiles_in(found))
         self._chosen = look
         if width is None:
-            further = (looked_at(look, image, bare, self.tile_class, zoom_out=self.zoom_out)
+            further = (_look(look, image, bare, zoom_out=self.zoom_out)
                        if self.zoom_out > 1 else found)
             if is_close_up(self._tiles_in(further), image):
                 return further
@@ -404,7 +402,7 @@ class TileReader:
         if not (self.zoom_in_side and _dynamic(detector)):
             return None
         side = self._side_for(image, detector)
-        nearer = looked_at(detector, image, bare, self.tile_class, long_side=side)
+        nearer = _look(detector, image, bare, long_side=side)
         width = tile_width(self._tiles_in(nearer))
         return None if width is None else (nearer, side, width)
 
@@ -553,6 +551,13 @@ class TileReader:
 
             results = self.profile.reweigh(results, half_colours(list(crops)))
         return results
+
+
+def _look(detector: ObbDetector, image: np.ndarray, bare: BareBoxes | None,
+          **look: Any) -> Detections:
+    """One look at ``image`` by ``detector`` (``look``: its ``zoom_out`` or ``long_side``),
+    told the bare table when there is one."""
+    return detector(image, **look) if bare is None else detector(image, **look, bare=bare)
 
 
 def _dynamic(detector: Any) -> bool:

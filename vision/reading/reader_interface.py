@@ -14,7 +14,7 @@ from typing import NamedTuple, Protocol, runtime_checkable
 import numpy as np
 
 from vision.models.detections import Detections
-from vision.models.tile_check import BareBoxes
+from vision.models.onnx_models import BareBoxes
 from vision.reading.boxes.fragments import join_fragments
 from vision.readings import FrameReading, TileReadings
 

@@ -25,7 +25,7 @@ from vision.change.channels import channel_max
 from vision.change.known_table import KnownTable
 from vision.change.registration import Registration, register
 from vision.change.table_view import TableView
-from vision.models.tile_check import BareBoxes
+from vision.models.onnx_models import BareBoxes
 from vision.readings import FrameReading
 
 if TYPE_CHECKING:

@@ -36,7 +36,7 @@ import numpy as np
 
 from vision.change.table_view import TableView, changed_mask
 from vision.models.detections import Detections
-from vision.models.tile_check import BareBoxes
+from vision.models.onnx_models import BareBoxes
 
 #: Stride of the detector: a window's sides, scaled, are multiples of it.
 STRIDE = 32
