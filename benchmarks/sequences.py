@@ -203,7 +203,7 @@ def candidates_part(rounds: Sequence[tuple[str, bool, int, list[Picture]]]) -> d
             frame = exposed(after.image, 0.85, 4.0, rng, 5.0)
             got = known.screen(frame, Detections(boxed, np.ones(len(boxed)),
                                                  np.zeros(len(boxed))), 0)
-            added = got.corners[len(boxed):]
+            added = got.corners[len(got) - known.added:]  # a box screened out shifts them
             new_tiles += len(laid)
             if len(laid) and len(added):
                 iou = polygon_iou(np.array(laid, np.float32), added)

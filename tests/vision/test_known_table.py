@@ -96,6 +96,30 @@ def test_a_tile_the_detector_missed_is_found_where_the_table_changed(
     assert abs(fitted[1] - scale[1]) < 0.25 * scale[1]
 
 
+@pytest.mark.parametrize("surface", ["felt", "leather"])
+def test_tiles_laid_on_a_dark_plain_cloth_are_found_where_it_changed(surface: str) -> None:
+    # a dark cloth's sensor noise is large in log brightness; the tile, most of the crop
+    # it is fitted in, is no smooth shading to take away
+    rnd = painted_round(23, surface, False, tables=6)
+    rng = np.random.default_rng(3)
+    laid = found = 0
+    for before, after in zip(rnd.pictures[1:-1], rnd.pictures[2:], strict=True):
+        known = learned(rnd, rng)
+        known.settle(exposed(before.image, 1.0, 3.0, rng))
+        old = {tuple(np.round(c.mean(axis=0), 1)) for _, c in before.tiles}
+        new = np.array([c for _, c in after.tiles
+                        if tuple(np.round(c.mean(axis=0), 1)) not in old], np.float32)
+        seen = np.array([c for _, c in after.tiles
+                         if tuple(np.round(c.mean(axis=0), 1)) in old], np.float32)
+        frame = exposed(after.image, 0.85, 4.0, rng, 5.0)
+        got = known.screen(frame, Detections(seen, np.ones(len(seen)), np.zeros(len(seen))), 0)
+        added = got.corners[len(got) - known.added:]
+        laid += len(new)
+        if len(new) and len(added):
+            found += int((polygon_iou(new.reshape(-1, 4, 2), added).max(axis=1) > 0.6).sum())
+    assert laid >= 4 and found >= laid - 1
+
+
 def test_only_the_tile_laid_since_the_table_settled_changed_since(rnd: PaintedRound) -> None:
     rng = np.random.default_rng(4)
     known = learned(rnd, rng)
@@ -378,3 +402,33 @@ def test_a_marker_as_large_as_a_tile_but_shorter_is_a_marker_and_a_tile_is_not()
     assert len(train) == 1
     assert np.linalg.norm(train[0].mean(axis=0) - np.array(beyond)) < 6
     assert not len(laid(60, 30))  # a tile the detector missed is the tile candidates' to find
+
+
+def test_a_marker_sized_change_longer_than_any_marker_is_a_missed_tile() -> None:
+    # a pale tile on a pale cloth: one half changes the view, the other only at its
+    # pips and edges, so the small copy sees a change the size of a coin
+    cloth, tiles = _cloth_and_tiles()
+    known = KnownTable()
+    for _ in range(EMPTY_FRAMES):
+        known.see_empty(cloth)
+    known.settle(cloth)
+    none = Detections(np.zeros((0, 4, 2), np.float32), np.zeros(0), np.zeros(0))
+    beyond = (640, 360)
+    outline = box(beyond, 60, 0.0)
+    frame = cloth.copy()
+    cv2.rectangle(frame, (611, 346), (639, 374), (235, 235, 230), -1)
+    cv2.rectangle(frame, (640, 346), (669, 374), (60, 50, 40), 2)  # its edge and side
+    for x, y in ((648, 353), (655, 360), (662, 367)):
+        cv2.circle(frame, (x, y), 3, (30, 30, 30), -1)
+    assert len(known.marker_candidates(known.view(frame), tiles, tiles, tile_scale(tiles))) == 1
+    # the train's tiles held: the tiles' size, and taken
+    got = known.screen(frame, none, 0, tiles, marker_class=1)
+    assert len(got) == 1 and got.class_id[0] == 0 and known.added == 1
+    assert polygon_iou(outline[None], got.corners)[0, 0] > 0.6
+    # a coin there stays a marker
+    known = KnownTable()
+    for _ in range(EMPTY_FRAMES):
+        known.see_empty(cloth)
+    known.settle(cloth)
+    got = known.screen(_with_discs(cloth, [beyond]), none, 0, tiles, marker_class=1)
+    assert len(got) == 1 and got.class_id[0] == 1 and known.added == 0

@@ -22,15 +22,18 @@ From them, for each still frame (:meth:`KnownTable.screen`):
   with its colour unchanged) and has a tile's size and shape (the scale from
   the tiles already known) is a tile candidate even where the detector found
   none: its oriented rectangle is fitted on the change in the full-resolution
-  frame (``cv2.minAreaRect``) and it is added as a tile box, to be read there;
+  frame (``vision.change.tile_fit``) and it is added as a tile box, to be read there;
 - a region changed since the table was bare that no box covers, of a marker's
   size and shape (a coin, a pawn, a toy train: a fifth to most of a tile's
   area, neither a sliver nor longer than a tile), lying by a tile (a train's
   end) and alone (two within ``MARKERS_APART`` are pieces of one larger change), is
   a marker candidate even where the detector found none: it stays one while the
   marker lies there, and the table's reading decides whose it is. Marker
-  candidates are looked for before tile candidates: a coin or toy train laid
-  since the last settled table is long enough for a tile candidate too;
+  candidates are looked for before tile candidates (a coin or toy train laid
+  since the last settled table is long enough for a tile candidate too), and one
+  whose change since the last settled table is longer than any marker
+  (``MARKER_LONGEST``) is a tile candidate after all (a tile the detector missed,
+  pale on a pale cloth, changes in pieces the size of a marker);
 - a box lying on table unchanged since the last settled table
   (:meth:`KnownTable.unchanged_since_settled`, the same bound against the settled
   view) is no tile laid since: the tracker's tile memory drops such a new box the
@@ -49,8 +52,6 @@ import numpy as np
 
 from vision.change.channels import channel_max, channel_mean
 from vision.change.table_view import (
-    LOG_FLOOR,
-    SHADOW_RATIO,
     VIEW_WIDTH,
     TableView,
     box_change,
@@ -61,6 +62,7 @@ from vision.change.table_view import (
     table_view,
     tile_scale,
 )
+from vision.change.tile_fit import disc, fit_tile
 from vision.models.crops import order_corners
 from vision.models.detections import Detections
 from vision.models.onnx_models import BareBoxes
@@ -84,16 +86,10 @@ EMPTY_FRAMES = 2
 EMPTY_ADAPT = 0.25
 ADAPT_CLEAR = 11
 #: A tile candidate's changed area (of the small copy) lies within these factors of a
-#: tile's, and the changed part of it in the full frame is at least ``CANDIDATE_SIZE[0]``
-#: of a tile long and at most ``CANDIDATE_SIZE[1]`` of a tile each way; its box is then
-#: given the known tiles' size.
+#: tile's (``vision.change.tile_fit`` then fits it in the full frame).
 CANDIDATE_AREA = (0.1, 2.0)
-CANDIDATE_SIZE = (0.5, 1.4)
 #: A candidate's confidence as a detection (the reader's own look decides the rest).
 CANDIDATE_CONFIDENCE = 0.3
-#: A full-resolution pixel whose log brightness (smooth shading aside) moved this much
-#: belongs to the tile fitted there.
-FIT_CHANGE = 0.12
 #: A marker candidate's changed area lies within these shares of a tile's area, its
 #: oriented outline no longer than ``MARKER_LONG`` of a tile's length and no narrower than
 #: ``MARKER_SHORT`` of its width (a coin 23 mm, a pawn 18 mm, a toy train 40 by 18 mm,
@@ -104,6 +100,11 @@ FIT_CHANGE = 0.12
 #: painted rounds; a tile, with its rim, 1.2 or more): the length tells them apart.
 MARKER_AREA = (0.15, 1.1)
 MARKER_LONG = 1.0
+#: A marker candidate whose change in the full frame (as a tile candidate's is fitted) is
+#: at least this share of a tile long is a tile the detector missed: the longest marker,
+#: a toy train, is 0.83 of one; a tile with its raised side 1.0-1.2 (a pale tile on a
+#: pale cloth, changed in part, can be shorter: it stays a marker, in doubt).
+MARKER_LONGEST = 0.9
 MARKER_SHORT = 0.45
 MARKER_REACH = 4.0
 #: Marker candidates whose centres lie within this many tile lengths of one another are
@@ -204,7 +205,7 @@ class KnownTable:
             return
         # well clear of anything that changed: a tile's flat face is like a flat cloth
         bare = ~cv2.dilate(changed_mask(empty, view, self.spread).astype(np.uint8),
-                           _disc(ADAPT_CLEAR)).astype(bool)
+                           disc(ADAPT_CLEAR)).astype(bool)
         a = EMPTY_ADAPT * bare.astype(np.float32)
         self.empty = TableView(empty.detail + a[..., None] * (view.detail - empty.detail),
                                empty.chroma + a[..., None] * (view.chroma - empty.chroma),
@@ -334,7 +335,7 @@ class KnownTable:
         # a pale tile on a pale cloth changes at its pips and edges only: closed, and the
         # pieces within a tile of one another taken together
         mask = cv2.morphologyEx((mask & ~covered).astype(np.uint8), cv2.MORPH_CLOSE,
-                                _disc(short / s / 2))
+                                disc(short / s / 2))
         count, _, stats, centres = cv2.connectedComponentsWithStats(mask, connectivity=8)
         small_area = short * long / (s * s)
         grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
@@ -347,10 +348,29 @@ class KnownTable:
             y0 = float(stats[1:][group, 1].min())
             x1 = float((stats[1:][group, 0] + stats[1:][group, 2]).max())
             y1 = float((stats[1:][group, 1] + stats[1:][group, 3]).max())
-            box = _fit_tile(grey0, grey, (x0 * s, y0 * s, (x1 - x0) * s, (y1 - y0) * s), scale)
+            box = fit_tile(grey0, grey, (x0 * s, y0 * s, (x1 - x0) * s, (y1 - y0) * s), scale)
             if box is not None:
                 out.append(box)
         return np.array(out, np.float32).reshape(-1, 4, 2)
+
+    def _tiles_among(self, frame: np.ndarray, marks: np.ndarray,
+                     scale: tuple[float, float] | None) -> np.ndarray:
+        """For each marker candidate ``marks`` (M, 4, 2): the outline of the tile fitted
+        there when what changed since the last settled table is longer than any marker
+        (``MARKER_LONGEST``), else zeros."""
+        out = np.zeros((len(marks), 4, 2), np.float32)
+        grey0 = self.settled_grey
+        if not len(marks) or grey0 is None or scale is None or grey0.shape != frame.shape[:2]:
+            return out
+        grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        reach = 0.5 * (scale[1] - scale[0])  # the tile may go on beyond the piece seen
+        for i, m in enumerate(marks):
+            (x0, y0), (x1, y1) = m.min(axis=0) - reach, m.max(axis=0) + reach
+            box = fit_tile(grey0, grey, (float(x0), float(y0), float(x1 - x0), float(y1 - y0)),
+                           scale, MARKER_LONGEST)
+            if box is not None:
+                out[i] = box
+        return out
 
     def marker_candidates(self, frame_view: TableView, tiles: np.ndarray, taken: np.ndarray,
                           scale: tuple[float, float] | None) -> np.ndarray:
@@ -369,8 +389,8 @@ class KnownTable:
             mask &= ~polygon_mask(mask.shape, c, s, rim=2)
         short, long = scale[0] / s, scale[1] / s
         # a pale marker on a pale cloth changes in part: closed, then specks of thread out
-        mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, _disc(short / 3))
-        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _disc(short / 4))
+        mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, disc(short / 3))
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, disc(short / 4))
         count, labels, stats, centres = cv2.connectedComponentsWithStats(mask, connectivity=8)
         near = np.asarray(tiles, np.float32).reshape(-1, 4, 2).mean(axis=1) / s
         out = []
@@ -428,8 +448,13 @@ class KnownTable:
             marks = self.marker_candidates(
                 view, np.concatenate([tiles.reshape(-1, 4, 2), held.reshape(-1, 4, 2)]),
                 taken, scale)
+        laid = self._tiles_among(frame, marks, scale)
+        marks = marks[~laid.any(axis=(1, 2))]
+        laid = laid[laid.any(axis=(1, 2))]
         self.last_marker_candidates = marks
-        new = self.candidates(frame, view, np.concatenate([taken, marks]), scale)
+        new = np.concatenate([laid, self.candidates(frame, view,
+                                                    np.concatenate([taken, marks, laid]),
+                                                    scale)])
         if len(new):  # a change back to the bare table is no tile (a lamp on the mat's print)
             new = new[~self.unchanged_boxes(view, new)]
         if not len(new) and not len(marks):
@@ -502,54 +527,3 @@ def _groups(centres: np.ndarray, stats: np.ndarray, reach: float) -> list[list[i
         merged = [k] + [m for g in near for m in g]
         groups = [g for g in groups if g not in near] + [merged]
     return groups
-
-
-def _disc(diameter: float) -> np.ndarray:
-    """An elliptic structuring element about ``diameter`` pixels across (odd, 3 at least)."""
-    k = max(3, int(round(diameter)) | 1)
-    return np.asarray(cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)), np.uint8)
-
-
-def _fit_tile(before: np.ndarray, now: np.ndarray, region: tuple[float, float, float, float],
-              scale: tuple[float, float]) -> np.ndarray | None:
-    """The oriented outline of the tile that changed in ``region`` (x, y, w, h, frame
-    pixels) between the grey frames ``before`` and ``now``: ``cv2.minAreaRect`` of what
-    changed in the full-resolution crop (shadows left out, pips and edges closed into
-    one), given the known tiles' ``scale`` (short, long); None unless tile-sized."""
-    short, long = scale
-    x, y, w, h = region
-    pad = 0.5 * short
-    x0, y0 = max(0, int(x - pad)), max(0, int(y - pad))
-    x1, y1 = min(now.shape[1], int(x + w + pad)), min(now.shape[0], int(y + h + pad))
-    if x1 - x0 < 3 or y1 - y0 < 3:
-        return None
-    # in log brightness with the crop's smooth shading taken away, as the small copy is
-    # compared: the exposure and a lamp do not count, a shadow's soft edge little
-    sigma = max(2.0, 0.75 * long)
-    a = cv2.log(np.asarray(cv2.GaussianBlur(before[y0:y1, x0:x1].astype(np.float32), (3, 3), 0))
-                + LOG_FLOOR)
-    b = cv2.log(np.asarray(cv2.GaussianBlur(now[y0:y1, x0:x1].astype(np.float32), (3, 3), 0))
-                + LOG_FLOOR)
-    d = (b - cv2.GaussianBlur(b, (0, 0), sigma)) - (a - cv2.GaussianBlur(a, (0, 0), sigma))
-    band = max(2, int(0.25 * short))
-    rim = np.ones(d.shape, bool)
-    rim[band:-band, band:-band] = False
-    noise = float(np.median(np.abs(d[rim]))) if rim.any() else 0.0
-    diff = np.abs(d)
-    limit = max(FIT_CHANGE, 4.0 * noise)
-    shade = (d < 0) & (d > np.log(SHADOW_RATIO[0])) & (diff < 2 * FIT_CHANGE)
-    mask = cv2.morphologyEx(((diff > limit) & ~shade).astype(np.uint8), cv2.MORPH_CLOSE,
-                            _disc(short / 3))
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    keep = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] >= 0.04 * short * long]
-    if not keep:
-        return None
-    pts = np.column_stack(np.nonzero(np.isin(labels, keep))[::-1]).astype(np.float32)
-    (cx, cy), (rw, rh), angle = cv2.minAreaRect(pts)
-    lo, hi = CANDIDATE_SIZE
-    got_short, got_long = sorted((rw, rh))
-    if not (lo * long <= got_long <= hi * long and got_short <= hi * short):
-        return None
-    size = (long, short) if rw >= rh else (short, long)
-    corners = cv2.boxPoints(((cx + x0, cy + y0), size, angle))
-    return order_corners(corners)
