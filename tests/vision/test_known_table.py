@@ -405,7 +405,7 @@ def test_a_marker_as_large_as_a_tile_but_shorter_is_a_marker_and_a_tile_is_not()
 
 
 def test_a_marker_sized_change_longer_than_any_marker_is_a_missed_tile() -> None:
-    # a pale tile on a pale cloth: one half changes the view, the other only at its
+    # a pale tile on a pale cloth: its middle changes the view, its ends only at their
     # pips and edges, so the small copy sees a change the size of a coin
     cloth, tiles = _cloth_and_tiles()
     known = KnownTable()
@@ -416,9 +416,9 @@ def test_a_marker_sized_change_longer_than_any_marker_is_a_missed_tile() -> None
     beyond = (640, 360)
     outline = box(beyond, 60, 0.0)
     frame = cloth.copy()
-    cv2.rectangle(frame, (611, 346), (639, 374), (235, 235, 230), -1)
-    cv2.rectangle(frame, (640, 346), (669, 374), (60, 50, 40), 2)  # its edge and side
-    for x, y in ((648, 353), (655, 360), (662, 367)):
+    cv2.rectangle(frame, (610, 346), (669, 374), (60, 50, 40), 2)  # its edge and side
+    cv2.rectangle(frame, (626, 346), (654, 374), (235, 235, 230), -1)
+    for x, y in ((616, 353), (616, 367), (663, 353), (663, 367)):
         cv2.circle(frame, (x, y), 3, (30, 30, 30), -1)
     assert len(known.marker_candidates(known.view(frame), tiles, tiles, tile_scale(tiles))) == 1
     # the train's tiles held: the tiles' size, and taken

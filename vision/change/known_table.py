@@ -363,9 +363,8 @@ class KnownTable:
         if not len(marks) or grey0 is None or scale is None or grey0.shape != frame.shape[:2]:
             return out
         grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        reach = 0.5 * (scale[1] - scale[0])  # the tile may go on beyond the piece seen
         for i, m in enumerate(marks):
-            (x0, y0), (x1, y1) = m.min(axis=0) - reach, m.max(axis=0) + reach
+            (x0, y0), (x1, y1) = m.min(axis=0), m.max(axis=0)
             box = fit_tile(grey0, grey, (float(x0), float(y0), float(x1 - x0), float(y1 - y0)),
                            scale, MARKER_LONGEST)
             if box is not None:
