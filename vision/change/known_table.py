@@ -100,13 +100,13 @@ CANDIDATE_CONFIDENCE = 0.3
 #: painted rounds; a tile, with its rim, 1.2 or more): the length tells them apart.
 MARKER_AREA = (0.15, 1.1)
 MARKER_LONG = 1.0
+MARKER_SHORT = 0.45
+MARKER_REACH = 4.0
 #: A marker candidate whose change in the full frame (as a tile candidate's is fitted) is
 #: at least this share of a tile long is a tile the detector missed: the longest marker,
 #: a toy train, is 0.83 of one; a tile with its raised side 1.0-1.2 (a pale tile on a
 #: pale cloth, changed in part, can be shorter: it stays a marker, in doubt).
 MARKER_LONGEST = 0.9
-MARKER_SHORT = 0.45
-MARKER_REACH = 4.0
 #: Marker candidates whose centres lie within this many tile lengths of one another are
 #: pieces of one larger change (a pale tile that changed at its pips and edges), not
 #: markers: each train has one marker, and trains lie apart.
