@@ -317,13 +317,14 @@ class KnownTable:
         """:meth:`unchanged_boxes` since the last settled table, for boxes in ``frame``."""
         return self.unchanged_boxes(self.view(frame), np.asarray(corners, np.float32), True)
 
-    def candidates(self, frame: np.ndarray, frame_view: TableView, taken: np.ndarray,
+    def candidates(self, grey: np.ndarray, frame_view: TableView, taken: np.ndarray,
                    scale: tuple[float, float] | None) -> np.ndarray:
         """Outlines (M, 4, 2) of tile-sized regions changed since the last settled table
-        that no box ``taken`` (K, 4, 2) covers: tiles the detector missed."""
+        that no box ``taken`` (K, 4, 2) covers, in the frame ``grey`` (full size) seen as
+        ``frame_view``: tiles the detector missed."""
         base, grey0 = self.settled_view, self.settled_grey
         if base is None or grey0 is None or scale is None \
-                or base.grey.shape != frame_view.grey.shape or grey0.shape != frame.shape[:2]:
+                or base.grey.shape != frame_view.grey.shape or grey0.shape != grey.shape:
             return np.zeros((0, 4, 2), np.float32)
         mask = changed_mask(base, frame_view) & ~shadow_mask(base, frame_view)
         s = frame_view.scale
@@ -338,7 +339,6 @@ class KnownTable:
                                 disc(short / s / 2))
         count, _, stats, centres = cv2.connectedComponentsWithStats(mask, connectivity=8)
         small_area = short * long / (s * s)
-        grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         out = []
         for group in _groups(centres[1:], stats[1:], 0.75 * long / s):
             area = float(stats[1:][group, cv2.CC_STAT_AREA].sum())
@@ -353,16 +353,15 @@ class KnownTable:
                 out.append(box)
         return np.array(out, np.float32).reshape(-1, 4, 2)
 
-    def _tiles_among(self, frame: np.ndarray, marks: np.ndarray,
+    def _tiles_among(self, grey: np.ndarray, marks: np.ndarray,
                      scale: tuple[float, float] | None) -> np.ndarray:
-        """For each marker candidate ``marks`` (M, 4, 2): the outline of the tile fitted
-        there when what changed since the last settled table is longer than any marker
-        (``MARKER_LONGEST``), else zeros."""
+        """For each marker candidate ``marks`` (M, 4, 2) in the frame ``grey`` (full size):
+        the outline of the tile fitted there when what changed since the last settled
+        table is longer than any marker (``MARKER_LONGEST``), else zeros."""
         out = np.zeros((len(marks), 4, 2), np.float32)
         grey0 = self.settled_grey
-        if not len(marks) or grey0 is None or scale is None or grey0.shape != frame.shape[:2]:
+        if not len(marks) or grey0 is None or scale is None or grey0.shape != grey.shape:
             return out
-        grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         for i, m in enumerate(marks):
             (x0, y0), (x1, y1) = m.min(axis=0), m.max(axis=0)
             box = fit_tile(grey0, grey, (float(x0), float(y0), float(x1 - x0), float(y1 - y0)),
@@ -447,11 +446,12 @@ class KnownTable:
             marks = self.marker_candidates(
                 view, np.concatenate([tiles.reshape(-1, 4, 2), held.reshape(-1, 4, 2)]),
                 taken, scale)
-        laid = self._tiles_among(frame, marks, scale)
-        marks = marks[~laid.any(axis=(1, 2))]
-        laid = laid[laid.any(axis=(1, 2))]
+        grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        laid = self._tiles_among(grey, marks, scale)
+        is_tile = laid.any(axis=(1, 2))
+        marks, laid = marks[~is_tile], laid[is_tile]
         self.last_marker_candidates = marks
-        new = np.concatenate([laid, self.candidates(frame, view,
+        new = np.concatenate([laid, self.candidates(grey, view,
                                                     np.concatenate([taken, marks, laid]),
                                                     scale)])
         if len(new):  # a change back to the bare table is no tile (a lamp on the mat's print)

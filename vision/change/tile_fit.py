@@ -62,9 +62,8 @@ def fit_tile(before: np.ndarray, now: np.ndarray, region: tuple[float, float, fl
     band = max(2, int(0.25 * short))
     rim = np.ones(d.shape, bool)
     rim[band:-band, band:-band] = False
-    if rim.any():
-        d -= float(np.median(d[rim]))
-    noise = float(np.median(np.abs(d[rim]))) if rim.any() else 0.0
+    d -= float(np.median(d[rim]))  # the crop is 3 pixels or more: its rim is never empty
+    noise = float(np.median(np.abs(d[rim])))
     diff = np.abs(d)
     limit = max(FIT_CHANGE, 4.0 * noise)
     shade = (d < 0) & (d > np.log(SHADOW_RATIO[0])) & (diff < 2 * FIT_CHANGE)

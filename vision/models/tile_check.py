@@ -442,4 +442,3 @@ class CheckedTileDetector(ObbDetector):
         keep = np.ones(len(found), bool)
         keep[tiles] = kept if is_patterned else ~on_bare
         return (found[keep] if not keep.all() else found), is_patterned
-
