@@ -17,6 +17,7 @@ from mtrain.cli import main
 from vision.models import tile_check
 from vision.models.detections import Detections, match_boxes
 from vision.models.domino_check import DOUBT_REASON
+from vision.models.light_colour import light_gains
 from vision.models.onnx_models import ObbDetector
 from vision.models.tile_check import (
     AROUND,
@@ -153,7 +154,7 @@ class TestLookedAtRoundEachBox:
 
     def test_the_same_verdicts_as_looks_at_the_whole_image(self) -> None:
         image, boxes, scores = self._scene()
-        gray, planes = grey_and_saturation(image)
+        gray, planes = grey_and_saturation(image, light_gains(image))
         whole = [looks_like_tile(gray, planes, b, float(s))
                  for b, s in zip(boxes, scores, strict=True)]
         assert tile_mask(image, boxes, scores).tolist() == whole

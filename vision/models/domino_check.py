@@ -28,6 +28,7 @@ import cv2
 import numpy as np
 
 from vision.models.crops import order_corners
+from vision.models.light_colour import light_gains
 from vision.models.onnx_models import Classifier, ModelSpec
 
 #: The classifier's classes, in order (``models.json`` ``verifier`` ``names``).
@@ -135,9 +136,14 @@ class DominoCheck:
     def __call__(self, image: np.ndarray, corners: np.ndarray | Sequence[np.ndarray],
                  scores: np.ndarray | None = None) -> Verdicts:
         """The verdicts of the boxes ``corners`` ``(N, 4, 2)`` in the BGR ``image``, scored
-        ``scores`` by the detector (None: all unsure)."""
+        ``scores`` by the detector (None: all unsure); each box looked at as in daylight
+        (``vision.models.light_colour``: a cream face under a warm lamp is orange, and
+        the classifier learnt faces lit white)."""
         boxes = np.asarray(corners, np.float32).reshape(-1, 4, 2)
         if not len(boxes):
             return Verdicts(np.zeros((0, len(CLASSES)), np.float32), scores)
         crops = [verifier_crop(image, b) for b in boxes]
+        gains = light_gains(image)
+        if gains is not None:
+            crops = [cv2.convertScaleAbs(c.astype(np.float32) * gains) for c in crops]
         return Verdicts(self.classifier(crops), scores)

@@ -53,6 +53,7 @@ import numpy as np
 from vision.models.crops import order_corners
 from vision.models.detections import Detections
 from vision.models.domino_check import DominoCheck
+from vision.models.light_colour import light_gains
 from vision.models.onnx_models import BareBoxes, ModelSpec, ObbDetector
 
 #: A box whose look is repeated this closely around it is the surface's pattern: for a
@@ -291,13 +292,18 @@ def looks_like_tile(gray: np.ndarray, planes: np.ndarray, corners: np.ndarray,
     return not echoes(gray, c, limit, coarse_first=not sure)
 
 
-def grey_and_saturation(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def grey_and_saturation(image: np.ndarray, gains: np.ndarray | None = None
+                        ) -> tuple[np.ndarray, np.ndarray]:
     """The BGR (or grey) ``image``'s grey levels ``(H, W)`` and, stacked with them, its HSV
-    saturation ``(H, W, 2)`` (none in a grey image), uint8."""
+    saturation ``(H, W, 2)`` (none in a grey image), uint8; the saturation of the image
+    as under daylight when the light's ``gains`` are given
+    (``vision.models.light_colour.light_gains``)."""
     if image.ndim == 2:
         return image, cv2.merge([image, np.zeros_like(image)])
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    saturation = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)[..., 1]
+    coloured = image if gains is None else cv2.convertScaleAbs(
+        image.astype(np.float32) * gains.reshape(1, 1, 3))
+    saturation = cv2.cvtColor(coloured, cv2.COLOR_BGR2HSV)[..., 1]
     return gray, cv2.merge([gray, saturation])
 
 
@@ -334,19 +340,20 @@ def tile_mask(image: np.ndarray, corners: np.ndarray,
     if not len(boxes):
         return np.zeros(0, bool)
     scored = np.zeros(len(boxes)) if scores is None else np.asarray(scores, np.float64)
+    gains = light_gains(image)
     whole: tuple[np.ndarray, np.ndarray] | None = None
     looks = []
     for box, score in zip(boxes, scored, strict=True):
         c = order_corners(box)
         near, far = around_box(image.shape, c, AROUND), around_box(image.shape, c, ECHO_REACH)
         if near is None or far is None:
-            whole = grey_and_saturation(image) if whole is None else whole
+            whole = grey_and_saturation(image, gains) if whole is None else whole
             looks.append(looks_like_tile(*whole, box, float(score)))
             continue
         gray = _part(image, far)
         if gray.ndim == 3:
             gray = cv2.cvtColor(gray, cv2.COLOR_BGR2GRAY)
-        planes = grey_and_saturation(_part(image, near))[1]
+        planes = grey_and_saturation(_part(image, near), gains)[1]
         looks.append(looks_like_tile(gray, planes, c - np.array(far[:2], np.float32),
                                      float(score), face=c - np.array(near[:2], np.float32)))
     return np.array(looks, bool)

@@ -1,0 +1,90 @@
+"""The colour of the light a photo was taken under, to judge colours as if in daylight.
+
+A warm lamp (2700 K) over a table whose camera did not balance it turns a cream tile
+orange: its saturation (0.6-0.7) is then a coloured cloth's to the tile check
+(``vision.models.tile_check``), and on a patterned cloth every tile is dropped.
+:func:`light_gains` estimates the light from the photo's brightest pixels (white
+patch: the tiles' faces, the mat's paper, a white print; glare clipped white left out),
+takes it for a light only when it lies near the black-body locus (a lamp, a
+window: warm to cool, not green or pink) and gives the per-channel gains that
+make such a light daylight. The brightest pixels of a pink or green cloth lie off
+the locus and change nothing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Pixels of the photo looked at (every n-th row and column, so about this many).
+SAMPLE_PIXELS = 20_000
+#: The share of the (unclipped) sampled pixels, the brightest, that shows the light.
+BRIGHTEST = 0.02
+#: A pixel with every channel at this level or more is clipped white (glare), no colour:
+#: not looked at (one clipped channel, a warm-lit face's red, still shows the light).
+CLIPPED = 250
+#: The light's colour temperatures looked for (kelvin), and the reference (daylight).
+KELVIN_RANGE = (2200, 10000)
+DAYLIGHT = 6500
+#: How far (log red/green, log blue/green) the brightest pixels' colour may lie from
+#: the black-body locus and still be taken for a light's.
+LOCUS_TOLERANCE = 0.12
+#: The fewest bright pixels an estimate is made from.
+LEAST_PIXELS = 50
+
+
+def kelvin_bgr(kelvin: float) -> np.ndarray:
+    """Rough linear-ish sRGB of a black body at ``kelvin``, as (b, g, r), 0-1 (the usual
+    fit to the Planckian locus: a warm lamp ~2700, daylight ~6500)."""
+    t = kelvin / 100.0
+    r = 1.0 if t <= 66 else min(1.0, 1.293 * (t - 60) ** -0.1332)
+    g = 0.390 * np.log(t) - 0.631 if t <= 66 else 1.130 * (t - 60) ** -0.0755
+    b = 1.0 if t >= 66 else (0.0 if t <= 19 else 0.543 * np.log(t - 10) - 1.196)
+    return np.clip(np.array([b, g, r], np.float64), 1e-3, 1.0)
+
+
+_KELVINS = np.arange(KELVIN_RANGE[0], KELVIN_RANGE[1] + 1, 50, dtype=np.float64)
+_LOCUS = np.array([kelvin_bgr(k) for k in _KELVINS])
+_LOCUS_LOG = np.column_stack([np.log(_LOCUS[:, 2] / _LOCUS[:, 1]),
+                              np.log(_LOCUS[:, 0] / _LOCUS[:, 1])])
+
+
+def light_kelvin(image: np.ndarray) -> float | None:
+    """The colour temperature of the light on the BGR ``image`` (kelvin), from its
+    brightest pixels; None when they are not a light's colour (off the locus by more
+    than ``LOCUS_TOLERANCE``), too few, or ``image`` is grey."""
+    if image.ndim != 3 or image.shape[2] != 3:
+        return None
+    h, w = image.shape[:2]
+    step = max(1, int(np.sqrt(h * w / SAMPLE_PIXELS)))
+    pixels = image[::step, ::step].reshape(-1, 3)
+    pixels = pixels[pixels.min(axis=1) < CLIPPED].astype(np.float32)
+    if len(pixels) < LEAST_PIXELS / BRIGHTEST:
+        return None
+    brightness = pixels.sum(axis=1)
+    top = pixels[brightness >= np.quantile(brightness, 1.0 - BRIGHTEST)]
+    colour = np.median(top, axis=0).astype(np.float64) + 1.0
+    point = np.log([colour[2] / colour[1], colour[0] / colour[1]])
+    off = _LOCUS_LOG - point
+    # a clipped channel (a warm-lit face's red) is brighter than it shows: a ratio over it
+    # is a floor, under it a ceiling, and the locus beyond that bound is no gap
+    clipped = colour >= CLIPPED
+    for k, top_channel in enumerate((2, 0)):
+        if clipped[top_channel] and not clipped[1]:
+            off[:, k] = np.minimum(off[:, k], 0.0)
+        elif clipped[1] and not clipped[top_channel]:
+            off[:, k] = np.maximum(off[:, k], 0.0)
+    gaps = np.linalg.norm(off, axis=1)
+    nearest = int(np.argmin(gaps))
+    return float(_KELVINS[nearest]) if gaps[nearest] <= LOCUS_TOLERANCE else None
+
+
+def light_gains(image: np.ndarray) -> np.ndarray | None:
+    """Per-channel gains (b, g, r) that turn the light on the BGR ``image``
+    (:func:`light_kelvin`) into daylight, green's kept at 1; None where no light's
+    colour is seen (the image is then judged as it is)."""
+    kelvin = light_kelvin(image)
+    if kelvin is None:
+        return None
+    light, day = kelvin_bgr(kelvin), kelvin_bgr(DAYLIGHT)
+    gains = (day / day[1]) / (light / light[1])
+    return gains.astype(np.float32)
