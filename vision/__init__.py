@@ -49,6 +49,7 @@ _EXPORTS = {
     "DominoCheck": "vision.models.domino_check",
     "Verdicts": "vision.models.domino_check",
     "verifier_crop": "vision.models.domino_check",
+    "light_gains": "vision.models.light_colour",
     "CoverCheck": "vision.reading.cover_check",
     "flag_covered": "vision.reading.cover_check",
     "reconstruct": "vision.table",
@@ -114,6 +115,7 @@ if TYPE_CHECKING:
     )
     from vision.models.detections import Detections, polygon_iou  # noqa: F401
     from vision.models.domino_check import DominoCheck, Verdicts, verifier_crop  # noqa: F401
+    from vision.models.light_colour import light_gains  # noqa: F401
     from vision.models.precision import chosen_precision  # noqa: F401
     from vision.models.tile_check import CheckedTileDetector, looks_like_tile, tile_mask  # noqa: F401
     from vision.reading.boxes.fragments import join_fragments  # noqa: F401
