@@ -4,10 +4,11 @@ A warm lamp (2700 K) over a table whose camera did not balance it turns a cream 
 orange: its saturation (0.6-0.7) is then a coloured cloth's to the tile check
 (``vision.models.tile_check``), and on a patterned cloth every tile is dropped.
 :func:`light_gains` estimates the light from the photo's brightest pixels (white
-patch: the tiles' faces, the mat's paper, a white print; glare clipped white left out),
-takes it for a light only when it lies near the black-body locus (a lamp, a
-window: warm to cool, not green or pink) and gives the per-channel gains that
-make such a light daylight. The brightest pixels of a pink or green cloth lie off
+patch: the tiles' faces, the mat's paper, a white print; glare clipped white left out;
+a channel clipped only bounds it), takes it for a light only when it lies near the
+black-body locus (a lamp, a window: warm to cool, not green or pink; where the
+bounds leave a range, the light nearest daylight) and gives the per-channel gains
+that make such a light daylight. The brightest pixels of a pink or green cloth lie off
 the locus and change nothing.
 """
 
@@ -21,7 +22,7 @@ SAMPLE_PIXELS = 20_000
 BRIGHTEST = 0.02
 #: A pixel with every channel at this level or more is clipped white (glare), no colour:
 #: not looked at (one clipped channel, a warm-lit face's red, still shows the light).
-CLIPPED = 250
+CLIPPED = 245
 #: The light's colour temperatures looked for (kelvin), and the reference (daylight).
 KELVIN_RANGE = (2200, 10000)
 DAYLIGHT = 6500
@@ -62,19 +63,22 @@ def light_kelvin(image: np.ndarray) -> float | None:
         return None
     brightness = pixels.sum(axis=1)
     top = pixels[brightness >= np.quantile(brightness, 1.0 - BRIGHTEST)]
-    colour = np.median(top, axis=0).astype(np.float64) + 1.0
+    colour = np.median(top, axis=0).astype(np.float64)
+    clipped = colour >= CLIPPED
+    colour = colour + 1.0
     point = np.log([colour[2] / colour[1], colour[0] / colour[1]])
     off = _LOCUS_LOG - point
     # a clipped channel (a warm-lit face's red) is brighter than it shows: a ratio over it
-    # is a floor, under it a ceiling, and the locus beyond that bound is no gap
-    clipped = colour >= CLIPPED
+    # is a floor, under it a ceiling, over and under it unknown; the locus beyond such a
+    # bound is no gap
     for k, top_channel in enumerate((2, 0)):
-        if clipped[top_channel] and not clipped[1]:
-            off[:, k] = np.minimum(off[:, k], 0.0)
-        elif clipped[1] and not clipped[top_channel]:
+        if clipped[top_channel]:
+            off[:, k] = 0.0 if clipped[1] else np.minimum(off[:, k], 0.0)
+        elif clipped[1]:
             off[:, k] = np.maximum(off[:, k], 0.0)
     gaps = np.linalg.norm(off, axis=1)
-    nearest = int(np.argmin(gaps))
+    # where the bounds leave a range of lights, the one nearest daylight (least undone)
+    nearest = int(np.argmin(gaps + 1e-3 * np.abs(np.log(_KELVINS / DAYLIGHT))))
     return float(_KELVINS[nearest]) if gaps[nearest] <= LOCUS_TOLERANCE else None
 
 
