@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from vision.models.crops import order_corners
-from vision.models.light_colour import light_gains
+from vision.models.light_colour import in_daylight, light_gains
 from vision.models.onnx_models import Classifier, ModelSpec
 
 #: The classifier's classes, in order (``models.json`` ``verifier`` ``names``).
@@ -142,8 +142,6 @@ class DominoCheck:
         boxes = np.asarray(corners, np.float32).reshape(-1, 4, 2)
         if not len(boxes):
             return Verdicts(np.zeros((0, len(CLASSES)), np.float32), scores)
-        crops = [verifier_crop(image, b) for b in boxes]
         gains = light_gains(image)
-        if gains is not None:
-            crops = [cv2.convertScaleAbs(c.astype(np.float32) * gains) for c in crops]
+        crops = [in_daylight(verifier_crop(image, b), gains) for b in boxes]
         return Verdicts(self.classifier(crops), scores)

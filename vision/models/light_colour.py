@@ -14,6 +14,7 @@ the locus and change nothing.
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 #: Pixels of the photo looked at (every n-th row and column, so about this many).
@@ -92,3 +93,11 @@ def light_gains(image: np.ndarray) -> np.ndarray | None:
     light, day = kelvin_bgr(kelvin), kelvin_bgr(DAYLIGHT)
     gains = (day / day[1]) / (light / light[1])
     return gains.astype(np.float32)
+
+
+def in_daylight(image: np.ndarray, gains: np.ndarray | None) -> np.ndarray:
+    """The BGR ``image`` (a crop) with the light's ``gains`` (:func:`light_gains`) applied,
+    uint8; ``image`` itself when there are none."""
+    if gains is None or image.ndim != 3:
+        return image
+    return cv2.convertScaleAbs(image.astype(np.float32) * gains.reshape(1, 1, 3))

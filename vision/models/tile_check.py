@@ -53,7 +53,7 @@ import numpy as np
 from vision.models.crops import order_corners
 from vision.models.detections import Detections
 from vision.models.domino_check import DominoCheck
-from vision.models.light_colour import light_gains
+from vision.models.light_colour import in_daylight, light_gains
 from vision.models.onnx_models import BareBoxes, ModelSpec, ObbDetector
 
 #: A box whose look is repeated this closely around it is the surface's pattern: for a
@@ -301,9 +301,7 @@ def grey_and_saturation(image: np.ndarray, gains: np.ndarray | None = None
     if image.ndim == 2:
         return image, cv2.merge([image, np.zeros_like(image)])
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    coloured = image if gains is None else cv2.convertScaleAbs(
-        image.astype(np.float32) * gains.reshape(1, 1, 3))
-    saturation = cv2.cvtColor(coloured, cv2.COLOR_BGR2HSV)[..., 1]
+    saturation = cv2.cvtColor(in_daylight(image, gains), cv2.COLOR_BGR2HSV)[..., 1]
     return gray, cv2.merge([gray, saturation])
 
 
