@@ -105,6 +105,8 @@ class PaintedReader:
         #: For each look told the bare table (``bare``): the boxes it called bare, as
         #: (picture, the printed domino among them, real tiles among them).
         self.told_bare: list[tuple[int, bool, int]] = []
+        #: The picture each look not told the bare table (none known yet) was at.
+        self.untold: list[int] = []
 
     def _truth(self, frame: np.ndarray) -> Picture:
         return self.rnd.pictures[int(frame[0, 0, 0])]
@@ -121,7 +123,9 @@ class PaintedReader:
         n, m = len(corners), len(markers)
         found = Detections(np.array(corners + markers, np.float32).reshape(-1, 4, 2),
                            np.full(n + m, 0.9), np.r_[np.zeros(n), np.ones(m)])
-        if bare is not None:
+        if bare is None:
+            self.untold.append(k)
+        else:
             on_bare = np.asarray(bare(found.corners), bool)[:n]
             printed = picture.printed is not None and self.sees_printed and bool(on_bare[-1])
             self.told_bare.append((k, printed, int(on_bare.sum()) - printed))

@@ -265,6 +265,17 @@ def test_a_known_bare_table_is_not_read_again_until_it_changes(
     assert plain.looked_at.count(0) > 4 * bare_looks
 
 
+def test_the_bare_table_is_read_once_while_it_is_learned(
+        tmp_path: Path, rnd: PaintedRound) -> None:
+    # the same still view again is the bare table again: learned from two frames, read in
+    # one (a whole read of a bare busy cloth costs a second)
+    events, reader = follow(tmp_path, rnd, known=True, missed={}, bare_frames=60,
+                            steady_bare=True, sees_printed=False)
+    assert settled(events) == rnd.tables
+    assert reader.untold == [0]
+    assert reader.told_bare and reader.told_bare[0][0] == 0  # then known, and told
+
+
 def test_a_bumped_camera_says_so_and_loses_nothing(tmp_path: Path, rnd: PaintedRound) -> None:
     events, _ = follow(tmp_path, rnd, known=True, missed={}, bump_at=3)
     moved = [e for e in events if isinstance(e, CameraStatus)

@@ -77,7 +77,7 @@ from vision.tracking.table_vote import (
     takes_away,
 )
 from vision.tracking.tile_memory import ReadCounts, TileMemory, grey_of
-from vision.tracking.view_change import Still, ViewWatch
+from vision.tracking.view_change import Still, ViewWatch, same_view
 from vision.tracking.window_look import WindowLook, WindowSource
 
 #: Whether the live tracker's reader lets the ``halves`` classifier vote on pip counts
@@ -137,6 +137,10 @@ class Tracker:
         #: (made when a reader that reads boxes apart follows a source).
         self.use_known_table = known_table
         self.known: KnownTable | None = None
+        #: The view of the last still frame read bare while the bare table is learned: the
+        #: same view again is the bare table again, taken without a read (on a busy cloth a
+        #: whole read of a bare frame costs a second on 2 cores).
+        self._bare_view: np.ndarray | None = None
         #: Whether still frames are looked at only where they changed, once the table is
         #: known (``vision.tracking.window_look``), and that look (made with the known table
         #: when the reader can look at part of a frame).
@@ -318,6 +322,9 @@ class Tracker:
             moved = self._moved(frame, index, stamp)
             if moved is not None:
                 yield moved
+            if self._bare_again(still):
+                self._learn_bare(frame, still, view)
+                continue
             tiles, markers = self._read(frame, memory, still)
             if self.use_mat and (self.windows is None or self.windows.last.whole):
                 # the mat lies where it lay unless the frame was looked at whole
@@ -328,10 +335,7 @@ class Tracker:
             self.reads += 1
             if self.known is not None and self.settled is None and not still.covered \
                     and self._bare(reading, tiles):
-                knew = self.known.knows_empty
-                self.known.see_empty(frame)
-                if not knew and self.known.knows_empty:  # the bare table just learned: read
-                    view.settled(still.detail)  # again once it changes, not every frame
+                self._learn_bare(frame, still, view)
             chosen = self._vote(reading, still, ballot)
             if chosen is None:
                 continue
@@ -362,6 +366,23 @@ class Tracker:
         dx, dy = bump.shift
         return CameraStatus(CameraReason.MOVED, f"the camera moved ({dx:+.0f}, {dy:+.0f} px): "
                             f"the table is learned again", index, stamp)
+
+    def _learn_bare(self, frame: np.ndarray, still: Still, view: ViewWatch) -> None:
+        """``frame`` (seen as ``still``) shows the bare table: the known table learns it."""
+        assert self.known is not None
+        knew = self.known.knows_empty
+        self.known.see_empty(frame)
+        self._bare_view = still.detail
+        if not knew and self.known.knows_empty:  # the bare table just learned: read
+            view.settled(still.detail)  # again once it changes, not every frame
+
+    def _bare_again(self, still: Still) -> bool:
+        """Whether ``still`` shows the view of the last frame read bare, unchanged and
+        uncovered, while the bare table is still being learned (before any table settled)."""
+        known, seen = self.known, self._bare_view
+        return (known is not None and seen is not None and not known.knows_empty
+                and self.settled is None and not still.covered
+                and same_view(seen, still.detail))
 
     def _bare(self, reading: TableReading, tiles: TileReadings) -> bool:
         """Whether a still frame read before the first table settled shows the bare table:

@@ -80,6 +80,12 @@ def _difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.asarray(channel_max(np.abs(d)) > PIXEL_CHANGE)
 
 
+def same_view(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two views (:func:`view_detail`) show the same table: at most
+    ``REREAD_PIXELS`` of the small copy differ (a coin laid changes a dozen)."""
+    return a.shape == b.shape and int(np.count_nonzero(_difference(a, b))) <= REREAD_PIXELS
+
+
 def changed_share(a: np.ndarray, b: np.ndarray) -> float:
     """Share of pixels that changed between two small copies."""
     return float(np.mean(_difference(a, b)))
