@@ -327,10 +327,9 @@ class TileReader:
 
         At the trained input size first; when no tile shows, again from further
         away (``zoom_out``: a close-up), and when none shows there either, closer
-        (a whole table with only a tile or two on it) — closer first when every tile box
-        there was a patterned cloth's (the tiles too small to tell from it); when the
-        tiles are tiny, again closer (``zoom_in_side``: a whole table). Over a video the
-        closer look, once needed, is taken first until the tiles are big enough without it.
+        (a whole table with only a tile or two on it); when the tiles are tiny,
+        again closer (``zoom_in_side``: a whole table). Over a video the closer look, once
+        needed, is taken first until the tiles are big enough without it.
         """
         side = self._close_side if _dynamic(self.detector) and self.zoom_in_side else None
         found = None if side is None else _look(self.detector, image, bare, long_side=side)
@@ -366,16 +365,6 @@ class TileReader:
         look = self.detector
         found = _look(look, image, bare)
         width = tile_width(self._tiles_in(found))
-        if width is None and isinstance(look, CheckedTileDetector) and look.last_patterned:
-            # every tile box was the cloth's pattern: no close-up, but perhaps tiles too
-            # small to tell from it at this size (a whole table on a checked cloth)
-            closer = self._closer_look(image, look, bare)
-            if closer is not None:
-                self._chosen = look
-                nearer, side, width = closer
-                if width * self._base_side() / side < SMALL_TILE_PX:
-                    self._close_side = side
-                return nearer
         if self._pair.pairs(look) and (width is None or width >= CLOSE_UP_TILE_PX):
             look = self.closeup_detector  # a close-up or a hand: see closeup_detector
             found = _look(look, image, bare)
