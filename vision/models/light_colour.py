@@ -14,6 +14,8 @@ the locus and change nothing.
 
 from __future__ import annotations
 
+import weakref
+
 import cv2
 import numpy as np
 
@@ -86,13 +88,25 @@ def light_kelvin(image: np.ndarray) -> float | None:
 def light_gains(image: np.ndarray) -> np.ndarray | None:
     """Per-channel gains (b, g, r) that turn the light on the BGR ``image``
     (:func:`light_kelvin`) into daylight, green's kept at 1; None where no light's
-    colour is seen (the image is then judged as it is)."""
+    colour is seen (the image is then judged as it is). The last image's are kept: a
+    frame is looked at several times (each look's tile check, the domino check)."""
+    if _last is not None and _last[0]() is image:
+        return _last[1]
     kelvin = light_kelvin(image)
-    if kelvin is None:
-        return None
-    light, day = kelvin_bgr(kelvin), kelvin_bgr(DAYLIGHT)
-    gains = (day / day[1]) / (light / light[1])
-    return gains.astype(np.float32)
+    gains = None
+    if kelvin is not None:
+        light, day = kelvin_bgr(kelvin), kelvin_bgr(DAYLIGHT)
+        gains = ((day / day[1]) / (light / light[1])).astype(np.float32)
+    _remember(image, gains)
+    return gains
+
+
+_last: tuple[weakref.ref[np.ndarray], np.ndarray | None] | None = None
+
+
+def _remember(image: np.ndarray, gains: np.ndarray | None) -> None:
+    global _last
+    _last = (weakref.ref(image), gains)
 
 
 def in_daylight(image: np.ndarray, gains: np.ndarray | None) -> np.ndarray:
