@@ -54,11 +54,12 @@ def fit_tile(before: np.ndarray, now: np.ndarray, region: tuple[float, float, fl
     # away (the exposure, a lamp): a crop hardly wider than the tile has no smooth
     # shading of its own to take away, the tile is most of it
     soft = max(0.8, short / 10)
-    a = cv2.log(np.asarray(cv2.GaussianBlur(before[y0:y1, x0:x1].astype(np.float32), (0, 0),
-                                            soft)) + LOG_FLOOR)
-    b = cv2.log(np.asarray(cv2.GaussianBlur(now[y0:y1, x0:x1].astype(np.float32), (0, 0),
-                                            soft)) + LOG_FLOOR)
-    d = b - a
+
+    def log_crop(grey: np.ndarray) -> np.ndarray:
+        crop = cv2.GaussianBlur(grey[y0:y1, x0:x1].astype(np.float32), (0, 0), soft)
+        return np.asarray(cv2.log(np.asarray(crop) + LOG_FLOOR))
+
+    d = log_crop(now) - log_crop(before)
     band = max(2, int(0.25 * short))
     rim = np.ones(d.shape, bool)
     rim[band:-band, band:-band] = False
