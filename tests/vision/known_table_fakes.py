@@ -86,15 +86,18 @@ class PaintedReader:
     picture; boxes are its tiles (shifted by ``shift`` from frame ``shift_from`` on) but
     the tile of ``missed`` (picture index -> tile index) it does not find, plus a box on
     the printed domino, read surely as a 6-6 (unless not ``sees_printed``); and the
-    markers painted (none with ``miss_markers``: a detector that misses them all)."""
+    markers painted (none with ``miss_markers``: a detector that misses them all), scored
+    ``marker_score``."""
 
     tile_class, marker_class = 0, 1
     marker_threshold = 0.0
     join_fragments = False
 
     def __init__(self, rnd: PaintedRound, missed: dict[int, int] | None = None,
-                 miss_markers: bool = False, sees_printed: bool = True) -> None:
+                 miss_markers: bool = False, sees_printed: bool = True,
+                 marker_score: float = 0.9) -> None:
         self.rnd = rnd
+        self.marker_score = marker_score
         self.sees_printed = sees_printed
         self.missed = missed or {}
         self.miss_markers = miss_markers
@@ -122,7 +125,8 @@ class PaintedReader:
         markers = [] if self.miss_markers else [m + self.offset for m in picture.markers]
         n, m = len(corners), len(markers)
         found = Detections(np.array(corners + markers, np.float32).reshape(-1, 4, 2),
-                           np.full(n + m, 0.9), np.r_[np.zeros(n), np.ones(m)])
+                           np.r_[np.full(n, 0.9), np.full(m, self.marker_score)],
+                           np.r_[np.zeros(n), np.ones(m)])
         if bare is None:
             self.untold.append(k)
         else:

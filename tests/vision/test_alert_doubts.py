@@ -124,8 +124,12 @@ def test_a_marker_found_where_the_table_changed_is_doubtful_on_its_train_only() 
     # the other train's marker unsure: the alert on train 0 stays sure
     other = with_unsure_markers(owned, np.array([False, True]))
     assert doubted_markers(other) == {1} and ("marker-stale", False) in alerts_of(before, other)
-    # found by the detector: nothing added
+    # found by the detector: nothing added, unless it scored the marker low
     assert with_unsure_markers(owned, np.array([False, False])) is owned
+    faint = with_unsure_markers(owned, np.array([False, False]), np.array([True, False]))
+    assert doubted_markers(faint) == {0} and ("marker-stale", True) in alerts_of(before, faint)
+    assert [u.message for u in faint.uncertainties if u.kind == "unsure-marker"] == [
+        "marker 0 of train 0 was found faintly by the detector: check it"]
     # a marker that marks no train adds no doubt of its own
     assert not doubted_markers(with_unsure_markers(
         TableReading(after.table, {}, [], after.assignment, [None],

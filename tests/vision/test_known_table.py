@@ -189,13 +189,14 @@ def test_a_bumped_camera_is_learned_again(rnd: PaintedRound) -> None:
 def follow(tmp_path: Path, rnd: PaintedRound, *, known: bool, missed: dict[int, int],
            bump_at: int | None = None, miss_markers: bool = False,
            marker_candidates: bool = False, bare_frames: int = 10, steady_bare: bool = False,
-           sees_printed: bool = True) -> tuple[list[Any], PaintedReader]:
+           sees_printed: bool = True, marker_score: float = 0.9
+           ) -> tuple[list[Any], PaintedReader]:
     """The tracker over the round (10 frames a second): each picture held 10 frames (the
     bare table ``bare_frames``), the light changing (but on the bare table with
     ``steady_bare``); from picture ``bump_at`` on, the camera bumped by (9, -6) px. The
     engine is told, as the companion app tells it."""
     rng = np.random.default_rng(5)
-    reader = PaintedReader(rnd, missed, miss_markers, sees_printed)
+    reader = PaintedReader(rnd, missed, miss_markers, sees_printed, marker_score)
     frames: list[np.ndarray] = []
     bumped_from: int | None = None
     for k, picture in enumerate(rnd.pictures):
@@ -356,6 +357,15 @@ def test_the_tracker_adds_the_markers_the_detector_missed_as_doubtful(tmp_path: 
     readings = [e.reading for e in events if isinstance(e, TableSettled)]
     assert not [u for r in readings if r is not None
                 for u in r.uncertainties if u.kind == "unsure-marker"]
+    # found by the detector but scored low, each is reported as one it missed is
+    events, _ = follow(tmp_path, rnd, known=True, missed={}, marker_candidates=True,
+                       marker_score=0.35)
+    assert settled(events) == rnd.tables
+    for event in (e for e in events if isinstance(e, TableSettled)):
+        assert event.reading is not None
+        owners = {tr.owner for tr in event.table.trains if tr.marker}
+        assert owners == {o for u in event.reading.uncertainties
+                          if u.kind == "unsure-marker" for o in u.owners}
 
 
 def _cloth_and_tiles() -> tuple[np.ndarray, np.ndarray]:
@@ -443,3 +453,24 @@ def test_a_marker_sized_change_longer_than_any_marker_is_a_missed_tile() -> None
     known.settle(cloth)
     got = known.screen(_with_discs(cloth, [beyond]), none, 0, tiles, marker_class=1)
     assert len(got) == 1 and got.class_id[0] == 1 and known.added == 0
+
+
+def test_a_pale_tile_half_on_a_pale_square_is_fitted_by_its_pips() -> None:
+    # a checked cloth: the tile's far half lies on a pale square as pale as its face,
+    # where only its pips change the view; its near half lies on the cloth and changes
+    cloth, tiles = _cloth_and_tiles()
+    cv2.rectangle(cloth, (596, 330), (639, 390), (235, 235, 230), -1)
+    known = KnownTable()
+    for _ in range(EMPTY_FRAMES):
+        known.see_empty(cloth)
+    known.settle(cloth)
+    none = Detections(np.zeros((0, 4, 2), np.float32), np.zeros(0), np.zeros(0))
+    outline = box((640, 360), 60, 0.0)
+    frame = cloth.copy()
+    cv2.rectangle(frame, (640, 346), (669, 374), (235, 235, 230), -1)
+    cv2.line(frame, (640, 346), (640, 374), (60, 50, 40), 2)  # the divider
+    for x, y in ((616, 352), (625, 368)):  # a 2: the far half's only change
+        cv2.circle(frame, (x, y), 3, (30, 30, 30), -1)
+    got = known.screen(frame, none, 0, tiles, marker_class=1)
+    assert len(got) == 1 and got.class_id[0] == 0
+    assert polygon_iou(outline[None], got.corners)[0, 0] > 0.6

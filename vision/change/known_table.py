@@ -107,6 +107,10 @@ MARKER_REACH = 4.0
 #: a toy train, is 0.83 of one; a tile with its raised side 1.0-1.2 (a pale tile on a
 #: pale cloth, changed in part, can be shorter: it stays a marker, in doubt).
 MARKER_LONGEST = 0.9
+#: The rest of a tile of which a marker candidate is a piece lies within this many tile
+#: lengths of it: its change is fitted there (a pale tile's far half on a pale square
+#: changes at its pips only, away from the piece the small copy saw).
+PIECE_REACH = 0.5
 #: Marker candidates whose centres lie within this many tile lengths of one another are
 #: pieces of one larger change (a pale tile that changed at its pips and edges), not
 #: markers: each train has one marker, and trains lie apart.
@@ -362,8 +366,9 @@ class KnownTable:
         grey0 = self.settled_grey
         if not len(marks) or grey0 is None or scale is None or grey0.shape != grey.shape:
             return out
+        reach = PIECE_REACH * scale[1]
         for i, m in enumerate(marks):
-            (x0, y0), (x1, y1) = m.min(axis=0), m.max(axis=0)
+            (x0, y0), (x1, y1) = m.min(axis=0) - reach, m.max(axis=0) + reach
             box = fit_tile(grey0, grey, (float(x0), float(y0), float(x1 - x0), float(y1 - y0)),
                            scale, MARKER_LONGEST)
             if box is not None:

@@ -26,6 +26,12 @@ FIT_CHANGE = 0.12
 #: (a tile's raised side and contact shadow widen it by a third as seen from above).
 CANDIDATE_SIZE = (0.5, 1.4)
 CANDIDATE_WIDTH = 1.6
+#: A changed region of at least ``PART_AREA`` of a tile's area is part of the tile; a
+#: smaller one of at least ``PIP_AREA`` (a pip, 0.02-0.03 of a tile, blurred and thresholded)
+#: is too where it lies within ``PIP_REACH`` tile lengths of such a part.
+PART_AREA = 0.04
+PIP_AREA = 0.008
+PIP_REACH = 0.75
 
 
 def disc(diameter: float) -> np.ndarray:
@@ -70,10 +76,16 @@ def fit_tile(before: np.ndarray, now: np.ndarray, region: tuple[float, float, fl
     shade = (d < 0) & (d > np.log(SHADOW_RATIO[0])) & (diff < 2 * FIT_CHANGE)
     mask = cv2.morphologyEx(((diff > limit) & ~shade).astype(np.uint8), cv2.MORPH_CLOSE,
                             disc(short / 3))
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    keep = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] >= 0.04 * short * long]
+    count, labels, stats, centres = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    area = stats[:, cv2.CC_STAT_AREA]
+    keep = [k for k in range(1, count) if area[k] >= PART_AREA * short * long]
     if not keep:
         return None
+    # a pale tile on a pale cloth changes at its pips: specks a pip's size by what changed
+    # more are part of it (they may be all its far half shows)
+    near = [k for k in range(1, count) if k not in keep and area[k] >= PIP_AREA * short * long
+            and np.min(np.linalg.norm(centres[keep] - centres[k], axis=1)) <= PIP_REACH * long]
+    keep += near
     pts = np.column_stack(np.nonzero(np.isin(labels, keep))[::-1]).astype(np.float32)
     (cx, cy), (rw, rh), angle = cv2.minAreaRect(pts)
     got_short, got_long = sorted((rw, rh))

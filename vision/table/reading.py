@@ -24,8 +24,8 @@ class Uncertainty:
     ``branch``, ``gap``, ``loose-tile``, ``slot-conflict``, ``between-seats``,
     ``marker-between``, ``loose-marker``, ``players-mismatch``, ``unsure-tile``,
     ``engine-read``, ``matched-read``, ``inferred-tile``, ``reread-tile``,
-    ``set-decoded``, and from a tracker that knows its table ``unsure-marker`` (a
-    marker found where the table changed, not by the detector).
+    ``set-decoded``, and from a tracker ``unsure-marker`` (a marker the detector scored
+    low, or found where the table changed, not by the detector).
     ``tiles`` and ``markers`` index the inputs; ``owners`` names the trains.
     """
 

@@ -18,9 +18,9 @@ An alert rests on:
   reading cannot tell which);
 - for an alert about a train's marker (``About.TRAIN``), the markers read with
   doubt: one between two trains that names this one, one the detector did not find
-  (found where the table changed, ``unsure-marker``) that names this one, or one that
-  lies by no train; and the table settled before showing this train's marker in
-  doubt (a marker gone that may never have been there).
+  (found where the table changed) or scored low (``unsure-marker``) that names this one,
+  or one that lies by no train; and the table settled before showing this train's
+  marker in doubt (a marker gone that may never have been there).
 """
 
 from __future__ import annotations
@@ -33,6 +33,10 @@ from engine import Owner
 from engine.alerts import About, Alert
 from vision.table import TableReading, Uncertainty
 
+#: A marker the detector scores below this is in doubt, as a tile read from a box scored
+#: so low is (``vision.reading.reader.UNCERTAIN_BELOW``): a faint box on a busy cloth's
+#: square comes and goes, and a marker gone raises an alert.
+SURE_MARKER = 0.5
 #: Uncertainties that make a marker's train doubtful.
 MARKER_DOUBTS = ("marker-between", "loose-marker", "unsure-marker")
 
@@ -81,13 +85,18 @@ def rests_on_doubt(alert: Alert, after: TableReading, before: TableReading | Non
     return False
 
 
-def with_unsure_markers(reading: TableReading, unsure: np.ndarray) -> TableReading:
-    """``reading`` with each marker ``j`` flagged in ``unsure`` (found where the table
-    changed, not by the detector) that it gives a train reported ``unsure-marker``."""
-    doubts = [Uncertainty("unsure-marker", f"marker {j} of train {owner} was found where "
-                          "the table changed, not by the detector: check it",
+def with_unsure_markers(reading: TableReading, made: np.ndarray,
+                        faint: np.ndarray | None = None) -> TableReading:
+    """``reading`` with each marker ``j`` flagged in ``made`` (found where the table
+    changed, not by the detector) or in ``faint`` (scored below ``SURE_MARKER`` by the
+    detector) that it gives a train reported ``unsure-marker``."""
+    faint = np.zeros(len(made), bool) if faint is None else faint
+    doubts = [Uncertainty("unsure-marker",
+                          f"marker {j} of train {owner} was found "
+                          + ("where the table changed, not by the detector" if made[j]
+                             else "faintly by the detector") + ": check it",
                           owners=(owner,), markers=(j,))
               for j, owner in enumerate(reading.marker_owners)
-              if j < len(unsure) and unsure[j] and owner is not None]
+              if j < len(made) and (made[j] or faint[j]) and owner is not None]
     return replace(reading, uncertainties=[*reading.uncertainties, *doubts]) if doubts \
         else reading

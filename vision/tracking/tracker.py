@@ -67,7 +67,7 @@ from vision.models.detections import Detections
 from vision.reading.reader_interface import FrameReader, TileSource
 from vision.readings import TileReading, TileReadings
 from vision.table import TableReading, reconstruct
-from vision.tracking.alert_doubts import rests_on_doubt, with_unsure_markers
+from vision.tracking.alert_doubts import SURE_MARKER, rests_on_doubt, with_unsure_markers
 from vision.tracking.frame_source import Capture, FrameSource, frame_source
 from vision.tracking.table_vote import (
     TableVote,
@@ -246,8 +246,10 @@ class Tracker:
             # gap is a tile taken away, not one the detector missed
             reading = reconstruct(tiles, markers, self.players, mat_view, engine=engine,
                                   infer_gaps=False, look=look)
-        if self.known is not None and len(markers):  # markers the detector missed: doubtful
-            reading = with_unsure_markers(reading, self.known.made_markers(markers.corners))
+        if len(markers):  # markers the detector missed or scored low: doubtful
+            made = (self.known.made_markers(markers.corners) if self.known is not None
+                    else np.zeros(len(markers), bool))
+            reading = with_unsure_markers(reading, made, markers.confidence < SURE_MARKER)
         return reading
 
     # -- the loop ----------------------------------------------------------------------
