@@ -110,7 +110,7 @@ MARKER_LONGEST = 0.9
 #: The rest of a tile of which a marker candidate is a piece lies within this many tile
 #: lengths of it: its change is fitted there (a pale tile's far half on a pale square
 #: changes at its pips only, away from the piece the small copy saw).
-PIECE_REACH = 0.5
+PIECE_REACH = 0.25
 #: Marker candidates whose centres lie within this many tile lengths of one another are
 #: pieces of one larger change (a pale tile that changed at its pips and edges), not
 #: markers: each train has one marker, and trains lie apart.

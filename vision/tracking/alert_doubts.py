@@ -16,6 +16,10 @@ An alert rests on:
 - a tile read with other values where the table settled before showed one (a
   tile read two ways: misread once, or swapped for another in its place; the
   reading cannot tell which);
+- for an alert about a double left waiting (``About.WAITING_DOUBLE``), a double that
+  ends a train read with doubt as well (a tile misread as a double, or a marker taken
+  for one, leaves every later move on another train a breach); for a tile shown twice
+  (``duplicate-tile``), its other place read with doubt as well;
 - for an alert about a train's marker (``About.TRAIN``), the markers read with
   doubt: one between two trains that names this one, one the detector did not find
   (found where the table changed) or scored low (``unsure-marker``) that names this one,
@@ -30,7 +34,7 @@ from dataclasses import replace
 import numpy as np
 
 from engine import Owner
-from engine.alerts import About, Alert
+from engine.alerts import About, Alert, AlertCode
 from vision.table import TableReading, Uncertainty
 
 #: A marker the detector scores below this is in doubt, as a tile read from a box scored
@@ -75,6 +79,10 @@ def rests_on_doubt(alert: Alert, after: TableReading, before: TableReading | Non
         return (any(u.kind == "loose-marker" for u in after.uncertainties)
                 or owner in doubted_markers(after)
                 or (before is not None and owner in doubted_markers(before)))
+    if alert.code.about is About.WAITING_DOUBLE and _waiting_double_doubted(after):
+        return True
+    if alert.code is AlertCode.DUPLICATE_TILE and _copy_doubted(after):
+        return True
     owners = [alert.train] if alert.train is not None else [t.owner for t in after.table.trains]
     for owner in owners:
         laid, gone, read_two_ways = _changed(before, after, owner)
@@ -83,6 +91,26 @@ def rests_on_doubt(alert: Alert, after: TableReading, before: TableReading | Non
         if before is not None and any(before.doubted(owner, k) for k in gone):
             return True
     return False
+
+
+def _waiting_double_doubted(reading: TableReading) -> bool:
+    """Whether a double that ends a train in ``reading`` (one that waits) was read with
+    doubt."""
+    assert reading.table is not None
+    return any(train.tiles and train.tiles[-1][0] == train.tiles[-1][1]
+               and reading.doubted(train.owner, len(train.tiles) - 1)
+               for train in reading.table.trains)
+
+
+def _copy_doubted(reading: TableReading) -> bool:
+    """Whether a tile ``reading`` shows in two places was read with doubt in one."""
+    assert reading.table is not None
+    places: dict[tuple[int, int], list[tuple[Owner, int]]] = {}
+    for train in reading.table.trains:
+        for k, (a, b) in enumerate(train.tiles):
+            places.setdefault((min(a, b), max(a, b)), []).append((train.owner, k))
+    return any(len(p) > 1 and any(reading.doubted(owner, k) for owner, k in p)
+               for p in places.values())
 
 
 def with_unsure_markers(reading: TableReading, made: np.ndarray,
