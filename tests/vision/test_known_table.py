@@ -357,7 +357,7 @@ def test_the_tracker_adds_the_markers_the_detector_missed_as_doubtful(tmp_path: 
     readings = [e.reading for e in events if isinstance(e, TableSettled)]
     assert not [u for r in readings if r is not None
                 for u in r.uncertainties if u.kind == "unsure-marker"]
-    # found by the detector but scored low, each is reported as one it missed is
+    # found by the detector but scored low, each is reported too
     events, _ = follow(tmp_path, rnd, known=True, missed={}, marker_candidates=True,
                        marker_score=0.35)
     assert settled(events) == rnd.tables
