@@ -3,6 +3,8 @@ given as sure; AlertDetails carries the mark through JSON."""
 
 from __future__ import annotations
 
+import pytest
+
 from engine import RuleSet, TableState
 from engine.referee import AlertDetails, Referee
 from vision.table import TableReading, Uncertainty
@@ -84,25 +86,21 @@ def test_a_marker_alert_with_a_doubtful_marker_is_doubtful() -> None:
     assert ("marker-stale", False) in alerts_of(before, reading(after_text, markers=(elsewhere,)))
 
 
-def test_a_tile_elsewhere_while_a_double_read_unsure_waits_is_doubtful() -> None:
-    waiting = "12 | 0: 12-5 | 1: 12-3 3-3 | mexican:"
-    elsewhere = "12 | 0: 12-5 5-6 | 1: 12-3 3-3 | mexican:"
-    assert ("unsatisfied-double", False) in alerts_of(reading(waiting), reading(elsewhere))
-    got = alerts_of(reading(waiting, doubts=("1:1",)), reading(elsewhere, doubts=("1:1",)))
-    assert ("unsatisfied-double", True) in got
-    # a doubt on a tile that is no double waiting says nothing of it
-    got = alerts_of(reading(waiting, doubts=("1:0",)), reading(elsewhere, doubts=("1:0",)))
-    assert ("unsatisfied-double", False) in got
-
-
-def test_a_tile_shown_twice_that_was_read_unsure_in_its_other_place_is_doubtful() -> None:
-    before = "12 | 0: 12-5 | 1: 12-3 | mexican:"
-    twice = "12 | 0: 12-5 | 1: 12-3 | mexican: 12-5"
-    assert ("duplicate-tile", False) in alerts_of(reading(before), reading(twice))
-    got = alerts_of(reading(before, doubts=("0:0",)), reading(twice, doubts=("0:0",)))
-    assert ("duplicate-tile", True) in got
-    got = alerts_of(reading(before, doubts=("1:0",)), reading(twice, doubts=("1:0",)))
-    assert ("duplicate-tile", False) in got
+@pytest.mark.parametrize(("code", "before", "after", "under", "other"), [
+    # a tile elsewhere while a double waits: the double read unsure, or another tile
+    ("unsatisfied-double", "12 | 0: 12-5 | 1: 12-3 3-3 | mexican:",
+     "12 | 0: 12-5 5-6 | 1: 12-3 3-3 | mexican:", "1:1", "1:0"),
+    # a tile shown twice: its other place read unsure, or another tile
+    ("duplicate-tile", "12 | 0: 12-5 | 1: 12-3 | mexican:",
+     "12 | 0: 12-5 | 1: 12-3 | mexican: 12-5", "0:0", "1:0"),
+], ids=["waiting-double", "other-copy"])
+def test_an_alert_on_a_tile_read_unsure_besides_the_one_laid_is_doubtful(
+        code: str, before: str, after: str, under: str, other: str) -> None:
+    assert (code, False) in alerts_of(reading(before), reading(after))
+    got = alerts_of(reading(before, doubts=(under,)), reading(after, doubts=(under,)))
+    assert (code, True) in got
+    got = alerts_of(reading(before, doubts=(other,)), reading(after, doubts=(other,)))
+    assert (code, False) in got
 
 
 def test_the_mark_survives_json() -> None:
