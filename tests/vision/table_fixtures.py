@@ -4,6 +4,7 @@ pixels), and fake readers: tiles read with ranges or doubt, and ``look`` oracles
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -124,10 +125,21 @@ def looked(values: tuple[int, int], uncertain: bool = False) -> TileReading:
                        ranges=((values[0], values[0]), (values[1], values[1])))
 
 
+def one_by_one(look: Callable[[np.ndarray], TileReading | None]) -> Look:
+    """A ``Look`` that reads each outline it is given with ``look`` (one outline ``(4, 2)``
+    -> a tile read there, or ``None``)."""
+
+    def each(corners: np.ndarray) -> list[TileReading | None]:
+        return [look(c) for c in np.asarray(corners, float).reshape(-1, 4, 2)]
+
+    return each
+
+
 def oracle_look(truth: list[TileReading], calls: list[np.ndarray] | None = None) -> Look:
     """A ``look`` that reads the true tile lying in the outline asked for, and doubted
     junk where none lies so."""
 
+    @one_by_one
     def look(corners: np.ndarray) -> TileReading:
         c = np.asarray(corners, float)
         if calls is not None:

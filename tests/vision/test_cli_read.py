@@ -171,7 +171,7 @@ def test_read_hands_a_mat_in_view_to_the_table_reconstruction(
 
         def read_at(self, image: np.ndarray, corners: np.ndarray) -> TileReadings:
             self.asked.append(corners)
-            return TileReadings.of([TileReading((2, 5), corners[0])])
+            return TileReadings.of([TileReading((2, 5 + k), c) for k, c in enumerate(corners)])
 
     reader = Reader()
     image = np.full((300, 400, 3), 200, np.uint8)
@@ -179,8 +179,9 @@ def test_read_hands_a_mat_in_view_to_the_table_reconstruction(
     look = looks[-1]
     assert callable(look)
     box = np.array([[10, 10], [30, 10], [30, 50], [10, 50]], np.float32)
-    assert look(box).values == (2, 5)
-    assert reader.asked[0].shape == (1, 4, 2)
+    seen = look(np.stack([box, box + 40]))  # two outlines read in one look, in order
+    assert [t.values for t in seen] == [(2, 5), (2, 6)]
+    assert len(reader.asked) == 1 and reader.asked[0].shape == (2, 4, 2)
 
 
 def cv2_bgr(image: np.ndarray) -> np.ndarray:

@@ -14,6 +14,7 @@ from table_fixtures import (
     kinds,
     lengthwise,
     looked,
+    one_by_one,
     oracle_look,
     turned_box,
 )
@@ -89,6 +90,7 @@ def test_a_half_read_surely_as_another_count_is_no_double_across_a_trains_end() 
     truth_look = oracle_look([ENGINE, *SEAT0_DOWN[:3], turned])
 
     def looker(across_reads: TileReading) -> Look:
+        @one_by_one
         def look(corners: np.ndarray) -> TileReading | None:
             c = np.asarray(corners, float)
             axis = c[2] + c[3] - c[0] - c[1]
@@ -96,7 +98,7 @@ def test_a_half_read_surely_as_another_count_is_no_double_across_a_trains_end() 
                 return across_reads  # where a double would lie across the 1-2's end
             if np.linalg.norm(c.mean(axis=0) - [0, 180]) < 6:  # where the 2-3 lies
                 return looked((2, 3), uncertain=True)
-            return truth_look(c)
+            return truth_look(c[None])[0]
         return look
 
     reading = reconstruct(tiles, None, 3, look=looker(sure_looked((2, 3))))
@@ -120,6 +122,7 @@ def test_an_outline_with_no_box_in_it_is_taken_only_when_read_surely() -> None:
     tiles = [ENGINE, *SEAT0_DOWN[:3], aside]
 
     def looker(confidence: float) -> Look:
+        @one_by_one
         def look(corners: np.ndarray) -> TileReading:
             c = np.asarray(corners, float)
             axis = c[2] + c[3] - c[0] - c[1]
@@ -147,6 +150,7 @@ def test_bare_table_read_as_a_blank_double_is_no_tile() -> None:
     ends_blank = [ENGINE, *SEAT0_DOWN[:2], lengthwise((0, 168), (0, 192), (2, 0))]
     aside = lengthwise((38, 204), (62, 204), (5, 6))  # beside where a turn would go
 
+    @one_by_one
     def blank(corners: np.ndarray) -> TileReading:
         return looked((0, 0))
 
@@ -250,6 +254,7 @@ def test_looking_again_takes_no_doubted_reading_nor_a_double_lying_lengthwise() 
     assert calls and "reread-tile" not in kinds(reading)
     # a lengthwise outline read 2-2 spans halves of two tiles (a 2-2 lies across)
 
+    @one_by_one
     def along_reads_a_double(corners: np.ndarray) -> TileReading:  # straight on, lengthwise
         axis = (corners[2] + corners[3] - corners[0] - corners[1]) / 2
         straight = abs(axis[1]) > abs(axis[0]) and abs(corners.mean(axis=0)[0]) < 6
@@ -273,12 +278,13 @@ def test_looking_again_takes_no_outline_over_a_half_of_a_sure_box() -> None:
     double, on, tiles = turned_double()
     truth_look = oracle_look([ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], double, on])
 
+    @one_by_one
     def look(corners: np.ndarray) -> TileReading | None:
         c = np.asarray(corners, float)
         axis = (c[2] + c[3] - c[0] - c[1]) / 2
         if abs(axis[0]) > abs(axis[1]) and np.linalg.norm(c.mean(axis=0) - [36, 144]) < 6:
             return looked((2, 6))  # the turned lengthwise outline: two tiles' halves
-        return truth_look(c)
+        return truth_look(c[None])[0]
 
     reading = reconstruct(tiles, None, 3, look=look)
     assert reading.table is not None
@@ -386,6 +392,7 @@ def test_a_double_read_again_as_another_count_is_not_the_ends_double() -> None:
     ends_four = [ENGINE, *SEAT0_DOWN[:2], lengthwise((0, 168), (0, 192), (2, 4))]
     aside = lengthwise((38, 204), (62, 204), (5, 6))
 
+    @one_by_one
     def twos(corners: np.ndarray) -> TileReading:
         return read_again_ranged((2, 2), reach=4)
 
@@ -395,6 +402,7 @@ def test_a_double_read_again_as_another_count_is_not_the_ends_double() -> None:
         (9, 1), (1, 2), (2, 4))
     assert "reread-tile" not in kinds(reading)
 
+    @one_by_one
     def fours(corners: np.ndarray) -> TileReading:
         return read_again_ranged((4, 4), reach=2)
 

@@ -5,6 +5,7 @@ and a train's first tile read again where they lie (``vision.table.hub``,
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 from table_fixtures import (
@@ -13,6 +14,7 @@ from table_fixtures import (
     kinds,
     looked,
     mat_scene,
+    one_by_one,
     oracle_look,
 )
 
@@ -136,7 +138,7 @@ def test_on_the_mat_an_engine_missed_or_misread_is_read_again_on_the_hub() -> No
                 for t in tiles]
     oracle = oracle_look(truth_mm)
 
-    def look(corners: np.ndarray) -> TileReading | None:  # the oracle works in mat millimetres
+    def look(corners: np.ndarray) -> Sequence[TileReading | None]:  # oracle: mat millimetres
         return oracle(apply_homography(to_mat, corners))
 
     missed = [t for i, t in enumerate(tiles) if i != k]  # no box on the engine at all
@@ -170,7 +172,7 @@ def test_on_the_mat_a_first_tile_slid_over_the_print_is_read_again_at_its_slot()
                 for t in tiles]
     oracle = oracle_look(truth_mm)
 
-    def look(corners: np.ndarray) -> TileReading | None:  # the oracle works in mat millimetres
+    def look(corners: np.ndarray) -> Sequence[TileReading | None]:  # oracle: mat millimetres
         return oracle(apply_homography(to_mat, corners))
 
     reading = reconstruct(slid, markers, 3, view, look=look)
@@ -201,7 +203,7 @@ def test_on_the_mat_a_box_astride_a_trains_first_two_tiles_is_read_again_at_its_
                 for t in tiles]
     oracle = oracle_look(truth_mm)
 
-    def look(corners: np.ndarray) -> TileReading | None:  # the oracle works in mat millimetres
+    def look(corners: np.ndarray) -> Sequence[TileReading | None]:  # oracle: mat millimetres
         return oracle(apply_homography(to_mat, corners))
 
     blind = reconstruct(astride, markers, 3, view)
@@ -214,7 +216,7 @@ def test_on_the_mat_a_box_astride_a_trains_first_two_tiles_is_read_again_at_its_
     # a train of one tile read so, the engine's count at neither end, is not read again
     # when nothing shows a tile at its slot: it stays as read
     blank = reconstruct(astride, markers, 3, view,
-                        look=lambda corners: looked((0, 5), uncertain=True))
+                        look=one_by_one(lambda corners: looked((0, 5), uncertain=True)))
     assert blank.table is not None
     assert blank.table.train(owner) == blind.table.train(owner)
     # the first tile's own box read as the double of its far count (12-4 read 4-4): the

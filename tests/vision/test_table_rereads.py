@@ -11,6 +11,7 @@ from table_fixtures import (
     SEAT0_DOWN,
     kinds,
     lengthwise,
+    one_by_one,
     oracle_look,
     turned_box,
 )
@@ -113,6 +114,7 @@ def across_looker(across: TileReading, along: TileReading | None = None) -> Look
     default a doubted 5-1) in one lying along it."""
     along = along or half_sure((5, 1), (0.2, 0.2))
 
+    @one_by_one
     def look(corners: np.ndarray) -> TileReading:
         c = np.asarray(corners, float)
         axis = (c[2] + c[3]) / 2 - (c[0] + c[1]) / 2

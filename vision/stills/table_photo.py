@@ -39,7 +39,7 @@ def reconstruct_table(frame: FrameReading, players: int,
     read_at = getattr(reader, "read_at", None)  # a reader that can read a given box
     if image is not None and read_at is not None:
         def look(corners: np.ndarray) -> Any:
-            return read_at(image, corners[None]).reading(0)
+            return read_at(image, corners).each()
     return reconstruct(frame.tiles, frame.markers, players, mat, look=look)
 
 

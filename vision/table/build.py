@@ -3,6 +3,7 @@ and the state every stage shares (:class:`TableBuild`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -100,15 +101,24 @@ class TableBuild:
     def read_again(self, corners: np.ndarray, doubted: bool = False) -> Reread | None:
         """``look`` in ``corners`` (working plane): the reading, its values and ranges;
         ``None`` when nothing was read or, unless ``doubted``, the reader doubts it."""
-        if self.look is None:
-            return None
-        seen = self.look(apply_homography(self.to_image, corners))
-        if seen is None or (not doubted and bool(seen.uncertain)):
-            return None
-        values = (int(seen.values[0]), int(seen.values[1]))
-        ranges = seen.ranges or ((values[0], values[0]), (values[1], values[1]))
-        return Reread(seen, values, ((int(ranges[0][0]), int(ranges[0][1])),
-                                     (int(ranges[1][0]), int(ranges[1][1]))))
+        return self.read_again_all([corners], doubted)[0]
+
+    def read_again_all(self, outlines: Sequence[np.ndarray], doubted: bool = False
+                       ) -> list[Reread | None]:
+        """:meth:`read_again` in each of ``outlines`` (working plane), looked at at once."""
+        if self.look is None or not len(outlines):
+            return [None] * len(outlines)
+        image = np.stack([apply_homography(self.to_image, c) for c in outlines])
+        return [_reread(seen, doubted) for seen in self.look(image)]
+
+
+def _reread(seen: TileReading | None, doubted: bool) -> Reread | None:
+    if seen is None or (not doubted and bool(seen.uncertain)):
+        return None
+    values = (int(seen.values[0]), int(seen.values[1]))
+    ranges = seen.ranges or ((values[0], values[0]), (values[1], values[1]))
+    return Reread(seen, values, ((int(ranges[0][0]), int(ranges[0][1])),
+                                 (int(ranges[1][0]), int(ranges[1][1]))))
 
 
 def end_ranges(tile: TileReading, near: int, far: int) -> Ranges:

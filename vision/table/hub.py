@@ -182,10 +182,10 @@ def look_at_hub(b: TableBuild, w: float, engine: int | None) -> tuple[PlacedTile
     (``reread-tile``; appended to ``b.tiles``). ``None``: none was read.
     """
     best: tuple[int, float, np.ndarray, TileReading] | None = None
-    for turn in HUB_TURNS:
-        axis = np.array([math.cos(math.radians(turn)), math.sin(math.radians(turn))])
-        corners = outline_at(np.zeros(2), axis, w)
-        again = b.read_again(corners)
+    places = [outline_at(np.zeros(2), np.array([math.cos(math.radians(turn)),
+                                                math.sin(math.radians(turn))]), w)
+              for turn in HUB_TURNS]
+    for corners, again in zip(places, b.read_again_all(places), strict=True):
         if again is None:
             continue
         seen, values, _ = again

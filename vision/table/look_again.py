@@ -124,34 +124,36 @@ def _sureness(again: Reread, double: bool, end_v: int) -> float | None:
 
 def _best_reading(b: TableBuild, chain: Chain, outlines: list[Outline],
                   around: list[PlacedTile]) -> Found | None:
-    """Read each outline where the train puts it and centred on each box about it: the
-    surest reading of the next tile."""
+    """Read each outline where the train puts it and centred on each box about it (all
+    in one look): the surest reading of the next tile."""
     w, end_v = b.w, chain.tiles[-1][2]
     best: Found | None = None
     # boxes read without doubt, except those over the train's last tile (a box
     # slid half a tile off it, over its far half and the next tile's near half)
     read_sure = [t for t in b.pool.values() if not t.unsure
                  and not halves_meet(t, chain.last, w)]
+    places: list[tuple[bool, np.ndarray, np.ndarray, np.ndarray]] = []
     for double, expected, axis, way in outlines:
         near = [t.centre for t in around
                 if float(np.linalg.norm(t.centre - expected)) <= LOOK_NEAR_WIDTHS * w]
         for centre in [expected, *near]:
             corners = outline_at(centre, axis, w)
-            if over_other_half(make_tile(-1, (0, 0), corners), read_sure, w,
-                               chain.end_ref, end_v):
-                continue
-            again = b.read_again(corners)
-            if again is None:
-                continue
-            sure = _sureness(again, double, end_v)
-            if sure is None:
-                continue
-            outline = make_tile(-1, (0, 0), corners)
-            if (sure < EMPTY_OUTLINE_SURE or not any(again.values)) and not any(
-                    outline.distance_to_point(t.centre) < 0.4 * w for t in around):
-                continue  # no box in it: only a sure reading of pips shows a tile there
-            if best is None or sure > best.sure:
-                best = Found(sure, double, centre, corners, way, again.seen)
+            if not over_other_half(make_tile(-1, (0, 0), corners), read_sure, w,
+                                   chain.end_ref, end_v):
+                places.append((double, centre, corners, way))
+    for (double, centre, corners, way), again in zip(
+            places, b.read_again_all([p[2] for p in places]), strict=True):
+        if again is None:
+            continue
+        sure = _sureness(again, double, end_v)
+        if sure is None:
+            continue
+        outline = make_tile(-1, (0, 0), corners)
+        if (sure < EMPTY_OUTLINE_SURE or not any(again.values)) and not any(
+                outline.distance_to_point(t.centre) < 0.4 * w for t in around):
+            continue  # no box in it: only a sure reading of pips shows a tile there
+        if best is None or sure > best.sure:
+            best = Found(sure, double, centre, corners, way, again.seen)
     return best
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,9 +11,11 @@ import numpy as np
 from engine import Owner, TableState
 from vision.readings import TileReading
 
-#: Reads the image again inside image corners ``(4, 2)`` (corner convention): a read
-#: tile, or ``None``.
-Look = Callable[[np.ndarray], TileReading | None]
+#: Reads the image again inside each of image corners ``(N, 4, 2)`` (corner convention):
+#: a read tile or ``None`` for each, in order. The outlines a stage weighs against one
+#: another are read at once: the models take them in one batch, which on 2 cores costs
+#: little more than one outline alone.
+Look = Callable[[np.ndarray], Sequence[TileReading | None]]
 
 
 @dataclass(frozen=True)

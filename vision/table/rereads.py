@@ -87,9 +87,8 @@ def _read_at_slot(b: TableBuild, u: np.ndarray, boxes: list[PlacedTile]
         return None
     across = [expected + perp(u) * float((c - expected) @ perp(u)) for c in near]
     best: tuple[float, np.ndarray, TileReading] | None = None
-    for centre in [expected, *across, *near]:
-        corners = outline_at(centre, u, w)
-        again = b.read_again(corners)
+    places = [outline_at(centre, u, w) for centre in [expected, *across, *near]]
+    for corners, again in zip(places, b.read_again_all(places), strict=True):
         if again is None:
             continue
         seen, values, ranges = again

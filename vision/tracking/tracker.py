@@ -237,8 +237,8 @@ class Tracker:
         reader = self.reader
         look = None
         if isinstance(reader, TileSource):
-            def look(corners: np.ndarray) -> TileReading:
-                return reader.read_at(frame, corners[None]).reading(0)
+            def look(corners: np.ndarray) -> list[TileReading]:
+                return reader.read_at(frame, corners).each()
         reading = reconstruct(tiles, markers, self.players, mat_view, engine=engine, look=look)
         if self.settled_reading is not None and fills_a_known_place(self.settled_reading,
                                                                     reading):

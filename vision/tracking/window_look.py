@@ -57,7 +57,7 @@ SPECK_PIXELS = 2
 #: More windows than this, or windows over more than this share of the frame, and the
 #: whole frame is looked at.
 MAX_WINDOWS = 4
-MAX_SHARE = 0.5
+MAX_SHARE = 0.75
 #: The whole frame is looked at every this many still frames.
 WHOLE_EVERY = 20
 
