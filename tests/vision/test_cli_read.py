@@ -149,10 +149,10 @@ def test_read_hands_a_mat_in_view_to_the_table_reconstruction(
     from vision.stills import table_photo
 
     seen: list[object] = []
-    looks: list[object] = []
+    looks: list[vision.table.Look | None] = []
 
     def spy(tiles: object, markers: object, players: int, mat: object = None,
-            look: object = None) -> None:
+            look: vision.table.Look | None = None) -> None:
         seen.append(mat)
         looks.append(look)
 
@@ -177,10 +177,10 @@ def test_read_hands_a_mat_in_view_to_the_table_reconstruction(
     image = np.full((300, 400, 3), 200, np.uint8)
     table_photo.reconstruct_table(frame, 4, image, reader)  # type: ignore[arg-type]
     look = looks[-1]
-    assert callable(look)
+    assert look is not None
     box = np.array([[10, 10], [30, 10], [30, 50], [10, 50]], np.float32)
-    seen = look(np.stack([box, box + 40]))  # two outlines read in one look, in order
-    assert [t.values for t in seen] == [(2, 5), (2, 6)]
+    read = look(np.stack([box, box + 40]))  # two outlines read in one look, in order
+    assert [None if t is None else t.values for t in read] == [(2, 5), (2, 6)]
     assert len(reader.asked) == 1 and reader.asked[0].shape == (2, 4, 2)
 
 
