@@ -4,6 +4,7 @@ next tile could lie (``reread-tile``)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -68,6 +69,23 @@ def test_a_train_stopping_at_an_askew_box_is_read_again_where_it_goes_on() -> No
     reading = reconstruct(tiles[:-1], None, 3, look=oracle_look([ENGINE, *SEAT0_DOWN]))
     assert reading.table is not None
     assert reading.table.train(0).tiles == ((9, 1), (1, 2), (2, 3))  # type: ignore[union-attr]
+
+
+def test_the_places_a_train_could_go_on_are_read_in_one_look() -> None:
+    # as above: the train stops at the askew box, and every outline its next tile could
+    # have (straight on, a double across, turned either way) is read in one batch
+    askew = TileReading((6, 0), turned_box(SEAT0_DOWN[2], 45).corners)
+    oracle = oracle_look([ENGINE, *SEAT0_DOWN])
+    batches: list[int] = []
+
+    def look(corners: np.ndarray) -> Sequence[TileReading | None]:
+        batches.append(len(corners))
+        return oracle(corners)
+
+    reading = reconstruct([ENGINE, *SEAT0_DOWN[:2], askew], None, 3, look=look)
+    assert reading.table is not None
+    assert reading.table.train(0).tiles[-1] == (2, 3)  # type: ignore[union-attr]
+    assert max(batches) >= 4  # the outlines about the 1-2's end, at once
 
 
 def sure_looked(values: tuple[int, int], sure: tuple[float, float] = (1.0, 0.95)

@@ -113,6 +113,7 @@ class TableBuild:
 
 
 def _reread(seen: TileReading | None, doubted: bool) -> Reread | None:
+    """``seen`` with its values and ranges; ``None`` as :meth:`TableBuild.read_again` says."""
     if seen is None or (not doubted and bool(seen.uncertain)):
         return None
     values = (int(seen.values[0]), int(seen.values[1]))
