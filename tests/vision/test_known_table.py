@@ -464,7 +464,7 @@ def test_a_pale_tile_half_on_a_pale_square_is_fitted_by_its_pips() -> None:
     for _ in range(EMPTY_FRAMES):
         known.see_empty(cloth)
     known.settle(cloth)
-    none = Detections(np.zeros((0, 4, 2), np.float32), np.zeros(0), np.zeros(0))
+    none = Detections.empty()
     outline = box((640, 360), 60, 0.0)
     frame = cloth.copy()
     cv2.rectangle(frame, (640, 346), (669, 374), (235, 235, 230), -1)

@@ -108,7 +108,7 @@ class TableBuild:
         """:meth:`read_again` in each of ``outlines`` (working plane), looked at at once."""
         if self.look is None or not len(outlines):
             return [None] * len(outlines)
-        image = np.stack([apply_homography(self.to_image, c) for c in outlines])
+        image = apply_homography(self.to_image, np.stack(outlines))
         return [_reread(seen, doubted) for seen in self.look(image)]
 
 

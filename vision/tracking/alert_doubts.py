@@ -33,7 +33,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from engine import Owner
+from engine import Owner, Tile
 from engine.alerts import About, Alert, AlertCode
 from vision.table import TableReading, Uncertainty
 
@@ -97,7 +97,7 @@ def _waiting_double_doubted(reading: TableReading) -> bool:
     """Whether a double that ends a train in ``reading`` (one that waits) was read with
     doubt."""
     assert reading.table is not None
-    return any(train.tiles and train.tiles[-1][0] == train.tiles[-1][1]
+    return any(train.tiles and Tile(*train.tiles[-1]).is_double
                and reading.doubted(train.owner, len(train.tiles) - 1)
                for train in reading.table.trains)
 
@@ -105,10 +105,10 @@ def _waiting_double_doubted(reading: TableReading) -> bool:
 def _copy_doubted(reading: TableReading) -> bool:
     """Whether a tile ``reading`` shows in two places was read with doubt in one."""
     assert reading.table is not None
-    places: dict[tuple[int, int], list[tuple[Owner, int]]] = {}
+    places: dict[Tile, list[tuple[Owner, int]]] = {}
     for train in reading.table.trains:
-        for k, (a, b) in enumerate(train.tiles):
-            places.setdefault((min(a, b), max(a, b)), []).append((train.owner, k))
+        for k, pair in enumerate(train.tiles):
+            places.setdefault(Tile(*pair), []).append((train.owner, k))
     return any(len(p) > 1 and any(reading.doubted(owner, k) for owner, k in p)
                for p in places.values())
 
