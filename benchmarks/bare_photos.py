@@ -6,7 +6,8 @@ Pairs of hand-held stills composed from rendered sprites (``datasets.composite.p
 seed ``SEED``; the sprites as ``benchmarks.hands`` takes them): the bare table, then the
 table with tiles, the second shot moved, turned, scaled and tilted a little and exposed
 otherwise, on each surface of ``PAIR_SURFACES``, with and without the printed mat. Each
-table photo is read as ``mtrain read IMAGE --players N`` reads it
+table photo is read as ``mtrain read IMAGE --players N --rule set=S`` reads it (its own
+set, double-6 to double-15: a reader told double-12 reads a 13 to 15 as at most 12)
 (``vision.stills.table_photo.read_photo``), then with ``--empty`` (the bare photo,
 ``vision.stills.bare_photo.BarePhoto``), and scored per surface: tiles read right (a
 labelled tile matched one to one by a read tile at polygon IoU >= 0.5 with the same two
@@ -171,9 +172,9 @@ def run(models: Path, pairs: int, hands: int) -> dict[str, Any]:
             if use == "with" and laid is None:
                 continue
             if not is_hand:
-                reader.reset()
                 t0 = time.perf_counter()
-                frame, _ = read_photo(reader, photo, int(labels["players"]), laid)
+                frame, _ = read_photo(reader.for_set(int(labels["set"])), photo,
+                                      int(labels["players"]), laid)
                 times[use].append(time.perf_counter() - t0 + (reg_s if laid else 0.0))
                 rows.append(f"{name} read {use} --empty: {reads[use].add(key, labels, frame)}")
             score(use, name, photo, laid)

@@ -24,7 +24,15 @@ import numpy as np
 from datasets.camera import Camera
 from datasets.composite.hand_plan import plan_hand
 from datasets.composite.library import Sprite, SpriteLibrary, painter_tile
-from datasets.composite.plan import FRAME, HEIGHT_MM, FramePlan, Placed, plan_frame, webcam_over
+from datasets.composite.plan import (
+    FRAME,
+    HEIGHT_MM,
+    FramePlan,
+    Placed,
+    plan_frame,
+    set_shown,
+    webcam_over,
+)
 from datasets.photoreal.looks import SET_STYLES, kelvin_rgb
 from datasets.surfaces import SURFACES, draw_surface
 from datasets.textures import TileStyle, background
@@ -390,7 +398,7 @@ def compose_with_matte(library: SpriteLibrary, seed: int, index: int,
         _glare(img, rng)
     frame = finish(img, rng)
     labels.update({
-        "set": plan.set_max if plan else 12,
+        "set": set_shown(plan.set_max, labels["tiles"]) if plan else 12,
         "table": plan.table if plan is not None and exact and plan.objects else None,
         "players": plan.players if plan else 0,
         "composite": {"seed": seed, "index": index, "negative": negative, "surface": surface,

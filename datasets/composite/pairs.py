@@ -35,7 +35,7 @@ from datasets.composite.compose import (
 )
 from datasets.composite.hand_plan import HAND_FRAME, plan_hand
 from datasets.composite.library import SpriteLibrary
-from datasets.composite.plan import FRAME, plan_frame
+from datasets.composite.plan import FRAME, plan_frame, set_shown
 
 #: The surfaces a pair is laid on (``datasets.surfaces``).
 PAIR_SURFACES = ("stripes", "checks", "gingham", "leather", "wood", "felt")
@@ -124,7 +124,8 @@ def _compose(library: SpriteLibrary, rng: np.random.Generator, surface: str, mat
         _glare(bare, np.random.default_rng(glare))
     shot = Shot.hand_held(rng, size)
     bare_photo = finish(shot.take(bare), rng)
-    labels.update({"set": HAND_SET if hands else plan.set_max, "players": plan.players,
+    top = HAND_SET if hands else set_shown(plan.set_max, labels["tiles"])
+    labels.update({"set": top, "players": plan.players,
                    "table": plan.table if exact and not hands else None, "surface": name,
                    "pair": {"homography": [[float(v) for v in row] for row in shot.homography],
                             "gain": round(shot.gain, 4)}})

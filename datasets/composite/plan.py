@@ -25,6 +25,9 @@ from datasets.table_scene import overlaps, tile_corners
 
 #: Output frame: a webcam's 720p.
 FRAME = (1280, 720)
+#: The sets a table is played with (its largest half), and how often each is drawn.
+SETS = (6, 9, 12, 15)
+SET_SHARES = (0.05, 0.15, 0.65, 0.15)
 #: Heights (mm) of what stands on the table, by kind.
 HEIGHT_MM = {"tile": 8.5, "back": 8.5, "coin": 2.0, "toy-train": 22.0, "pawn": 25.0,
              "block": 14.0}
@@ -137,7 +140,7 @@ def plan_frame(rng: np.random.Generator, size: tuple[int, int] = FRAME,
     on the printed mat three times in ten (``mat``, when given, says whether)."""
     drawn = bool(rng.random() < 0.3)
     mat = drawn if mat is None else mat
-    set_max = int(rng.choice([6, 9, 12, 15], p=[0.05, 0.15, 0.65, 0.15]))
+    set_max = int(rng.choice(SETS, p=SET_SHARES))
     players, layout = _layout(rng, mat, set_max)
     objects = [Placed("tile", t.corners, (int(t.values[0]), int(t.values[1])))
                for t in layout.tiles]
@@ -158,3 +161,12 @@ def plan_frame(rng: np.random.Generator, size: tuple[int, int] = FRAME,
     return FramePlan(objects=objects, camera=camera, set_max=set_max, players=players,
                      table=dict(layout.table.to_json()), mat=layout.hub.mat_matrix if mat else None,
                      tile_px=tile_px)
+
+
+def set_shown(set_max: int, tiles: list[dict[str, Any]]) -> int:
+    """The set a frame's labelled ``tiles`` come from: ``set_max``, or the smallest of
+    ``SETS`` that holds a tile of other values shown in place of one no sprite shows (a
+    reader told the table's set reads a half beyond it as at most its top)."""
+    top = max([set_max] + [max(t["values"]) for t in tiles])
+    return next((s for s in SETS if s >= top), top)
+

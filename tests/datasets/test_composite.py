@@ -127,6 +127,15 @@ def test_same_seed_same_frame(library: SpriteLibrary) -> None:
     assert not np.array_equal(a, c)
 
 
+def test_a_frames_set_holds_every_tile_it_labels(library: SpriteLibrary) -> None:
+    tops = []
+    for index in range(24):
+        _, labels = compose_frame(library, 11, index)
+        assert all(max(t["values"]) <= labels["set"] for t in labels["tiles"])
+        tops += [max(t["values"]) for t in labels["tiles"]]
+    assert max(tops) > 12
+
+
 def test_negatives_show_nothing_to_find(library: SpriteLibrary) -> None:
     for i in range(3):
         image, labels = compose_frame(library, 8, i, Options(negatives=1.0))

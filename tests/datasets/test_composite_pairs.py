@@ -11,6 +11,7 @@ import pytest
 
 from datasets.composite import SpriteLibrary
 from datasets.composite.pairs import GAIN, PAIR_SURFACES, Shot, compose_pair
+from datasets.composite.plan import SETS, set_shown
 
 SPRITES = Path(__file__).resolve().parent / "sprites"
 
@@ -93,3 +94,20 @@ def test_a_seed_makes_the_same_pair_and_surfaces_differ(library: SpriteLibrary) 
     assert other[2]["composite"]["surface"] == "felt"
     hand = compose_pair(library, 9, 3, "wood", True, hands=True)
     assert hand[2]["kind"] == "hands-composite" and not hand[2]["composite"]["mat"]
+
+
+def test_a_tile_shown_beyond_the_tables_set_names_the_set_it_comes_from() -> None:
+    assert set_shown(12, [{"values": [3, 12]}]) == 12
+    assert set_shown(9, [{"values": [3, 11]}, {"values": [0, 0]}]) == 12
+    assert set_shown(12, [{"values": [14, 2]}]) == 15
+    assert set_shown(6, []) == 6
+
+
+def test_every_labelled_tile_is_of_the_photos_set(library: SpriteLibrary) -> None:
+    tops = set()
+    for index in range(16):
+        _, _, labels = compose_pair(library, 5101, index, PAIR_SURFACES[index % 5], False)
+        assert labels["set"] in SETS
+        assert all(max(t["values"]) <= labels["set"] for t in labels["tiles"])
+        tops.add(max(max(t["values"]) for t in labels["tiles"]))
+    assert max(tops) > 12  # a double-15 set or a stand-in beyond double-12 was shown
