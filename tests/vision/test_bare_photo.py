@@ -252,3 +252,21 @@ def test_a_fine_dark_checked_cloth_shot_again_registers() -> None:
     corners = np.array([[0, 0], [1280, 0], [1280, 720], [0, 720]], np.float64)
     assert np.abs(apply_homography(found.homography, corners)
                   - apply_homography(truth, corners)).max() < 3.0
+
+
+def test_a_tile_no_box_lies_on_is_a_changed_spot(
+        rnd: PaintedRound, hand_held: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    bare, photo, matrix = hand_held
+    tiles = [TileReading(v, apply_homography(matrix, c)) for v, c in rnd.pictures[-1].tiles]
+    laid = BarePhoto(bare, photo)
+
+    def frame(of: list[TileReading]) -> FrameReading:
+        return FrameReading(TileReadings.of(of), Detections.empty(), SIZE[::-1])
+
+    for gone in (0, len(tiles) // 2, len(tiles) - 1):
+        centre = tiles[gone].corners.mean(axis=0)
+        width = float(np.linalg.norm(tiles[gone].corners[0] - tiles[gone].corners[1]))
+        near = [np.linalg.norm(s - centre) < width for s in laid.unexplained(frame(tiles))]
+        assert not any(near)
+        left = [t for i, t in enumerate(tiles) if i != gone]
+        assert any(np.linalg.norm(s - centre) < width for s in laid.unexplained(frame(left)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 
@@ -17,6 +18,7 @@ from vision.stills.trouble_spots import (
     _windows,
     end_centres,
     look_closer,
+    look_where_changed,
     loose_centres,
 )
 
@@ -65,6 +67,16 @@ class FakeReader:
             match = min(self.boxes, key=lambda b: float(np.abs(b.corners - corners).sum()))
             out.append(TileReading(match.values, corners, 0.95, False))
         return TileReadings.of(out)
+
+
+class FakeBackReader(FakeReader):
+    """Reads as :class:`FakeReader` does, and sets the boxes read 0-0 apart as backs."""
+
+    def read_tiles_and_backs(self, image: np.ndarray, found: Detections
+                             ) -> tuple[TileReadings, TileReadings]:
+        read = self.read_tiles(image, found).each()
+        return (TileReadings.of([t for t in read if t.values != (0, 0)]),
+                TileReadings.of([t for t in read if t.values == (0, 0)]))
 
 
 def table_reading(assignment: list[Any], laid: int) -> Any:
@@ -259,3 +271,35 @@ def test_a_tile_box_found_closer_over_a_marker_is_the_marker() -> None:
     rebuilt: list[FrameReading] = []
     got = look_closer(reader, image, frame, reading, lambda f: rebuilt.append(f))
     assert got == (frame, reading) and rebuilt == []
+
+
+def test_where_the_photo_changed_with_no_box_the_tiles_found_closer_join_it() -> None:
+    image = np.zeros((400, 600, 3), np.uint8)
+    sure = tile(320, 180, (4, 4))
+    across = replace(tile(300, 200.5, (6, 6)), detector_confidence=0.5)  # across two tiles
+    frame = frame_of([tile(100, 100), sure, across])
+    upper, lower = tile(300, 195, (3, 6)), tile(300, 206, (2, 6))  # the two it lies across
+    new = tile(275, 180, (5, 0))  # a tile no box was found for
+    back = tile(325, 215, (0, 0))
+    on_sure = tile(322, 181, (9, 9))  # the sure tile boxed again, off a little
+    on_bare = tile(300, 226, (1, 1))  # a box on table as bare as in the bare photo
+    reader = FakeBackReader([upper, lower, new, back, on_sure, on_bare], image)
+    reader.detector.origins = [np.array([260, 160], np.float32)]
+    bare_below = 220.0
+
+    def bare(corners: np.ndarray) -> np.ndarray:
+        return np.asarray(corners, np.float32).mean(axis=1)[:, 1] > bare_below
+
+    got = look_where_changed(reader, image, frame, [np.array([300.0, 200.0])], bare)
+    assert reader.detector.calls == [((80, 80, 3), WINDOW_SIDE)]
+    assert sorted(t.values for t in got.tiles.each()) == [(1, 2), (2, 6), (3, 6), (4, 4),
+                                                          (5, 0)]
+    assert len(got.backs) == 1 and np.allclose(got.backs[0], back.corners)
+    # nothing changed where no box lies: nothing is looked at
+    assert look_where_changed(reader, image, frame, [], bare) is frame
+    # a box across two tiles as sure of itself as they are stays, and they are not taken
+    reader = FakeBackReader([upper, lower], image)
+    reader.detector.origins = [np.array([260, 160], np.float32)]
+    steady = frame_of([tile(100, 100), replace(across, detector_confidence=0.95)])
+    got = look_where_changed(reader, image, steady, [np.array([300.0, 200.0])], bare)
+    assert sorted(t.values for t in got.tiles.each()) == [(1, 2), (6, 6)]

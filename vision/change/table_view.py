@@ -152,6 +152,26 @@ def box_change(empty: TableView, now: TableView, inside: np.ndarray, slack: int 
     return best
 
 
+def change_map(empty: TableView, now: TableView, size: int, slack: int = 0,
+               noise: float = 0.0) -> np.ndarray:
+    """:func:`box_change` of a ``size`` x ``size`` box about every pixel (small size, float):
+    each pixel's least change in detail from ``empty`` to ``now`` over the bare table moved
+    by up to ``slack`` pixels each way, averaged over the box, over the bare table's own
+    detail there (plus ``TEXTURE_FLOOR`` and ``noise``). Where it reaches what a tile's box
+    changes, something was laid."""
+    h, w = now.grey.shape
+    pad = np.pad(empty.detail, ((slack, slack), (slack, slack), (0, 0)), mode="edge")
+    least: np.ndarray | None = None
+    for dy in range(2 * slack + 1):
+        for dx in range(2 * slack + 1):
+            d = channel_max(np.abs(now.detail - pad[dy:dy + h, dx:dx + w]))
+            least = d if least is None else np.minimum(least, d)
+    assert least is not None
+    k = (max(1, size), max(1, size))
+    texture = cv2.blur(channel_max(np.abs(empty.detail)), k)
+    return np.asarray(cv2.blur(least, k) / (texture + TEXTURE_FLOOR + noise), np.float32)
+
+
 def polygon_patch(shape: tuple[int, int], corners: np.ndarray, scale: float,
                    rim: int = 1) -> tuple[tuple[int, int], np.ndarray]:
     """:func:`polygon_mask` cut to the polygon's bounding box: the patch's top left

@@ -8,7 +8,11 @@ homography, so a phone held by hand will do), lays it there, and drops every
 tile, marker and back whose box lies on table unchanged from it
 (``vision.change.table_view.box_change``, allowing a pixel or two of registration
 error). What the reader found on the cloth's pattern or on a printed picture
-of a domino is gone; tiles laid since are kept.
+of a domino is gone; tiles laid since are kept. Where the photo changed from it
+as much as a tile's box does and no box read lies (:meth:`BarePhoto.unexplained`),
+the reader looks again, closer (``vision.stills.trouble_spots.look_where_changed``):
+a whole photo is looked at small, and a pale tile on a striped cloth can go unseen
+there but not in a window at a tile's own size.
 """
 
 from __future__ import annotations
@@ -22,10 +26,11 @@ import cv2
 import numpy as np
 
 from vision.change.channels import channel_max
-from vision.change.known_table import KnownTable
+from vision.change.known_table import UNCHANGED_BELOW, KnownTable
 from vision.change.registration import Registration, register
-from vision.change.table_view import TableView
+from vision.change.table_view import TableView, change_map, polygon_patch
 from vision.models.onnx_models import BareBoxes
+from vision.reading.look_sizes import median_short_side
 from vision.readings import FrameReading
 
 if TYPE_CHECKING:
@@ -38,6 +43,8 @@ REGISTRATION_SLACK = 1
 #: The most the two shots' own difference (``shot_noise``) raises the floor a box's change
 #: is measured against.
 NOISE_CAP = 0.15
+#: A changed spot no box covers is at least this share of a tile-wide square (small pixels).
+SPOT_SHARE = 0.5
 
 
 class BarePhoto:
@@ -77,6 +84,30 @@ class BarePhoto:
         if not len(boxes):
             return np.zeros(0, bool)
         return self.known.unchanged_boxes(self.known.view(self.photo), boxes)
+
+    def unexplained(self, frame: FrameReading) -> list[np.ndarray]:
+        """Image centres of the spots where the photo changed from the bare table as much as
+        a tile's box does (``change_map`` over a tile-wide square, ``UNCHANGED_BELOW``) and
+        no tile, marker or back of ``frame`` lies, at least ``SPOT_SHARE`` of such a square
+        each, the largest first; none while ``frame`` holds no tile to size them by."""
+        tiles = np.asarray(frame.tiles.corners, np.float32).reshape(-1, 4, 2)
+        empty, area = self.known.empty, self.known.known_area
+        if not len(tiles) or empty is None or area is None:
+            return []
+        view = self.known.view(self.photo)
+        size = max(3, int(round(median_short_side(tiles) / view.scale)))
+        changed = change_map(empty, view, size, REGISTRATION_SLACK, self.known.noise)
+        free = (changed >= UNCHANGED_BELOW) & area
+        for c in np.concatenate([tiles, np.asarray(frame.markers.corners, np.float32).reshape(
+                -1, 4, 2), np.array(frame.backs, np.float32).reshape(-1, 4, 2)]):
+            (y0, x0), inside = polygon_patch(free.shape, c, view.scale, rim=size)
+            free[y0:y0 + inside.shape[0], x0:x0 + inside.shape[1]] &= ~inside
+        count, _, stats, centres = cv2.connectedComponentsWithStats(free.astype(np.uint8),
+                                                                    connectivity=8)
+        big = [i for i in range(1, count)
+               if stats[i, cv2.CC_STAT_AREA] >= SPOT_SHARE * size * size]
+        big.sort(key=lambda i: -stats[i, cv2.CC_STAT_AREA])
+        return [np.asarray(centres[i], np.float64) * view.scale for i in big]
 
     def screen(self, frame: FrameReading) -> FrameReading:
         """``frame`` (read from the photo) without the tiles, markers and backs lying on

@@ -63,10 +63,16 @@ def read_photo(reader: TileReader, image: np.ndarray, players: int,
     table (:func:`read_table`); with ``bare`` (the bare table laid on ``image``), the boxes
     on unchanged bare table dropped where the detector finds them (before its looks at
     them), before the table is rebuilt and after the closer look (which may find boxes
-    there too)."""
+    there too), and the spots that changed with no box on them looked at closer
+    (``vision.stills.trouble_spots.look_where_changed``) before the table is rebuilt."""
     first = reader.read(image, None if bare is None else bare.bare_boxes())
-    frame, table = read_table(first if bare is None else bare.screen(first), players, image,
-                              reader)
+    if bare is not None:
+        from vision.stills.trouble_spots import look_where_changed
+
+        first = bare.screen(first)
+        first = look_where_changed(reader, image, first, bare.unexplained(first),
+                                   bare.unchanged)
+    frame, table = read_table(first, players, image, reader)
     if bare is not None:
         screened = bare.screen(frame)
         if len(screened.tiles) != len(frame.tiles):

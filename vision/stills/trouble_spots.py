@@ -23,11 +23,16 @@ and 1400000+, with and without the mat) the closer look reads 302 whole against
 293 without it (301 around the loose boxes alone), none worse. A box found
 closer that overlaps a marker of the frame (a toy train boxed as a tile) is not
 laid on a train's end (``MARKER_IOU``).
+
+With a photo of the bare table, :func:`look_where_changed` looks closer where the
+photo changed and no box lies (``vision.stills.bare_photo.BarePhoto.unexplained``):
+what it finds there on changed table is a tile or a back whether or not the table
+lays it on a train (a photo may show part of a table, and no hub).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -62,6 +67,9 @@ REPLACE_IOU = 0.2
 #: rendered 1280x720 and 12 MP tables). A window that finds nothing else is not read:
 #: its reading of those tiles could only replace sure readings with their like.
 SAME_IOU = 0.8
+#: A box found where the photo changed overlapping a tile, back or box found before by
+#: less than this (IoU) is a new one.
+NEW_IOU = 0.1
 
 
 def _width(frame: FrameReading) -> float | None:
@@ -198,3 +206,56 @@ def look_closer(reader: Any, image: np.ndarray, frame: FrameReading, reading: An
 def _laid(reading: Any) -> int:
     table = getattr(reading, "table", None)
     return -1 if table is None else sum(len(t.tiles) for t in table.trains)
+
+
+def look_where_changed(reader: Any, image: np.ndarray, frame: FrameReading,
+                       centres: Sequence[np.ndarray],
+                       on_bare: Callable[[np.ndarray], np.ndarray]) -> FrameReading:
+    """``frame`` with the tiles and backs found closer around ``centres`` (spots that changed
+    from the bare table with no box on them): each box found in a window around one
+    (``_found_in``) that overlaps no back or box found before (``NEW_IOU``), no tile of
+    ``frame`` but one that two or more boxes found there overlap, each surer of itself (a
+    box across two tiles: it gives way to them), and that ``on_bare`` (corners (N, 4, 2)
+    -> bool) does not put on unchanged bare table, read (a back is set apart as the
+    reader sets it apart). Unchanged when there is no spot, no tile to size the windows
+    by, or no detector."""
+    w = _width(frame)
+    if w is None or not centres or getattr(reader, "detector", None) is None:
+        return frame
+    held = frame.tiles.each()
+    corners = np.array([np.asarray(t.corners, np.float32) for t in held]).reshape(-1, 4, 2)
+    sure = np.array([t.detector_confidence for t in held], np.float32)
+    taken = np.concatenate([np.array(frame.backs, np.float32).reshape(-1, 4, 2)])
+    replaced = np.zeros(len(held), bool)
+    new: list[Detections] = []
+    for window in _windows(list(centres), WINDOW_WIDTHS * w, image.shape[:2]):
+        found = _found_in(reader, image, window, w, frame.markers)
+        if len(found) and len(taken):
+            found = found[polygon_iou(found.corners, taken).max(axis=1) < NEW_IOU]
+        if len(found):
+            found = found[~np.asarray(on_bare(found.corners), bool)]
+        if len(found) and len(held):  # a box across two tiles gives way to the two
+            over = polygon_iou(found.corners, corners) >= NEW_IOU
+            surer = over & (found.confidence[:, None] > sure[None, :])
+            across = (surer.sum(axis=0) >= 2) & (surer.sum(axis=0) == over.sum(axis=0))
+            ok = np.flatnonzero(~(over & ~across[None, :]).any(axis=1))
+            found = found[ok]
+            replaced |= across
+        if len(found):
+            found = found[_apart_boxes(found)]
+            new.append(found)
+            taken = np.concatenate([taken, found.corners.astype(np.float32)])
+    if not new:
+        return frame
+    tiles, backs = reader.read_tiles_and_backs(image, Detections.merge(new))
+    kept = [t for t, gone in zip(held, replaced, strict=True) if not gone]
+    return FrameReading(TileReadings.of([*kept, *tiles.each()]), frame.markers, frame.shape,
+                        (*frame.backs, *backs.corners))
+
+
+def _apart_boxes(found: Detections) -> np.ndarray:
+    """Indices of the boxes ``found`` that overlap no surer one of them (``NEW_IOU``)."""
+    order = np.argsort(-found.confidence, kind="stable")
+    iou = polygon_iou(found.corners[order], found.corners[order])
+    keep = [j for j in range(len(order)) if not np.any(iou[j, :j] >= NEW_IOU)]
+    return np.sort(order[keep])
