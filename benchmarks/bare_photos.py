@@ -14,7 +14,9 @@ labelled tile matched one to one by a read tile at polygon IoU >= 0.5 with the s
 values), tiles missed (no read tile matched), phantom tiles (read tiles matching no
 labelled tile; those on a face-down tile counted apart; of them, those on bare table:
 covered by tiles, face-down tiles and markers for less than ``ON_BARE_BELOW`` of their
-area, the ones a bare photo is for), and how the bare photo
+area, the ones a bare photo is for; and those read without doubt, ``phantom_sure``,
+on face-down tiles too: the reader marks the rest as questions for the user), and how
+the bare photo
 registered (the way, the residual, the error against the shot's own homography: on a
 repeating cloth a repeat off is as good). Hand pairs (``hands``, seed ``HAND_SEED``) are
 scored as ``mtrain score`` scores them, with and without ``--empty``; every tile counted
@@ -68,11 +70,12 @@ def _covered(box: np.ndarray, objects: list[np.ndarray]) -> float:
 
 
 class _Tally:
-    """Tiles read right, missed and phantom (and of those, on bare table), over the photos
-    of one setting."""
+    """Tiles read right, missed and phantom (and of those, on bare table, and read without
+    doubt: counted as tiles without a question to the user), over the photos of one
+    setting."""
 
     def __init__(self) -> None:
-        self.counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0, 0])
+        self.counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0, 0, 0])
 
     def add(self, key: str, labels: dict[str, Any], frame: Any) -> str:
         seen = labelled_read(labels, frame)
@@ -82,18 +85,19 @@ class _Tally:
                                                                       "markers")
                    for o in labels.get(part, [])]
         bare = sum(_covered(got[i], objects) < ON_BARE_BELOW for i in unmatched)
+        sure = sum(not frame.tiles.reading(i).uncertain for i in unmatched)
         row = [len(want), right, len(want) - len(pairs), len(unmatched) - on_backs, on_backs,
-               bare]
+               bare, sure]
         for k in (key, "all"):
             self.counts[k] = [x + y for x, y in zip(self.counts[k], row, strict=True)]
         return (f"{right}/{len(want)} right, {row[2]} missed, {row[3]} phantom "
-                f"({bare} on bare table)")
+                f"({bare} on bare table, {sure} read without doubt)")
 
     def result(self) -> dict[str, Any]:
         return {k: {"tiles": t, "read_right": r, "right_rate": round(r / max(t, 1), 4),
                     "missed": m, "phantom": p, "phantom_on_bare_table": bare,
-                    "on_face_down": b}
-                for k, (t, r, m, p, b, bare) in sorted(self.counts.items())}
+                    "on_face_down": b, "phantom_sure": sure}
+                for k, (t, r, m, p, b, bare, sure) in sorted(self.counts.items())}
 
 
 def _rejected(reader: Any, image: np.ndarray, hand: Any) -> int:
@@ -223,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         if a:
             print(f"[bare_photos] {use} --empty: {a['read_right']}/{a['tiles']} right "
                   f"({a['right_rate']}), {a['missed']} missed, {a['phantom']} phantom "
-                  f"({a['phantom_on_bare_table']} on bare table); "
+                  f"({a['phantom_on_bare_table']} on bare table, {a['phantom_sure']} sure); "
                   f"score: {s['rejected_counted']} rejected boxes counted of "
                   f"{s['tiles_counted']}")
     print(f"[bare_photos] wrote {args.out}")

@@ -24,7 +24,12 @@ from vision.reading.boxes.divider import (
     fit_divider,
     snap_to_divider,
 )
-from vision.reading.boxes.duplicate_boxes import distinct, over_a_seam
+from vision.reading.boxes.duplicate_boxes import (
+    SAME_VALUES_IOU,
+    best_readings,
+    distinct,
+    over_a_seam,
+)
 from vision.reading.reader import TileReader, TileReading
 
 EVAL = Path(__file__).resolve().parents[2] / "datasets" / "eval"
@@ -311,6 +316,22 @@ def test_distinct_keeps_the_first_of_overlapping_boxes() -> None:
     box = np.array([[0, 0], [0, 10], [20, 10], [20, 0]], np.float32)
     items = [TileReading((1, 2), box + [dx, 0]) for dx in (0, 2, 30, 11)]
     assert distinct(items) == [0, 2, 3]
+
+
+def test_the_same_tile_boxed_twice_half_a_tile_apart_is_one() -> None:
+    # a set holds one tile of each: two boxes read 10-12 overlapping by a third are one
+    first, slid = _lying((10, 12), 0, 40), _lying((10, 12), 20, 60)
+    assert distinct([first, slid], same_values_iou=SAME_VALUES_IOU) == [0]
+    assert distinct([first, slid]) == [0, 1]  # by overlap alone: two
+    assert distinct([first, _lying((12, 10), 60, 20)], same_values_iou=SAME_VALUES_IOU) == [0]
+    # read as two tiles, they are two (a box across the seam of a train is judged apart)
+    assert distinct([first, _lying((12, 4), 20, 60)], same_values_iou=SAME_VALUES_IOU) == [0, 1]
+    # the same values side by side do not overlap: two tiles (a table may show a copy)
+    assert distinct([first, _lying((10, 12), 40, 80)],
+                    same_values_iou=SAME_VALUES_IOU) == [0, 1]
+    # the reader keeps one reading of the two
+    kept = best_readings([first, slid], [first.corners, slid.corners], [0, 1], set(), 2)
+    assert [t.values for t in kept] == [(10, 12)]
 
 
 @pytest.mark.parametrize("shape", [(1,), (7,), (150, 16), (37, 3)])

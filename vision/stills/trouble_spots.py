@@ -225,7 +225,7 @@ def look_where_changed(reader: Any, image: np.ndarray, frame: FrameReading,
     held = frame.tiles.each()
     corners = np.array([np.asarray(t.corners, np.float32) for t in held]).reshape(-1, 4, 2)
     sure = np.array([t.detector_confidence for t in held], np.float32)
-    taken = np.concatenate([np.array(frame.backs, np.float32).reshape(-1, 4, 2)])
+    taken = np.array(frame.backs, np.float32).reshape(-1, 4, 2)
     replaced = np.zeros(len(held), bool)
     new: list[Detections] = []
     for window in _windows(list(centres), WINDOW_WIDTHS * w, image.shape[:2]):

@@ -11,8 +11,15 @@ import numpy as np
 from vision.models.detections import polygon_iou
 from vision.readings import TileReading
 
-#: the less confident one is dropped.
+#: Two readings whose boxes overlap by this much (IoU) are one tile found twice: the
+#: less confident one is dropped.
 DUPLICATE_IOU = 0.5
+#: Two readings of one image's boxes that read the same two values and overlap by this
+#: much are one tile too (:func:`best_readings`), the other box slid along it (a box
+#: slid by half a tile overlaps it by a third): a set holds one tile of each, and two
+#: tiles lying flat do not overlap. On the composited still pairs a 10-12 boxed twice
+#: at 0.50 and two doubted 4-3 and 10-6 at 0.33 and 0.39 were each read as two tiles.
+SAME_VALUES_IOU = 0.3
 #: A tile's box moved (snapped to a divider, or evened) onto the seam between two tiles
 #: of a train reads their touching halves, which match: a double. Such a reading does
 #: not replace a sure single read where the box was found when the move took it over another
@@ -85,16 +92,20 @@ def over_a_seam(j: int, readings: Sequence[TileReading]) -> bool:
 
 
 
-def distinct(readings: Sequence[TileReading], iou: float = DUPLICATE_IOU) -> list[int]:
-    """Indices of ``readings`` to keep when boxes overlapping by ``iou`` or more are
-    one tile: the first of each such group stays (give them best first)."""
+def distinct(readings: Sequence[TileReading], iou: float = DUPLICATE_IOU,
+             same_values_iou: float | None = None) -> list[int]:
+    """Indices of ``readings`` to keep when boxes overlapping by ``iou`` or more, or by
+    ``same_values_iou`` or more where they read the same two values, are one tile: the
+    first of each such group stays (give them best first)."""
     if len(readings) < 2:
         return list(range(len(readings)))
     overlap = polygon_iou(np.array([r.corners for r in readings], np.float32),
                           np.array([r.corners for r in readings], np.float32))
+    tiles = [tuple(sorted(r.values)) for r in readings]
+    same = iou if same_values_iou is None else min(iou, same_values_iou)
     keep: list[int] = []
     for i in range(len(readings)):
-        if all(overlap[i, j] < iou for j in keep):
+        if all(overlap[i, j] < (same if tiles[i] == tiles[j] else iou) for j in keep):
             keep.append(i)
     return keep
 
@@ -115,5 +126,5 @@ def best_readings(found: Sequence[TileReading], boxes: list[np.ndarray], owner: 
                 continue
             best[owner[k]] = reading
     readings = sorted(best.values(), key=lambda t: -t.confidence)
-    readings = [readings[i] for i in distinct(readings)]
+    readings = [readings[i] for i in distinct(readings, same_values_iou=SAME_VALUES_IOU)]
     return [t for j, t in enumerate(readings) if not over_a_seam(j, readings)]
