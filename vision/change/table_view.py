@@ -154,11 +154,11 @@ def box_change(empty: TableView, now: TableView, inside: np.ndarray, slack: int 
 
 def change_map(empty: TableView, now: TableView, size: int, slack: int = 0,
                noise: float = 0.0) -> np.ndarray:
-    """:func:`box_change` of a ``size`` x ``size`` box about every pixel (small size, float):
-    each pixel's least change in detail from ``empty`` to ``now`` over the bare table moved
-    by up to ``slack`` pixels each way, averaged over the box, over the bare table's own
-    detail there (plus ``TEXTURE_FLOOR`` and ``noise``). Where it reaches what a tile's box
-    changes, something was laid."""
+    """What :func:`box_change` measures, for a ``size`` x ``size`` box about every pixel
+    (small size, float): each pixel's least change in detail from ``empty`` to ``now`` over
+    the bare table moved by up to ``slack`` pixels each way, averaged over the box, over the
+    bare table's own detail there (plus ``TEXTURE_FLOOR`` and ``noise``). Where it reaches
+    what a tile's box changes, something was laid."""
     h, w = now.grey.shape
     pad = np.pad(empty.detail, ((slack, slack), (slack, slack), (0, 0)), mode="edge")
     least: np.ndarray | None = None
