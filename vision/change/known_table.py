@@ -56,7 +56,7 @@ from vision.change.table_view import (
     TableView,
     box_change,
     changed_mask,
-    polygon_mask,
+    covered_mask,
     polygon_patch,
     shadow_mask,
     table_view,
@@ -332,10 +332,7 @@ class KnownTable:
             return np.zeros((0, 4, 2), np.float32)
         mask = changed_mask(base, frame_view) & ~shadow_mask(base, frame_view)
         s = frame_view.scale
-        covered = np.zeros(mask.shape, bool)
-        for c in taken:
-            (py, px), inside = polygon_patch(mask.shape, c, s, rim=2)
-            covered[py:py + inside.shape[0], px:px + inside.shape[1]] |= inside
+        covered = covered_mask(mask.shape, taken, s, rim=2)
         short, long = scale
         # a pale tile on a pale cloth changes at its pips and edges only: closed, and the
         # pieces within a tile of one another taken together
@@ -388,8 +385,7 @@ class KnownTable:
         mask = changed_mask(empty, frame_view, self.spread) & ~shadow_mask(empty, frame_view)
         if area is not None:
             mask &= area
-        for c in taken:
-            mask &= ~polygon_mask(mask.shape, c, s, rim=2)
+        mask &= ~covered_mask(mask.shape, taken, s, rim=2)
         short, long = scale[0] / s, scale[1] / s
         # a pale marker on a pale cloth changes in part: closed, then specks of thread out
         mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, disc(short / 3))

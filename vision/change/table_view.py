@@ -191,6 +191,17 @@ def polygon_patch(shape: tuple[int, int], corners: np.ndarray, scale: float,
     return (y0, x0), mask.astype(bool)
 
 
+def covered_mask(shape: tuple[int, int], outlines: np.ndarray, scale: float,
+                 rim: int = 1) -> np.ndarray:
+    """Where any of ``outlines`` (N, 4, 2; frame pixels, ``scale`` of them a pixel of the
+    small copy ``shape``) lies, grown by ``rim`` pixels: :func:`polygon_patch` of each."""
+    out = np.zeros(shape, bool)
+    for c in outlines:
+        (y0, x0), inside = polygon_patch(shape, c, scale, rim)
+        out[y0:y0 + inside.shape[0], x0:x0 + inside.shape[1]] |= inside
+    return out
+
+
 def polygon_mask(shape: tuple[int, int], corners: np.ndarray, scale: float,
                   rim: int = 1) -> np.ndarray:
     mask = np.zeros(shape, np.uint8)

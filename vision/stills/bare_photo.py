@@ -28,7 +28,7 @@ import numpy as np
 from vision.change.channels import channel_max
 from vision.change.known_table import UNCHANGED_BELOW, KnownTable
 from vision.change.registration import Registration, register
-from vision.change.table_view import TableView, change_map, polygon_patch
+from vision.change.table_view import TableView, change_map, covered_mask
 from vision.models.onnx_models import BareBoxes
 from vision.reading.look_sizes import median_short_side
 from vision.readings import FrameReading
@@ -97,11 +97,10 @@ class BarePhoto:
         view = self.known.view(self.photo)
         size = max(3, int(round(median_short_side(tiles) / view.scale)))
         changed = change_map(empty, view, size, REGISTRATION_SLACK, self.known.noise)
-        free = (changed >= UNCHANGED_BELOW) & area
-        for c in np.concatenate([tiles, np.asarray(frame.markers.corners, np.float32).reshape(
-                -1, 4, 2), np.array(frame.backs, np.float32).reshape(-1, 4, 2)]):
-            (y0, x0), inside = polygon_patch(free.shape, c, view.scale, rim=size)
-            free[y0:y0 + inside.shape[0], x0:x0 + inside.shape[1]] &= ~inside
+        held = np.concatenate([tiles, np.asarray(frame.markers.corners, np.float32).reshape(
+            -1, 4, 2), np.array(frame.backs, np.float32).reshape(-1, 4, 2)])
+        free = (changed >= UNCHANGED_BELOW) & area & ~covered_mask(area.shape, held,
+                                                                   view.scale, size)
         count, _, stats, centres = cv2.connectedComponentsWithStats(free.astype(np.uint8),
                                                                     connectivity=8)
         big = [i for i in range(1, count)

@@ -68,7 +68,8 @@ REPLACE_IOU = 0.2
 #: its reading of those tiles could only replace sure readings with their like.
 SAME_IOU = 0.8
 #: A box found where the photo changed overlapping a tile, back or box found before by
-#: less than this (IoU) is a new one.
+#: less than this (IoU) is a new one (boxes found there are first kept apart as
+#: ``_apart`` keeps readings).
 NEW_IOU = 0.1
 
 
@@ -156,8 +157,17 @@ def _apart(readings: list[Any]) -> list[Any]:
         return readings
     readings = sorted(readings, key=lambda t: -t.confidence)
     boxes = np.array([np.asarray(t.corners, np.float32) for t in readings])
-    iou = polygon_iou(boxes, boxes)
-    return [t for j, t in enumerate(readings) if not np.any(iou[j, :j] >= OVERLAP_IOU)]
+    confidence = np.array([t.confidence for t in readings])
+    return [readings[j] for j in _surest_apart(boxes, confidence)]
+
+
+def _surest_apart(corners: np.ndarray, confidence: np.ndarray) -> np.ndarray:
+    """Indices (ascending) of the boxes ``corners`` that overlap no surer one by
+    ``OVERLAP_IOU`` (see :func:`_apart`)."""
+    order = np.argsort(-np.asarray(confidence), kind="stable")
+    iou = polygon_iou(corners[order], corners[order])
+    keep = [j for j in range(len(order)) if not np.any(iou[j, :j] >= OVERLAP_IOU)]
+    return np.sort(order[keep])
 
 
 def look_closer(reader: Any, image: np.ndarray, frame: FrameReading, reading: Any,
@@ -242,7 +252,7 @@ def look_where_changed(reader: Any, image: np.ndarray, frame: FrameReading,
             found = found[ok]
             replaced |= across
         if len(found):
-            found = found[_apart_boxes(found)]
+            found = found[_surest_apart(found.corners, found.confidence)]
             new.append(found)
             taken = np.concatenate([taken, found.corners.astype(np.float32)])
     if not new:
@@ -251,11 +261,3 @@ def look_where_changed(reader: Any, image: np.ndarray, frame: FrameReading,
     kept = [t for t, gone in zip(held, replaced, strict=True) if not gone]
     return FrameReading(TileReadings.of([*kept, *tiles.each()]), frame.markers, frame.shape,
                         (*frame.backs, *backs.corners))
-
-
-def _apart_boxes(found: Detections) -> np.ndarray:
-    """Indices of the boxes ``found`` that overlap no surer one of them (``NEW_IOU``)."""
-    order = np.argsort(-found.confidence, kind="stable")
-    iou = polygon_iou(found.corners[order], found.corners[order])
-    keep = [j for j in range(len(order)) if not np.any(iou[j, :j] >= NEW_IOU)]
-    return np.sort(order[keep])
