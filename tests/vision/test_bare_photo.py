@@ -3,6 +3,7 @@ taken by hand, laid on a photo of the tiles; ``mtrain read/score --empty``."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -270,3 +271,6 @@ def test_a_tile_no_box_lies_on_is_a_changed_spot(
         assert not any(near)
         left = [t for i, t in enumerate(tiles) if i != gone]
         assert any(np.linalg.norm(s - centre) < width for s in laid.unexplained(frame(left)))
+        # a box read there with doubt explains nothing: the spot is looked at closer
+        doubted = [*left, dataclasses.replace(tiles[gone], uncertain=True)]
+        assert any(np.linalg.norm(s - centre) < width for s in laid.unexplained(frame(doubted)))

@@ -9,10 +9,11 @@ tile, marker and back whose box lies on table unchanged from it
 (``vision.change.table_view.box_change``, allowing a pixel or two of registration
 error). What the reader found on the cloth's pattern or on a printed picture
 of a domino is gone; tiles laid since are kept. Where the photo changed from it
-as much as a tile's box does and no box read lies (:meth:`BarePhoto.unexplained`),
-the reader looks again, closer (``vision.stills.trouble_spots.look_where_changed``):
-a whole photo is looked at small, and a pale tile on a striped cloth can go unseen
-there but not in a window at a tile's own size.
+as much as a tile's box does and no box lies but one read with doubt
+(:meth:`BarePhoto.unexplained`), the reader looks again, closer
+(``vision.stills.trouble_spots.look_where_changed``): a whole photo is looked at
+small, and a pale tile on a striped cloth can go unseen there but not in a window
+at a tile's own size.
 """
 
 from __future__ import annotations
@@ -88,8 +89,10 @@ class BarePhoto:
     def unexplained(self, frame: FrameReading) -> list[np.ndarray]:
         """Image centres of the spots where the photo changed from the bare table as much as
         a tile's box does (``change_map`` over a tile-wide square, ``UNCHANGED_BELOW``) and
-        no tile, marker or back of ``frame`` lies, at least ``SPOT_SHARE`` of such a square
-        each, the largest first; none while ``frame`` holds no tile to size them by."""
+        no marker, back or tile read without doubt of ``frame`` lies (a doubted box, one
+        across a row of small tiles say, explains nothing), at least ``SPOT_SHARE`` of such
+        a square each, the largest first; none while ``frame`` holds no tile to size them
+        by."""
         tiles = np.asarray(frame.tiles.corners, np.float32).reshape(-1, 4, 2)
         empty, area = self.known.empty, self.known.known_area
         if not len(tiles) or empty is None or area is None:
@@ -97,8 +100,9 @@ class BarePhoto:
         view = self.known.view(self.photo)
         size = max(3, int(round(median_short_side(tiles) / view.scale)))
         changed = change_map(empty, view, size, REGISTRATION_SLACK, self.known.noise)
-        held = np.concatenate([tiles, np.asarray(frame.markers.corners, np.float32).reshape(
-            -1, 4, 2), np.array(frame.backs, np.float32).reshape(-1, 4, 2)])
+        held = np.concatenate([tiles[~frame.tiles.uncertain],
+                               np.asarray(frame.markers.corners, np.float32).reshape(-1, 4, 2),
+                               np.array(frame.backs, np.float32).reshape(-1, 4, 2)])
         free = (changed >= UNCHANGED_BELOW) & area & ~covered_mask(area.shape, held,
                                                                    view.scale, size)
         count, _, stats, centres = cv2.connectedComponentsWithStats(free.astype(np.uint8),
