@@ -20,7 +20,7 @@ from vision.change.registration import register
 from vision.mat.geometry import apply_homography
 from vision.models.detections import Detections
 from vision.readings import FrameReading, TileReading, TileReadings
-from vision.stills.bare_photo import BarePhoto
+from vision.stills.bare_photo import SPOT_STEP, BarePhoto
 
 SIZE = (960, 540)
 
@@ -274,3 +274,27 @@ def test_a_tile_no_box_lies_on_is_a_changed_spot(
         # a box read there with doubt explains nothing: the spot is looked at closer
         doubted = [*left, dataclasses.replace(tiles[gone], uncertain=True)]
         assert any(np.linalg.norm(s - centre) < width for s in laid.unexplained(frame(doubted)))
+
+
+def test_a_changed_area_wider_than_a_closer_look_gets_spots_all_over_it(
+        rnd: PaintedRound) -> None:
+    # a third of the photo changed (a cloth laid over, or a bare photo that lies off on a
+    # striped cloth): one spot at its middle would leave most of it unlooked at
+    bare = rnd.pictures[0].image
+    photo = bare.copy()
+    x0, y0, x1, y1 = 120, 100, 720, 420
+    rng = np.random.default_rng(3)
+    photo[y0:y1, x0:x1] = rng.integers(60, 200, (y1 - y0, x1 - x0, 3), dtype=np.uint8)
+    w = 20.0  # the tile read: 40 x 20 px, on unchanged table
+    tile = TileReading((3, 4), np.array([[860, 470], [880, 470], [880, 510], [860, 510]],
+                                        np.float32))
+    frame = FrameReading(TileReadings.of([tile]), Detections.empty(), SIZE[::-1])
+    spots = np.array(BarePhoto(bare, photo).unexplained(frame))
+    assert len(spots) > 1
+    reach = (SPOT_STEP / 2 + 0.5) * w
+    for x in np.linspace(x0 + w, x1 - w, 12):
+        for y in np.linspace(y0 + w, y1 - w, 6):
+            assert np.abs(spots - [x, y]).max(axis=1).min() <= reach
+    # and none away from it
+    assert ((spots[:, 0] > x0 - reach) & (spots[:, 0] < x1 + reach)
+            & (spots[:, 1] > y0 - reach) & (spots[:, 1] < y1 + reach)).all()

@@ -46,6 +46,9 @@ REGISTRATION_SLACK = 1
 NOISE_CAP = 0.15
 #: A changed spot no box covers is at least this share of a tile-wide square (small pixels).
 SPOT_SHARE = 0.5
+#: A changed spot wider than this many tile widths (a closer look sees 8) is cut in
+#: cells no wider, each a spot.
+SPOT_STEP = 6
 
 
 class BarePhoto:
@@ -91,8 +94,10 @@ class BarePhoto:
         a tile's box does (``change_map`` over a tile-wide square, ``UNCHANGED_BELOW``) and
         no marker, back or tile read without doubt of ``frame`` lies (a doubted box, one
         across a row of small tiles say, explains nothing), at least ``SPOT_SHARE`` of such
-        a square each, the largest first; none while ``frame`` holds no tile to size them
-        by."""
+        a square each, the largest first; a spot wider than ``SPOT_STEP`` tile widths (a
+        bare photo lying off on a striped cloth changes most of the view) cut in cells no
+        wider, one spot at the middle of each it fills enough. None while ``frame`` holds
+        no tile to size them by."""
         tiles = np.asarray(frame.tiles.corners, np.float32).reshape(-1, 4, 2)
         empty, area = self.known.empty, self.known.known_area
         if not len(tiles) or empty is None or area is None:
@@ -105,12 +110,28 @@ class BarePhoto:
                                np.array(frame.backs, np.float32).reshape(-1, 4, 2)])
         free = (changed >= UNCHANGED_BELOW) & area & ~covered_mask(area.shape, held,
                                                                    view.scale, size)
-        count, _, stats, centres = cv2.connectedComponentsWithStats(free.astype(np.uint8),
+        count, labels, stats, centres = cv2.connectedComponentsWithStats(free.astype(np.uint8),
                                                                     connectivity=8)
         big = [i for i in range(1, count)
                if stats[i, cv2.CC_STAT_AREA] >= SPOT_SHARE * size * size]
         big.sort(key=lambda i: -stats[i, cv2.CC_STAT_AREA])
-        return [np.asarray(centres[i], np.float64) * view.scale for i in big]
+        out = []
+        for i in big:
+            x, y, w, h = (int(v) for v in stats[i, :4])
+            cols, rows = (max(1, int(np.ceil(n / (SPOT_STEP * size)))) for n in (w, h))
+            if cols == rows == 1:
+                out.append(np.asarray(centres[i], np.float64) * view.scale)
+                continue
+            # wider than a closer look sees: cut in cells at most SPOT_STEP tile widths
+            # wide, a spot at the middle of each that holds enough of it
+            xs, ys = np.linspace(x, x + w, cols + 1), np.linspace(y, y + h, rows + 1)
+            for r in range(rows):
+                for c in range(cols):
+                    cell = labels[int(ys[r]):int(ys[r + 1]), int(xs[c]):int(xs[c + 1])] == i
+                    if cell.sum() >= SPOT_SHARE * size * size:
+                        out.append(np.array([(xs[c] + xs[c + 1]) / 2, (ys[r] + ys[r + 1]) / 2])
+                                   * view.scale)
+        return out
 
     def screen(self, frame: FrameReading) -> FrameReading:
         """``frame`` (read from the photo) without the tiles, markers and backs lying on
