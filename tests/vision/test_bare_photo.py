@@ -298,3 +298,18 @@ def test_a_changed_area_wider_than_a_closer_look_gets_spots_all_over_it(
     # and none away from it
     assert ((spots[:, 0] > x0 - reach) & (spots[:, 0] < x1 + reach)
             & (spots[:, 1] > y0 - reach) & (spots[:, 1] < y1 + reach)).all()
+
+
+@pytest.mark.parametrize("surface", ["felt", "leather"])
+def test_a_webcam_that_balances_its_white_again_still_registers(surface: str) -> None:
+    """A fixed webcam balances its white again once white tiles are in view: the bare
+    frame's plain cloth is another colour than under the tiles, its detail the same. A
+    cloth of another colour is another table."""
+    rnd = painted_round(24, surface, False, tables=2, size=SIZE)
+    bare, tiles = rnd.pictures[0].image, rnd.pictures[-1].image
+    balanced = np.clip(tiles * np.array([1.3, 1.0, 0.75], np.float32), 0, 255).astype(np.uint8)
+    found = register(bare, balanced)
+    assert np.abs(found.homography - np.eye(3)).max() < 0.02
+    other = painted_round(31, surface, False, tables=2, size=SIZE).pictures[-1].image
+    with pytest.raises(BadInputError, match="does not register"):
+        register(bare, other)

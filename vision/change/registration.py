@@ -75,8 +75,14 @@ DETAIL_FLOOR = 0.1
 MAX_RESIDUAL = 0.6
 MIN_OVERLAP = 0.25
 #: ... and their mean colours (each channel's share) lie within this of each other (a
-#: checked cloth's median jumps between its two colours).
+#: checked cloth's median jumps between its two colours), or within ``MAX_BALANCED_COLOUR``
+#: when their detail agrees as closely as only one cloth's with itself does
+#: (``SAME_DETAIL``): a webcam balances its white again when white tiles come into view,
+#: and a plain felt's green turns grey on the bare frame (0.09-0.11 on rendered felt and
+#: leather, detail 0.05-0.07 against 0.17-0.35 between two felts).
 MAX_COLOUR = 0.05
+SAME_DETAIL = 0.12
+MAX_BALANCED_COLOUR = 0.15
 #: A photo with less spread in grey than this has too little detail to register.
 MIN_GREY_SPREAD = 2.0
 
@@ -294,7 +300,8 @@ def register(first: np.ndarray, second: np.ndarray, source: str = "photo") -> Re
             if best is None or r < best.residual:
                 full = _scaled(guess, 1 / scale_a, 1 / scale_b)
                 best = Registration(full, inliers, r, how)
-    if best is not None and _colour_change(first, second, best.homography) > MAX_COLOUR:
+    if best is not None and _colour_change(first, second, best.homography) > (
+            MAX_BALANCED_COLOUR if best.residual <= SAME_DETAIL else MAX_COLOUR):
         best = None  # a plain top of another colour: another table
     if best is None or best.residual > MAX_RESIDUAL:
         found = "" if best is None else f" (detail differs {best.residual:.2f} at best)"
