@@ -50,6 +50,7 @@ from vision.models.onnx_models import (
     load_specs,
 )
 from vision.models.tile_check import CheckedTileDetector
+from vision.reading.boxes.blank_markers import blank_on_markers
 from vision.reading.boxes.duplicate_boxes import best_readings
 from vision.reading.boxes.hollow_markers import drop_hollow
 from vision.reading.boxes.variants import box_variants
@@ -316,6 +317,8 @@ class TileReader:
                      for i in np.flatnonzero(on_backs)
                      if not found_near(markers.corners[i:i + 1], np.array(down))[0]]
             markers = markers[~on_backs]
+        if len(tiles) and len(markers):  # a marker boxed as a blank tile too is the marker
+            tiles = tiles[~blank_on_markers(tiles, markers)]
         return FrameReading(tiles, markers, (int(image.shape[0]), int(image.shape[1])),
                             tuple(down))
 
