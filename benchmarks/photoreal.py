@@ -1,7 +1,7 @@
 """Photoreal benchmark: tables rendered by Blender, read as ``mtrain read`` reads them.
 
-    .venv/bin/python -m benchmarks.photoreal [--render N] [--folder DIR] [--seed S]
-                                             [--models DIR] [--out FILE]
+    .venv/bin/python -m benchmarks.photoreal [--render N] [--bare N] [--folder DIR]
+                                             [--seed S] [--models DIR] [--out FILE]
 
 Writes ``benchmarks/results/photoreal.json``. The scenes come from
 ``datasets.photoreal`` (seed ``SEED`` and on, never used for training): a legal
@@ -20,6 +20,13 @@ attachment (``benchmarks/table.py``'s tally), tiles read right (a labelled tile
 matched one to one by a read tile at polygon IoU >= 0.5 with the same two
 values), phantom tiles (read tiles matching no labelled tile; those lying on a
 face-down boneyard tile counted apart), and how often the mat was found.
+
+Each scene whose bare table was rendered too (``NAME_bare.jpg``: the same webcam
+and light, no tile, marker or arm; ``--bare N`` renders those of the first ``N``
+scenes, ``--render`` renders both) is read again as ``mtrain read IMAGE --empty
+NAME_bare.jpg`` reads it (``mat_with_empty``, ``no_mat_with_empty``). The webcam's
+automatic exposure and white balance set the two frames apart as a real one does
+when white tiles come into view.
 """
 
 from __future__ import annotations
@@ -49,13 +56,16 @@ FOLDER = ROOT / "runs" / "photoreal-heldout"
 SEED = 1_400_000
 
 
-def render(folder: Path, count: int, seed: int, samples: int) -> float:
-    """Render ``count`` scenes (even on the mat, odd without); seconds per scene."""
+def render(folder: Path, count: int, seed: int, samples: int, tables: bool = True,
+           bare: bool = True) -> float:
+    """Render ``count`` scenes (even on the mat, odd without), their ``tables`` and their
+    ``bare`` tables; seconds per scene."""
     from datasets.photoreal.generate import generate
 
     t0 = time.perf_counter()
     for i in range(count):
-        generate(folder, 1, seed, mat=i % 2 == 0, samples=samples, start=i, clear=True)
+        generate(folder, 1, seed, mat=i % 2 == 0, samples=samples, start=i, clear=True,
+                 bare=bare, tables=tables)
     return (time.perf_counter() - t0) / max(count, 1)
 
 
@@ -119,32 +129,56 @@ def score(folder: Path, models: Path = ROOT / "models") -> dict[str, Any]:
     import cv2
 
     from datasets.labels import iter_scenes
+    from datasets.photoreal.generate import BARE_SUFFIX
     from engine import RuleSet
     from vision.mat.hub_mat import detect_mat
     from vision.reading.reader import TileReader
-    from vision.stills.table_photo import read_table
+    from vision.stills.bare_photo import BarePhoto
+    from vision.stills.table_photo import read_photo, read_table
 
     reader = TileReader(models, max_value=RuleSet.preset("standard").set)
     parts = {True: _Part(), False: _Part()}
+    with_empty = {True: _Part(), False: _Part()}
+    not_registered: list[str] = []
     for image_path, labels in iter_scenes(folder):
         image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
         if image is None or "photoreal" not in labels:
             continue
+        players = int(labels["players"])
         t0 = time.perf_counter()
         reader.reset()
         frame = reader.read(image)
-        frame, reading = read_table(frame, int(labels["players"]), image, reader)
+        frame, reading = read_table(frame, players, image, reader)
         seconds = time.perf_counter() - t0
         on_mat = bool(labels["photoreal"]["mat"])
-        parts[on_mat].add(labels, frame, reading, detect_mat(image) is not None, seconds,
-                          image_path.stem)
-    return {"mat": parts[True].result(True), "no_mat": parts[False].result(False),
-            "models": getattr(reader, "model_files", None)}
+        found_mat = detect_mat(image) is not None
+        parts[on_mat].add(labels, frame, reading, found_mat, seconds, image_path.stem)
+        empty = cv2.imread(str(image_path.with_name(image_path.stem + BARE_SUFFIX + ".jpg")),
+                           cv2.IMREAD_COLOR)
+        if empty is None:
+            continue
+        t0 = time.perf_counter()
+        reader.reset()
+        try:
+            bare = BarePhoto(empty, image, "bare table")
+        except BadInputError:
+            not_registered.append(image_path.stem)
+            continue
+        frame, reading = read_photo(reader, image, players, bare)
+        with_empty[on_mat].add(labels, frame, reading, found_mat, time.perf_counter() - t0,
+                               image_path.stem)
+    out = {"mat": parts[True].result(True), "no_mat": parts[False].result(False)}
+    if with_empty[True].tally.tables or with_empty[False].tally.tables:
+        out |= {"mat_with_empty": with_empty[True].result(True),
+                "no_mat_with_empty": with_empty[False].result(False),
+                "bare_not_registered": not_registered}
+    return out | {"models": getattr(reader, "model_files", None)}
 
 
 def _file_seconds(folder: Path) -> float | None:
     """Median time between consecutive pictures written (how long a render took)."""
-    times = sorted(p.stat().st_mtime for p in folder.glob("photoreal_*.jpg"))
+    times = sorted(p.stat().st_mtime for p in folder.glob("photoreal_*.jpg")
+                   if not p.stem.endswith("_bare"))
     gaps = np.diff(times)
     return round(float(np.median(gaps)), 1) if len(gaps) else None
 
@@ -153,6 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--render", type=int, default=0, metavar="N",
                         help="render N scenes into --folder first (needs make render-env)")
+    parser.add_argument("--bare", type=int, default=0, metavar="N",
+                        help="render the bare tables of the first N scenes in --folder first")
     parser.add_argument("--folder", type=Path, default=FOLDER, help="rendered scenes to score")
     parser.add_argument("--seed", type=int, default=SEED, help=f"scene seed (default {SEED})")
     parser.add_argument("--samples", type=int, default=8, help="Cycles samples per pixel")
@@ -161,10 +197,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=RESULTS, help="results file to write")
     args = parser.parse_args(argv)
     render_s = None
-    if args.render > 0:
-        try:
+    try:
+        if args.render > 0:
             render_s = render(args.folder, args.render, args.seed, args.samples)
-        except BadInputError as exc:
+        if args.bare > 0:
+            render(args.folder, args.bare, args.seed, args.samples, tables=False)
+    except BadInputError as exc:
             print(f"[photoreal] skipped: {exc}")
             return 0
     scenes = sorted(args.folder.glob("photoreal_*.json")) if args.folder.is_dir() else []
@@ -188,7 +226,9 @@ def main(argv: list[str] | None = None) -> int:
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2, default=str) + "\n", encoding="utf-8")
-    for key in ("mat", "no_mat"):
+    for key in ("mat", "no_mat", "mat_with_empty", "no_mat_with_empty"):
+        if key not in parts:
+            continue
         p = parts[key]
         print(f"[photoreal] {key}: {p['tables']} tables, whole {p['whole_table_exact']}, "
               f"train {p['per_train_exact']}, tiles {p['tiles_read_right']}, "

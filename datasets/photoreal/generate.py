@@ -1,4 +1,5 @@
-"""Write photoreal scenes to a folder: ``NAME.jpg`` + ``NAME.json`` (the painter's format).
+"""Write photoreal scenes to a folder: ``NAME.jpg`` + ``NAME.json`` (the painter's format),
+and with ``bare`` the table before its first tile, ``NAME_bare.jpg``.
 
 The scenes are described here (:mod:`datasets.photoreal.scene`), rendered by
 Blender in its own Python (:mod:`datasets.photoreal.blender_scene`, run as a
@@ -14,6 +15,7 @@ import os
 import subprocess
 import tempfile
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -81,9 +83,10 @@ def _mat_json(scene: PhotoScene, folder: Path) -> dict[str, Any] | None:
     return {"image": str(path), "corners": (corners[:, :2] / corners[:, 2:]).tolist()}
 
 
-def render_job(scene: PhotoScene, folder: Path, output: Path, samples: int = SAMPLES
-               ) -> dict[str, Any]:
-    """The JSON job the Blender side renders; face textures are written into ``folder``."""
+def render_job(scene: PhotoScene, folder: Path, output: Path, samples: int = SAMPLES,
+               look_at: Sequence[float] | None = None) -> dict[str, Any]:
+    """The JSON job the Blender side renders; face textures are written into ``folder``.
+    ``look_at``: where the lamp aims (default: the middle of the tiles)."""
     rng = scene_rng(scene.seed, scene.index + 7_000_000)
     tiles = []
     for i, tile in enumerate(scene.tiles):
@@ -95,12 +98,12 @@ def render_job(scene: PhotoScene, folder: Path, output: Path, samples: int = SAM
             cv2.imwrite(entry["face"], colour)
             cv2.imwrite(entry["height"], height)
         tiles.append(entry)
-    pts = np.concatenate([t.corners for t in scene.tiles] or [np.zeros((1, 2))])
     return {
         "output": str(output), "samples": samples, "canvas": list(scene.webcam.canvas),
         "noise_seed": scene.seed * 1000 + scene.index, "camera": camera_json(scene),
         "style": as_json(scene.style), "surface": as_json(scene.surface),
-        "lighting": as_json(scene.lighting), "look_at": pts.mean(axis=0).tolist(),
+        "lighting": as_json(scene.lighting),
+        "look_at": _aim(scene) if look_at is None else list(look_at),
         "tiles": tiles, "mat": _mat_json(scene, folder),
         "markers": [{"kind": m.kind, "corners": m.corners.tolist(), "colour": list(m.colour)}
                     for m in scene.markers],
@@ -115,14 +118,27 @@ def scene_name(seed: int, index: int) -> str:
     return f"photoreal_{seed}_{index:06d}"
 
 
+#: What the bare table's picture of a scene is called: ``NAME`` + this + ``.jpg``.
+BARE_SUFFIX = "_bare"
+
+
+def bare_table(scene: PhotoScene) -> PhotoScene:
+    """``scene`` before its first tile: the cloth, the mat and the props where they lie,
+    seen by the same webcam under the same light; no tile, marker or arm."""
+    return replace(scene, tiles=[], markers=[], arms=[])
+
+
 def generate(out: str | Path, count: int, seed: int, mat: bool | None = None,
              surface: str | None = None, samples: int = SAMPLES, start: int = 0,
              python: Path | None = None, batch: int = 4, clear: bool = False,
-             inline_doubles: float = 0.0) -> list[Path]:
+             inline_doubles: float = 0.0, bare: bool = False, tables: bool = True
+             ) -> list[Path]:
     """Render scenes ``start .. start + count - 1`` of ``seed`` into ``out``; returns the
     label files written. ``clear``: no arm or prop hides a tile; ``inline_doubles``: the
-    share of doubles laid in line with their train. Raises :class:`BadInputError` when
-    bpy is not installed."""
+    share of doubles laid in line with their train; ``bare``: each scene's bare table
+    too (:func:`bare_table`, ``NAME_bare.jpg``: the photo ``mtrain read --empty`` takes);
+    ``tables=False``: the bare tables only (of scenes rendered before). Raises
+    :class:`BadInputError` when bpy is not installed."""
     python = python or render_python()
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
@@ -136,12 +152,23 @@ def generate(out: str | Path, count: int, seed: int, mat: bool | None = None,
             if clear:
                 scenes = [clear_view(s) for s in scenes]
             jobs = [render_job(s, work, work / f"{scene_name(seed, s.index)}.png", samples)
-                    for s in scenes]
-            (work / "jobs.json").write_text(json.dumps(jobs), encoding="utf-8")
+                    for s in scenes] if tables else []
+            bares = [render_job(bare_table(s), work, work / f"{scene_name(seed, s.index)}"
+                                f"{BARE_SUFFIX}.png", samples, _aim(s))
+                     for s in scenes] if bare else []
+            (work / "jobs.json").write_text(json.dumps(jobs + bares), encoding="utf-8")
             run_blender(python, work / "jobs.json")
-            for scene, job in zip(scenes, jobs, strict=True):
+            for scene, job in zip(scenes if tables else [], jobs, strict=True):
                 written.append(_finish(scene, Path(job["output"]), folder))
+            for scene, job in zip(scenes if bare else [], bares, strict=True):
+                _finish_bare(scene, Path(job["output"]), folder)
     return written
+
+
+def _aim(scene: PhotoScene) -> list[float]:
+    """Where ``render_job`` aims the lamp of ``scene``: the middle of its tiles."""
+    pts = np.concatenate([t.corners for t in scene.tiles] or [np.zeros((1, 2))])
+    return [float(v) for v in pts.mean(axis=0)]
 
 
 def run_blender(python: Path, jobs: Path) -> None:
@@ -152,17 +179,29 @@ def run_blender(python: Path, jobs: Path) -> None:
         raise RuntimeError("Blender failed: " + " | ".join(tail))
 
 
-def _finish(scene: PhotoScene, raw: Path, folder: Path) -> Path:
+def _finished(scene: PhotoScene, raw: Path, rng: np.random.Generator) -> bytes:
+    """The webcam's JPEG of the rendered canvas at ``raw`` (its lens, exposure, noise)."""
     canvas = cv2.imread(str(raw), cv2.IMREAD_COLOR)
     if canvas is None:
         raise RuntimeError(f"Blender wrote no picture at {raw}")
-    rng = scene_rng(scene.seed, scene.index + 9_000_000)
     image = scene.webcam.finish(canvas, scene.finish, rng)
-    name = scene_name(scene.seed, scene.index)
     ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 95])
     if not ok:
         raise RuntimeError("JPEG encoding failed")
-    (folder / f"{name}.jpg").write_bytes(buf.tobytes())
+    return buf.tobytes()
+
+
+def _finish_bare(scene: PhotoScene, raw: Path, folder: Path) -> Path:
+    """The bare table's picture: the same webcam, a frame of its own (exposure, noise)."""
+    path = folder / f"{scene_name(scene.seed, scene.index)}{BARE_SUFFIX}.jpg"
+    path.write_bytes(_finished(scene, raw, scene_rng(scene.seed, scene.index + 11_000_000)))
+    return path
+
+
+def _finish(scene: PhotoScene, raw: Path, folder: Path) -> Path:
+    name = scene_name(scene.seed, scene.index)
+    jpeg = _finished(scene, raw, scene_rng(scene.seed, scene.index + 9_000_000))
+    (folder / f"{name}.jpg").write_bytes(jpeg)
     label = folder / f"{name}.json"
     label.write_text(json.dumps(scene_labels(scene, f"{name}.jpg")), encoding="utf-8")
     return label
@@ -190,6 +229,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help=f"Cycles samples per pixel (default {SAMPLES})")
     parser.add_argument("--clear-view", action="store_true",
                         help="no arm, mug or phone hides a tile (for scoring whole tables)")
+    parser.add_argument("--bare", action="store_true",
+                        help="also render each table bare, before its first tile "
+                             "(NAME_bare.jpg, for mtrain read --empty)")
     parser.add_argument("--inline-doubles", type=float, default=0.0, metavar="SHARE",
                         help="share of doubles laid in line with their train, 0-1 "
                              "(default 0: every double across)")
@@ -203,7 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise BadInputError("--inline-doubles", f"must be 0 to 1, got {args.inline_doubles}")
         labels = generate(args.out, args.count, args.seed, args.mat, args.surface,
                           args.samples, args.start, clear=args.clear_view,
-                          inline_doubles=args.inline_doubles)
+                          inline_doubles=args.inline_doubles, bare=args.bare)
     except BadInputError as exc:
         print(f"error: {exc}")
         return 2

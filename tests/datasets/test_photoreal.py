@@ -14,7 +14,14 @@ import numpy as np
 import pytest
 
 from datasets.photoreal.faces import paint_face, pip_circles
-from datasets.photoreal.generate import MISSING, camera_json, main, render_job, render_python
+from datasets.photoreal.generate import (
+    MISSING,
+    bare_table,
+    camera_json,
+    main,
+    render_job,
+    render_python,
+)
 from datasets.photoreal.labels import KIND, clear_view, scene_labels
 from datasets.photoreal.lens import Webcam
 from datasets.photoreal.looks import SURFACES, pick_set_style
@@ -211,6 +218,20 @@ class TestRenderJob:
         assert all(Path(t["face"]).exists() and Path(t["height"]).exists() for t in faces)
         assert job["mat"] is not None and Path(job["mat"]["image"]).exists()
         assert job["canvas"] == list(scene.webcam.canvas)
+
+    def test_the_bare_table_is_the_scene_before_its_first_tile(self, tmp_path: Path) -> None:
+        scene = build_scene(9, 2, mat=True, surface="striped")
+        bare = bare_table(scene)
+        assert not bare.tiles and not bare.markers and not bare.arms
+        assert bare.props == scene.props and bare.surface == scene.surface
+        assert bare.lighting == scene.lighting and bare.webcam is scene.webcam
+        table = render_job(scene, tmp_path, tmp_path / "table.png")
+        empty = render_job(bare, tmp_path, tmp_path / "bare.png", look_at=table["look_at"])
+        assert empty["tiles"] == [] and empty["markers"] == [] and empty["arms"] == []
+        # the same webcam, lamp and mat: only the pieces differ
+        for key in ("camera", "canvas", "lighting", "look_at", "surface", "mat", "props"):
+            assert empty[key] == table[key], key
+        json.dumps(empty)
 
     def test_blender_camera_looks_where_the_webcam_does(self) -> None:
         scene = build_scene(9, 1)
