@@ -167,7 +167,8 @@ def score(folder: Path, models: Path = ROOT / "models") -> dict[str, Any]:
         frame, reading = read_photo(reader, image, players, bare)
         with_empty[on_mat].add(labels, frame, reading, found_mat, time.perf_counter() - t0,
                                image_path.stem)
-    out = {"mat": parts[True].result(True), "no_mat": parts[False].result(False)}
+    out: dict[str, Any] = {"mat": parts[True].result(True),
+                           "no_mat": parts[False].result(False)}
     if with_empty[True].tally.tables or with_empty[False].tally.tables:
         out |= {"mat_with_empty": with_empty[True].result(True),
                 "no_mat_with_empty": with_empty[False].result(False),
