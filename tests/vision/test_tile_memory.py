@@ -228,3 +228,29 @@ def test_a_new_box_read_with_doubt_on_unchanged_table_is_no_tile(
         assert _values(tiles.each()) == sorted([*_values(game.tiles(4)), *extra])
     assert bool(asked) == (not sure)  # only new boxes read with doubt are asked about
     assert memory.counts.doubts_unchanged == (CONFIRMED_READS + 1 if extra == [] else 0)
+
+
+class PawnReader(FakeReader):
+    """Also boxes a pawn both as a marker and as a tile, and reads that tile 0-0."""
+
+    PAWN = np.array([[300, 300], [330, 300], [330, 316], [300, 316]], np.float32)
+
+    def detect(self, frame: np.ndarray, bare: BareBoxes | None = None) -> Detections:
+        found = super().detect(frame, bare)
+        return Detections.merge([found, Detections(np.array([self.PAWN, self.PAWN + 0.5]),
+                                                   np.ones(2), np.array([0, 1]))])
+
+    def read_tiles(self, frame: np.ndarray, tiles: Detections) -> list[Any]:
+        pawn = np.linalg.norm(tiles.corners.mean(axis=1) - self.PAWN.mean(axis=0), axis=1) < 3
+        out = super().read_tiles(frame, tiles[~pawn]) if (~pawn).any() else []
+        return out + [TileReading((0, 0), c) for c in tiles.corners[pawn]]
+
+
+def test_a_marker_boxed_as_a_blank_tile_too_is_the_marker() -> None:
+    game = Game(5, n_tiles=6)
+    frame = game.draw(4, np.random.default_rng(4))
+    reader = PawnReader(game)
+    tiles, markers = TileMemory(reader).update_with_detections(frame, reader.detect(frame))
+    assert sorted(tuple(sorted(t.values)) for t in tiles.each()) == sorted(
+        tuple(sorted(t.values)) for t in game.tiles(4))
+    assert len(markers) == 1

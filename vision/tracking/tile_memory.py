@@ -15,6 +15,8 @@ only what it does not know, and gives back the frame's tiles and markers.
 - a back set apart before, where it lay and looking as it did, is that back,
   unread (a tile turned face up there looks otherwise), and a marker the
   detector finds on a back is no marker;
+- a box read 0-0 where a marker is found is that marker
+  (``vision.reading.boxes.blank_markers``), as a still's reader takes it;
 - given where the table has not changed since it last settled, a new box read
   with doubt there is no new tile: a tile laid since changes the view, and a box
   that was there at the settled table and was not a tile of it is not one now
@@ -31,6 +33,7 @@ import cv2
 import numpy as np
 
 from vision.models.detections import Detections
+from vision.reading.boxes.blank_markers import blank_on_markers
 from vision.reading.boxes.duplicate_boxes import distinct
 from vision.reading.face_down import markers_on_backs
 from vision.reading.reader_interface import TileSource, sure_markers, tile_boxes
@@ -219,6 +222,9 @@ class TileMemory:
         self._hold_backs(grey, on_back, read.backs.each())
         markers = self._off_backs(grey, sure_markers(self.reader, found))
         fresh = read.tiles.each()
+        if fresh and len(markers):  # a marker boxed as a blank tile too is the marker
+            fresh = [r for r, gone in zip(fresh, blank_on_markers(read.tiles, markers),
+                                          strict=True) if not gone]
         self.counts.tiles_read += len(fresh)
         if unchanged is not None:
             fresh = self._off_unchanged(fresh, unchanged)
