@@ -313,3 +313,21 @@ def test_a_webcam_that_balances_its_white_again_still_registers(surface: str) ->
     other = painted_round(31, surface, False, tables=2, size=SIZE).pictures[-1].image
     with pytest.raises(BadInputError, match="does not register"):
         register(bare, other)
+
+
+def test_the_engine_on_the_mats_printed_outline_is_the_readers_to_judge(
+        rnd: PaintedRound) -> None:
+    """The mat prints the engine's outline where it lies: a white engine there, a double
+    blank above all, changes the view from the bare mat so little that it passed for bare
+    table. Here the photo is its own bare table: every box lies on unchanged table."""
+    last = rnd.pictures[-1]
+    laid = BarePhoto(last.image, last.image)
+    assert laid.engine_spot is not None
+    corners = np.array([c for _, c in last.tiles], np.float32)
+    engine = laid.on_engine_spot(corners)
+    assert engine.sum() == 1
+    (values,) = [v for (v, _), e in zip(last.tiles, engine, strict=True) if e]
+    assert values[0] == values[1]  # the engine is a double
+    assert (laid.unchanged(corners) == ~engine).all()
+    bare = laid.bare_boxes()
+    assert bare is not None and (np.asarray(bare(corners)) == ~engine).all()

@@ -27,6 +27,8 @@ MAT_SIDE_MM = 200.0
 SLOT_RADIUS_MM = 110.0
 #: Width of the tiles the mat is drawn for (a double-12 set's, 24 x 48 mm).
 TILE_WIDTH_MM = 24.0
+#: The engine's outline printed at the hub centre, long side along x (mm).
+ENGINE_BOX_MM = (54.0, 30.0)
 #: Each slot's arrow runs between these distances from the hub centre (clear of the
 #: markers); the print reaches no further out than its tip.
 ARROW_FROM_MM, ARROW_TO_MM = 88.0, 99.0
@@ -90,6 +92,12 @@ def mat_to_table(centre: tuple[float, float] | np.ndarray, rotation: float) -> n
     """
     c, s = math.cos(rotation), math.sin(rotation)
     return np.array([[c, -s, float(centre[0])], [s, c, float(centre[1])], [0.0, 0.0, 1.0]])
+
+
+def engine_box_mm() -> np.ndarray:
+    """The corners (4, 2) of the engine's printed outline, mat millimetres."""
+    w, h = ENGINE_BOX_MM[0] / 2, ENGINE_BOX_MM[1] / 2
+    return np.array([[-w, -h], [w, -h], [w, h], [-w, h]], np.float64)
 
 
 def apply_homography(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:

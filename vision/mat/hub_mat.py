@@ -20,11 +20,13 @@ from vision.mat.geometry import (
     ARROW_FROM_MM,
     ARROW_TO_MM,
     ARUCO_DICTIONARY,
+    ENGINE_BOX_MM,
     LABEL_MM,
     MAT_PLAYERS,
     MAT_SIDE_MM,
     SLOT_RADIUS_MM,
     apply_homography,
+    engine_box_mm,
     marker_corners_mm,
     marker_ids,
     players_from_id,
@@ -98,7 +100,7 @@ def mat_image(players: int, px_per_mm: float = 4.0) -> np.ndarray:
     thick = max(1, int(px_per_mm * 0.6))
     cv2.rectangle(img, (0, 0), (side - 1, side - 1), (60, 60, 60), thick)
     cv2.circle(img, px((0, 0)), int(SLOT_RADIUS_MM * 0.5 * px_per_mm), (200, 200, 200), thick)
-    box = np.array([[-27, -15], [27, -15], [27, 15], [-27, 15]], float)
+    box = engine_box_mm()
     cv2.polylines(img, [np.array([px(p) for p in box], np.int32)], True, (120, 120, 120), thick)
     for label, angle in zip(_labels(players), slot_angles(players), strict=True):
         u = np.array([math.cos(angle), math.sin(angle)])
@@ -134,7 +136,8 @@ def mat_svg(players: int) -> str:
         f'height="{MAT_SIDE_MM}" fill="white" stroke="#3c3c3c" stroke-width="0.4"/>',
         f'<circle cx="{ox}" cy="{oy}" r="{SLOT_RADIUS_MM / 2}" fill="none" stroke="#c8c8c8" '
         'stroke-width="0.4"/>',
-        f'<rect x="{ox - 27}" y="{oy - 15}" width="54" height="30" fill="none" '
+        f'<rect x="{ox - ENGINE_BOX_MM[0] / 2}" y="{oy - ENGINE_BOX_MM[1] / 2}" '
+        f'width="{ENGINE_BOX_MM[0]}" height="{ENGINE_BOX_MM[1]}" fill="none" '
         'stroke="#787878" stroke-width="0.4"/>',
     ]
     for label, angle in zip(_labels(players), slot_angles(players), strict=True):
