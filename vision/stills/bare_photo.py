@@ -8,7 +8,9 @@ homography, so a phone held by hand will do), lays it there, and drops every
 tile, marker and back whose box lies on table unchanged from it
 (``vision.change.table_view.box_change``, allowing a pixel or two of registration
 error). What the reader found on the cloth's pattern or on a printed picture
-of a domino is gone; tiles laid since are kept. Where the photo changed from it
+of a domino is gone; tiles laid since are kept, and so is a box on the engine's
+outline printed on the mat, where a white engine barely changes the view
+(:meth:`BarePhoto.on_engine_spot`). Where the photo changed from it
 as much as a tile's box does and no box lies but one read with doubt
 (:meth:`BarePhoto.unexplained`), the reader looks again, closer
 (``vision.stills.trouble_spots.look_where_changed``): a whole photo is looked at
