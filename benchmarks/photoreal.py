@@ -177,9 +177,12 @@ def score(folder: Path, models: Path = ROOT / "models") -> dict[str, Any]:
 
 
 def _file_seconds(folder: Path) -> float | None:
-    """Median time between consecutive pictures written (how long a render took)."""
+    """Median time between consecutive pictures of tables written (how long a render
+    took)."""
+    from datasets.photoreal.generate import BARE_SUFFIX
+
     times = sorted(p.stat().st_mtime for p in folder.glob("photoreal_*.jpg")
-                   if not p.stem.endswith("_bare"))
+                   if not p.stem.endswith(BARE_SUFFIX))
     gaps = np.diff(times)
     return round(float(np.median(gaps)), 1) if len(gaps) else None
 
@@ -204,8 +207,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.bare > 0:
             render(args.folder, args.bare, args.seed, args.samples, tables=False)
     except BadInputError as exc:
-            print(f"[photoreal] skipped: {exc}")
-            return 0
+        print(f"[photoreal] skipped: {exc}")
+        return 0
     scenes = sorted(args.folder.glob("photoreal_*.json")) if args.folder.is_dir() else []
     if not scenes:
         print(f"[photoreal] skipped: no rendered scenes in {args.folder} (render them with "
