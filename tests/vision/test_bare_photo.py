@@ -322,9 +322,9 @@ def test_the_engine_on_the_mats_printed_outline_is_the_readers_to_judge(
     table. Here the photo is its own bare table: every box lies on unchanged table."""
     last = rnd.pictures[-1]
     laid = BarePhoto(last.image, last.image)
-    assert laid.engine_spot is not None
+    assert len(laid.known.kept) == 1
     corners = np.array([c for _, c in last.tiles], np.float32)
-    engine = laid.on_engine_spot(corners)
+    engine = laid.known.in_kept(corners)
     assert engine.sum() == 1
     (values,) = [v for (v, _), e in zip(last.tiles, engine, strict=True) if e]
     assert values[0] == values[1]  # the engine is a double

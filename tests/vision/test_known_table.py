@@ -474,3 +474,21 @@ def test_a_pale_tile_half_on_a_pale_square_is_fitted_by_its_pips() -> None:
     got = known.screen(frame, none, 0, tiles, marker_class=1)
     assert len(got) == 1 and got.class_id[0] == 0
     assert polygon_iou(outline[None], got.corners)[0, 0] > 0.6
+
+
+def test_a_box_on_a_kept_outline_is_never_bare_and_the_outline_moves_with_a_bump(
+        rnd: PaintedRound) -> None:
+    rng = np.random.default_rng(6)
+    known = learned(rnd, rng)
+    bare = rnd.pictures[0].image
+    cloth = cloth_boxes(rnd.pictures[-1], 6, rng)
+    view = table_view(bare)
+    assert known.unchanged_boxes(view, cloth).all()
+    known.kept = cloth[:1].copy()  # say the first box is the engine's printed outline
+    assert known.unchanged_boxes(view, cloth).tolist() == [False] + [True] * 5
+    assert known.unchanged_boxes(view, cloth, since_settled=True).sum() == 0  # not known
+    known.settle(exposed(bare, 1.0, 3.0, rng))
+    assert known.bumped(exposed(shifted(bare, 9.0, -6.0), 0.95, 3.0, rng)) is not None
+    shift = known.kept.mean(axis=(0, 1)) - cloth[0].mean(axis=0)
+    assert abs(shift[0] - 9.0) < 3.0 and abs(shift[1] + 6.0) < 3.0
+

@@ -151,6 +151,10 @@ class KnownTable:
         self.empty_seen = 0
         #: Where the empty table is known (a bumped camera shows table it never saw bare).
         self.known_area: np.ndarray | None = None
+        #: Outlines (K, 4, 2, frame pixels) where no box is taken for bare table however
+        #: little it changed the view: the engine's outline printed on the mat, where a
+        #: white engine (a double blank above all) looks much like the print.
+        self.kept: np.ndarray = np.zeros((0, 4, 2), np.float32)
         self._sum: list[TableView] = []
         #: The last settled table: its view, and the frame in grey (full size).
         self.settled_view: TableView | None = None
@@ -241,6 +245,7 @@ class KnownTable:
             return None
         dx, dy = _refined(channel_mean(base.detail), channel_mean(view.detail), dx, dy)
         self._move_empty(dx, dy)
+        self.kept = self.kept + np.array([dx, dy], np.float32) * np.float32(view.scale)
         self.settle(frame)
         return Bump((float(dx * view.scale), float(dy * view.scale)))
 
@@ -290,10 +295,22 @@ class KnownTable:
     def unchanged_boxes(self, frame_view: TableView, corners: np.ndarray,
                         since_settled: bool = False) -> np.ndarray:
         """For each box ``corners`` (N, 4, 2): whether it lies on table that has not
-        changed since the table was known bare, or ``since_settled`` since the last
-        settled table (False where that is not known)."""
-        return np.asarray(self.box_change(frame_view, corners, since_settled)
-                          < UNCHANGED_BELOW)
+        changed since the table was known bare (and not in a :attr:`kept` outline), or
+        ``since_settled`` since the last settled table (False where that is not known)."""
+        out = np.asarray(self.box_change(frame_view, corners, since_settled)
+                         < UNCHANGED_BELOW)
+        return out if since_settled else out & ~self.in_kept(corners)
+
+    def in_kept(self, corners: np.ndarray) -> np.ndarray:
+        """For each box ``corners`` (N, 4, 2): whether its middle lies in a :attr:`kept`
+        outline."""
+        boxes = np.asarray(corners, np.float32).reshape(-1, 4, 2)
+        out = np.zeros(len(boxes), bool)
+        for outline in self.kept:
+            spot = outline.reshape(-1, 1, 2).astype(np.float32)
+            out |= np.array([cv2.pointPolygonTest(spot, (float(x), float(y)), False) >= 0
+                             for x, y in boxes.mean(axis=1)], bool)
+        return out
 
     def bare_boxes(self, frame: np.ndarray) -> BareBoxes | None:
         """Which boxes in ``frame`` the table known bare shows (:meth:`screen` drops them),

@@ -253,6 +253,11 @@ def detect_mat(image: np.ndarray) -> MatView | None:
     return MatView(players, matrix, tuple(sorted(i for i, _, _ in seen)), error)
 
 
+def engine_outline(mat: MatView) -> np.ndarray:
+    """The engine's outline printed on ``mat``, in image pixels (4, 2)."""
+    return np.asarray(apply_homography(mat.mat_to_image, engine_box_mm()), np.float32)
+
+
 def rectify(image: np.ndarray, mat: MatView, px_per_mm: float = 1.0,
             extent_mm: float = 500.0) -> np.ndarray:
     """A top-down view of the table round the hub, ``2 * extent_mm`` square.

@@ -10,7 +10,7 @@ tile, marker and back whose box lies on table unchanged from it
 error). What the reader found on the cloth's pattern or on a printed picture
 of a domino is gone; tiles laid since are kept, and so is a box on the engine's
 outline printed on the mat, where a white engine barely changes the view
-(:meth:`BarePhoto.on_engine_spot`). Where the photo changed from it
+(``KnownTable.kept``). Where the photo changed from it
 as much as a tile's box does and no box lies but one read with doubt
 (:meth:`BarePhoto.unexplained`), the reader looks again, closer
 (``vision.stills.trouble_spots.look_where_changed``): a whole photo is looked at
@@ -32,8 +32,7 @@ from vision.change.channels import channel_max
 from vision.change.known_table import UNCHANGED_BELOW, KnownTable
 from vision.change.registration import Registration, register
 from vision.change.table_view import TableView, change_map, covered_mask
-from vision.mat.geometry import apply_homography, engine_box_mm
-from vision.mat.hub_mat import detect_mat
+from vision.mat.hub_mat import detect_mat, engine_outline
 from vision.models.onnx_models import BareBoxes
 from vision.reading.look_sizes import median_short_side
 from vision.readings import FrameReading
@@ -80,41 +79,21 @@ class BarePhoto:
         self.known.noise = shot_noise(self.known, view)
         self.photo = photo
         mat = detect_mat(photo)
-        #: The engine's outline printed on the hub mat, in photo pixels (None: no mat).
-        self.engine_spot = (None if mat is None else np.asarray(
-            apply_homography(mat.mat_to_image, engine_box_mm()), np.float32))
+        if mat is not None:  # a white engine on its printed outline is the reader's to judge
+            self.known.kept = engine_outline(mat)[None]
 
     def bare_boxes(self) -> BareBoxes | None:
         """Which boxes of the photo lie on table as bare as in the photo of the bare table
         (``KnownTable.bare_boxes``), for the detector to drop before it looks at them."""
-        bare = self.known.bare_boxes(self.photo)
-        if bare is None or self.engine_spot is None:
-            return bare
-        known = bare
-
-        def off_the_engine_spot(corners: np.ndarray) -> np.ndarray:
-            return np.asarray(known(corners)) & ~self.on_engine_spot(corners)
-        return off_the_engine_spot
-
-    def on_engine_spot(self, corners: np.ndarray) -> np.ndarray:
-        """For each box ``corners`` (N, 4, 2): whether its middle lies in the engine's
-        outline printed on the mat. A white engine there (a double blank above all) barely
-        changes the view from the bare mat, whose print outlines it: the reader judges it."""
-        boxes = np.asarray(corners, np.float32).reshape(-1, 4, 2)
-        if self.engine_spot is None or not len(boxes):
-            return np.zeros(len(boxes), bool)
-        spot = self.engine_spot.reshape(-1, 1, 2)
-        return np.array([cv2.pointPolygonTest(spot, (float(x), float(y)), False) >= 0
-                         for x, y in boxes.mean(axis=1)], bool)
+        return self.known.bare_boxes(self.photo)
 
     def unchanged(self, corners: np.ndarray) -> np.ndarray:
         """For each box ``corners`` (N, 4, 2) of the photo: whether it lies on table as bare
-        as in the photo of the bare table, and not on the engine's spot on the mat."""
+        as in the photo of the bare table (``KnownTable.unchanged_boxes``)."""
         boxes = np.asarray(corners, np.float32).reshape(-1, 4, 2)
         if not len(boxes):
             return np.zeros(0, bool)
-        return (self.known.unchanged_boxes(self.known.view(self.photo), boxes)
-                & ~self.on_engine_spot(boxes))
+        return self.known.unchanged_boxes(self.known.view(self.photo), boxes)
 
     def unexplained(self, frame: FrameReading) -> list[np.ndarray]:
         """Image centres of the spots where the photo changed from the bare table as much as
