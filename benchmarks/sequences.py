@@ -281,16 +281,17 @@ def round_video(pictures: Sequence[Picture], truth: Sequence[TableState], seed: 
 
 
 def follow_round(pictures: Sequence[Picture], truth: Sequence[TableState], seed: int,
-                 reader: Any, known: bool, mat: bool,
-                 marker_candidates: bool = True) -> dict[str, Any]:
-    """Follow the round's video; its counts against the true tables (``truth[k]`` is
-    shown by ``pictures[k + 1]``; ``pictures[0]`` is the bare table)."""
+                 reader: Any, known: bool, mat: bool, marker_candidates: bool = True,
+                 fps: float = FPS, frame_s: list[float] | None = None) -> dict[str, Any]:
+    """Follow the round's video, filmed at ``fps``; its counts against the true tables
+    (``truth[k]`` is shown by ``pictures[k + 1]``; ``pictures[0]`` is the bare table).
+    ``frame_s``, when given, gets the time the tracker spent on each frame."""
     from engine.referee import judge
     from vision.events import AlertRaised, CameraReason, CameraStatus, TableSettled
     from vision.tracking.alert_doubts import doubted_markers
 
     capture, tracker = round_video(pictures, truth, seed, reader, known, mat,
-                                   marker_candidates)
+                                   marker_candidates, fps)
     settled: dict[int, TableState] = {}  # picture -> the last table settled while shown
     doubted: dict[int, set[Any]] = {}  # picture -> trains whose marker that table doubts
     tables, alerts = [], []
@@ -305,6 +306,8 @@ def follow_round(pictures: Sequence[Picture], truth: Sequence[TableState], seed:
         elif isinstance(event, CameraStatus) and event.reason is CameraReason.LOST:
             break
     tracked_s = sum(capture.frame_s)  # the painting of the frames left out
+    if frame_s is not None:
+        frame_s.extend(capture.frame_s)
     whole = right = phantoms = tiles = markers = trains = marked = found_marks = 0
     false_marks = wrong_train = doubted_marks = marked_tables = 0
     last: TableState | None = None

@@ -33,7 +33,9 @@ without the mat, ``STREAM_TABLES`` tables each, a hand between tables) filmed at
 ``STREAM_FPS``, as a webcam gives them: frames a second over the time the tracker
 spent on them (``stream_fps``; the painting of the frames left out), the 99th
 percentile and the slowest frame, per round (``stream``) and in all; a round below
-the camera's rate is one the tracker would fall behind on.
+the camera's rate is one the tracker would fall behind on. How it read those rounds
+too (``benchmarks.sequences`` measures at 10 fps, where every still frame may be read):
+tables whole, sure false alerts and missed breaches, frames read.
 """
 
 from __future__ import annotations
@@ -200,9 +202,10 @@ def stream(models: str, precision: str | None = None,
            tables: int = STREAM_TABLES) -> dict[str, Any]:
     """The tracker (known table, marker candidates) following whole rounds filmed at
     ``STREAM_FPS``: frames a second over the time it spent on them (the painting of the
-    frames left out), the 99th percentile and slowest frame, per round and in all."""
-    from benchmarks.sequences import make_rounds, round_video
-    from vision.events import CameraReason, CameraStatus
+    frames left out), the 99th percentile and slowest frame, per round and in all; and
+    how it read them (``benchmarks.sequences.follow_round``): tables whole, sure false
+    alerts and missed breaches, frames read."""
+    from benchmarks.sequences import follow_round, make_rounds
     from vision.reading.reader import TileReader
     from vision.tracking.tracker import TRACKER_CLASSIFIES_HALVES
 
@@ -212,24 +215,30 @@ def stream(models: str, precision: str | None = None,
     rows: list[dict[str, Any]] = []
     every: list[np.ndarray] = []
     slow_rounds = 0
+    read = {"whole": 0, "tables": 0, "false": 0, "missed": 0, "reads": 0}
     for (surface, mat, seed, pictures), truth in zip(rounds, truths, strict=True):
-        capture, tracker = round_video(pictures, truth, seed, reader, True, mat,
-                                       fps=STREAM_FPS)
-        for event in tracker:
-            if isinstance(event, CameraStatus) and event.reason is CameraReason.LOST:
-                break
-        ms = np.array(capture.frame_s) * 1000
+        frame_s: list[float] = []
+        counts = follow_round(pictures, truth, seed, reader, True, mat, fps=STREAM_FPS,
+                              frame_s=frame_s)
+        ms = np.array(frame_s) * 1000
         every.append(ms)
         fps = 1000 * len(ms) / max(float(ms.sum()), 1e-9)
         slow_rounds += fps < STREAM_FPS
+        read = {k: v + counts[k] for k, v in read.items()}
         rows.append({"surface": surface, "mat": mat, "frames": len(ms), "fps": round(fps, 1),
                      "frame_ms_p99": round(float(np.percentile(ms, 99)), 1),
-                     "slowest_ms": round(float(ms.max()), 1)})
+                     "slowest_ms": round(float(ms.max()), 1),
+                     "whole": f"{counts['whole']}/{counts['tables']}",
+                     "false_alerts": counts["false"], "missed_alerts": counts["missed"],
+                     "frames_read": counts["reads"]})
     ms = np.concatenate(every)
     return {"stream_fps": round(1000 * len(ms) / max(float(ms.sum()), 1e-9), 1),
             "stream_frame_ms_p99": round(float(np.percentile(ms, 99)), 1),
             "stream_slowest_ms": round(float(ms.max()), 1),
             "stream_rounds_below_camera_rate": slow_rounds,
+            "stream_tables_whole": f"{read['whole']}/{read['tables']}",
+            "stream_false_alerts": read["false"], "stream_missed_alerts": read["missed"],
+            "stream_frames_read": read["reads"],
             "stream_camera_fps": STREAM_FPS, "stream_tables_per_round": tables,
             "stream": rows}
 
