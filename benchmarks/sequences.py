@@ -2,7 +2,7 @@
 
     .venv/bin/python -m benchmarks.sequences [--tables N] [--quick]
         [--settings known_mat,...] [--surfaces checks,...] [--no-marker-candidates]
-        [--sprites DIR] [--out FILE]
+        [--sprites DIR] [--fps F] [--out FILE]
 
 Writes ``benchmarks/results/sequences.json`` (or ``--out``). ``--settings`` follows the
 rounds only in the settings named (``known_no_mat``, ``known_mat``, ``plain_no_mat``,
@@ -27,7 +27,7 @@ without models. Parts:
   injected breaches (``faults``); each table is painted by the
   generator's painter on the cloth (one fixed overhead camera, 1280x720, with
   and without the mat, the printed domino beside the trains), the bare table
-  first; filmed at 10 fps as ``datasets.table_game.game_frames`` films (each
+  first; filmed at 10 fps (``--fps``) as ``datasets.table_game.game_frames`` films (each
   table held, a hand between tables, the light drifting and jumping, noise) and
   followed by ``vision.tracking.tracker.Tracker`` (the engine told, as the app tells it)
   with and without the known table. Per setting: tables whole (true tables the
@@ -368,13 +368,13 @@ SETTINGS = ("known_no_mat", "known_mat", "plain_no_mat", "plain_mat")
 def rounds_part(rounds: Sequence[tuple[str, bool, int, list[Picture]]],
                 truths: Sequence[list[TableState]], reader: Any,
                 settings: Sequence[str] = SETTINGS,
-                marker_candidates: bool = True) -> dict[str, Any]:
+                marker_candidates: bool = True, fps: float = FPS) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for known in (True, False):
         for mat in (False, True):
             if f"{'known' if known else 'plain'}_{'mat' if mat else 'no_mat'}" not in settings:
                 continue
-            rows = [follow_round(p, t, seed, reader, known, mat, marker_candidates)
+            rows = [follow_round(p, t, seed, reader, known, mat, marker_candidates, fps)
                     for (surface, m, seed, p), t in zip(rounds, truths, strict=True) if m == mat]
             total = {k: sum(r[k] for r in rows) for k in rows[0]}
             moves = max(total["moves"], 1)
@@ -440,6 +440,9 @@ def make_rounds(tables: int, mats: Sequence[bool] = (False, True),
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--fps", type=float, default=FPS,
+                        help=f"frames a second the rounds are filmed at (default {FPS:g}; a "
+                             "webcam gives 30)")
     parser.add_argument("--tables", type=int, default=20,
                         help="tables per round (markers are first laid after 9 to 30)")
     parser.add_argument("--quick", action="store_true", help="short rounds, a smoke test")
@@ -477,7 +480,7 @@ def main(argv: list[str] | None = None) -> int:
         library = SpriteLibrary([Path(f) for f in tile_sprite_folders(args.sprites)])
     rounds, truths = make_rounds(tables, [m for m in (False, True) if m in with_mat],
                                  surfaces, library)
-    results: dict[str, Any] = {"surfaces": surfaces, "players": PLAYERS,
+    results: dict[str, Any] = {"surfaces": surfaces, "players": PLAYERS, "fps": args.fps,
                                "tables_per_round": tables, "frame_size": [1280, 720],
                                "marker_candidates": args.marker_candidates,
                                "cpu": {"cores": os.cpu_count(),
@@ -504,7 +507,7 @@ def main(argv: list[str] | None = None) -> int:
 
         results["precision"] = chosen_precision()
         results["rounds"] = rounds_part(rounds, truths, reader, settings,
-                                        args.marker_candidates)
+                                        args.marker_candidates, args.fps)
     results["cpu"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     out = Path(args.out or (RESULTS if library is None else COMPOSITED))
     out.parent.mkdir(parents=True, exist_ok=True)
