@@ -103,11 +103,15 @@ def game_frames(shown: Sequence[Shown], seed: int, hold_s: float = 1.4,
 
     Between tables a hand reaches over the table (the table under it already
     the next one); the light drifts slowly and now and then jumps (a lamp);
-    every frame has sensor noise.
+    every frame has sensor noise. The lamp is drawn apart from the frames and
+    the exposure follows it in time, not frame by frame, so that a round filmed
+    at any frame rate is filmed in the same light.
     """
     rng = np.random.default_rng(seed)
+    lamp = np.random.default_rng([seed, 1])
     hold = max(1, round(hold_s * fps))
     hand = max(2, round(hand_s * fps))
+    step = 1.0 - 0.5 ** (FPS / fps)  # half the way to the lamp's level every 1/FPS s
     t = 0
     gain, target = 1.0, 1.0
     for k, picture in enumerate(shown):
@@ -119,10 +123,10 @@ def game_frames(shown: Sequence[Shown], seed: int, hold_s: float = 1.4,
                 _hand(frame, reach, side, along, rng)
                 yield _finish(frame, gain, rng, noise), k, True
                 t += 1
-        if rng.random() < 0.25:
-            target = float(rng.uniform(0.8, 1.15))  # someone switched a lamp
+        if lamp.random() < 0.25:
+            target = float(lamp.uniform(0.8, 1.15))  # someone switched a lamp
         for _ in range(hold):
-            gain += 0.5 * (target - gain) if abs(target - gain) > 0.01 else 0.0
+            gain += step * (target - gain) if abs(target - gain) > 0.01 else 0.0
             yield _finish(picture.image.copy(), gain, rng, noise), k, False
             t += 1
 
