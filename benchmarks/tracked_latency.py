@@ -109,7 +109,8 @@ def tracked(runs: int, models: str, precision: str | None = None) -> dict[str, A
         found = reader.detect(after, None if known is None else known.bare_boxes(after))
         t2 = time.perf_counter()
         if known is not None:
-            found = known.screen(after, found, reader.tile_class, memory.detections.corners)
+            found = known.screen(after, found, reader.tile_class,
+                                 memory.detections.corners[memory.lasting()])
         t3 = time.perf_counter()
         tiles, markers = memory.update_with_detections(after, found)
         reconstruct(tiles, markers, 3, detect_mat(after), engine=truth[0].engine)
@@ -136,7 +137,8 @@ def tracked(runs: int, models: str, precision: str | None = None) -> dict[str, A
         found = look.detect(frame, view, None if scale is None else scale[1],
                             bare=known.bare_boxes(frame))
         t1 = time.perf_counter()
-        found = known.screen(frame, found, reader.tile_class, memory.detections.corners)
+        found = known.screen(frame, found, reader.tile_class,
+                             memory.detections.corners[memory.lasting()])
         tiles, markers = memory.update_with_detections(frame, found)
         reconstruct(tiles, markers, 3, detect_mat(frame) if look.last.whole else mat,
                     engine=truth[0].engine)

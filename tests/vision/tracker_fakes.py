@@ -125,14 +125,19 @@ class FakeReader:
                                    np.zeros(n)), bare, 0)
 
     def read_tiles(self, frame: np.ndarray, tiles: Detections) -> list[Any]:
+        """The values of the tile boxed where each box lies; junk (``NOTHING``), read with
+        doubt, for a box where it boxed none (a tile candidate of the known table on bare
+        cloth)."""
         out = []
         keys = np.array(list(self.truth))
         for c in tiles.corners:
-            key = keys[int(np.argmin(np.linalg.norm(keys - c.mean(axis=0), axis=1)))]
-            values = self.truth[tuple(key)]
+            gaps = np.linalg.norm(keys - c.mean(axis=0), axis=1)
+            key = keys[int(np.argmin(gaps))]
+            near = gaps.min() < 0.3 * np.linalg.norm(c[1] - c[0])
+            values = self.truth[tuple(key)] if near else NOTHING
             if self.rng.random() < self.flicker:
                 values = (values[0], (values[1] + 1) % 13)
-            out.append(TileReading(values, c))
+            out.append(TileReading(values, c, uncertain=not near))
             self.read_tiles_count += 1
         return out
 

@@ -23,6 +23,8 @@ From them, for each still frame (:meth:`KnownTable.screen`):
   the tiles already known) is a tile candidate even where the detector found
   none: its oriented rectangle is fitted on the change in the full-resolution
   frame (``vision.change.tile_fit``) and it is added as a tile box, to be read there;
+  not where a tile of the last settled table lay (a change there is that tile taken
+  away or moved, not a tile laid);
 - a region changed since the table was bare that no box covers, of a marker's
   size and shape (a coin, a pawn, a toy train: a fifth to most of a tile's
   area, neither a sliver nor longer than a tile), lying by a tile (a train's
@@ -156,9 +158,11 @@ class KnownTable:
         #: white engine (a double blank above all) looks much like the print.
         self.kept: np.ndarray = np.zeros((0, 4, 2), np.float32)
         self._sum: list[TableView] = []
-        #: The last settled table: its view, and the frame in grey (full size).
+        #: The last settled table: its view, the frame in grey (full size), and the
+        #: outlines of its tiles (K, 4, 2, frame pixels).
         self.settled_view: TableView | None = None
         self.settled_grey: np.ndarray | None = None
+        self.settled_tiles: np.ndarray = np.zeros((0, 4, 2), np.float32)
         #: Boxes dropped (by :meth:`screen`, and in each of the detector's looks that asked
         #: :meth:`bare_boxes`), tile candidates and marker candidates added so far.
         self.dropped = 0
@@ -202,11 +206,14 @@ class KnownTable:
         self.known_area = np.ones(view.grey.shape, bool)
         self.empty_seen = len(self._sum)
 
-    def settle(self, frame: np.ndarray) -> None:
-        """A table settled on ``frame``: it is the last settled table, and where the table
+    def settle(self, frame: np.ndarray, tiles: np.ndarray | None = None) -> None:
+        """A table settled on ``frame`` with its tiles at the outlines ``tiles`` (K, 4, 2;
+        None: where they lay before): it is the last settled table, and where the table
         is still bare the empty table follows the light."""
         view = self.view(frame)
         self.settled_view = view
+        if tiles is not None:
+            self.settled_tiles = np.asarray(tiles, np.float32).reshape(-1, 4, 2)
         self.settled_grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         empty = self.empty
         if empty is None or empty.detail.shape != view.detail.shape:
@@ -245,8 +252,9 @@ class KnownTable:
             return None
         dx, dy = _refined(channel_mean(base.detail), channel_mean(view.detail), dx, dy)
         self._move_empty(dx, dy)
-        self.kept = self.kept + np.array([dx, dy], np.float32) * np.float32(view.scale)
-        self.settle(frame)
+        shift = np.array([dx, dy], np.float32) * np.float32(view.scale)
+        self.kept = self.kept + shift
+        self.settle(frame, self.settled_tiles + shift)
         return Bump((float(dx * view.scale), float(dy * view.scale)))
 
     def _move_empty(self, dx: float, dy: float) -> None:
@@ -469,9 +477,10 @@ class KnownTable:
         is_tile = laid.any(axis=(1, 2))
         marks, laid = marks[~is_tile], laid[is_tile]
         self.last_marker_candidates = marks
-        new = np.concatenate([laid, self.candidates(grey, view,
-                                                    np.concatenate([taken, marks, laid]),
-                                                    scale)])
+        # where a tile of the settled table lay, a change is that tile's (taken away,
+        # moved), not a tile laid
+        places = np.concatenate([taken, marks, laid, self.settled_tiles])
+        new = np.concatenate([laid, self.candidates(grey, view, places, scale)])
         if len(new):  # a change back to the bare table is no tile (a lamp on the mat's print)
             new = new[~self.unchanged_boxes(view, new)]
         if not len(new) and not len(marks):

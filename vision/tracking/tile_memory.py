@@ -154,6 +154,12 @@ class TileMemory:
         the same for a tile from one still frame to the next while it is held."""
         return TileReadings.of(self.readings, [h.track_id for h in self.held])
 
+    def lasting(self) -> np.ndarray:
+        """For each tile held (as :attr:`detections`): whether it stays held when the
+        detector misses it (a tile of a settled table, or one read the same way
+        ``CONFIRMED_READS`` times): the others are held only while boxed."""
+        return np.array([h.settled or h.agree >= CONFIRMED_READS for h in self.held], bool)
+
     def _corners(self) -> np.ndarray:
         if not self.held:
             return np.zeros((0, 4, 2), np.float32)
@@ -214,8 +220,9 @@ class TileMemory:
                                                    and not self.held[m].settled))
                           for m in ids.tolist()], bool)
         unread, on_back = self._off_known_backs(grey, boxes[~known])
+        lasting = self.lasting()
         unseen = [m for m in range(len(self.held)) if m not in set(ids.tolist())
-                  and (still[m] or self.held[m].agree >= CONFIRMED_READS)]
+                  and (still[m] or lasting[m])]
         again = [m for m in unseen if not still[m]]
         read = self.reader.read_boxes(frame, unread, np.array(
             [np.asarray(self.held[m].reading.corners) for m in again]).reshape(-1, 4, 2))

@@ -204,8 +204,11 @@ class Tracker:
             if self.known is not None:  # phantoms on bare table out, missed tiles in
                 marker_class = (memory.reader.marker_class if self.use_marker_candidates
                                 else -1)
-                found = self.known.screen(frame, found, memory.reader.tile_class,
-                                          memory.detections.corners, marker_class)
+                # a tile held only while boxed is no taken place: where the detector
+                # misses it again, the change it made is its candidate again
+                held = memory.detections.corners[memory.lasting()]
+                found = self.known.screen(frame, found, memory.reader.tile_class, held,
+                                          marker_class)
                 known = self.known
                 return memory.update_with_detections(
                     frame, found, lambda c: known.unchanged_since_settled(frame, c))
@@ -345,7 +348,7 @@ class Tracker:
             if memory is not None and reading is chosen:  # the tiles just read are its
                 memory.mark_settled(grey_of(frame))
             if self.known is not None:
-                self.known.settle(frame)
+                self.known.settle(frame, None if memory is None else memory.detections.corners)
             ballot.clear()
             yield from self._settle(chosen, index, stamp)
 
