@@ -110,7 +110,7 @@ def tracked(runs: int, models: str, precision: str | None = None) -> dict[str, A
         t2 = time.perf_counter()
         if known is not None:
             found = known.screen(after, found, reader.tile_class,
-                                 memory.detections.corners[memory.lasting()])
+                                 memory.lasting_outlines())
         t3 = time.perf_counter()
         tiles, markers = memory.update_with_detections(after, found)
         reconstruct(tiles, markers, 3, detect_mat(after), engine=truth[0].engine)
@@ -138,7 +138,7 @@ def tracked(runs: int, models: str, precision: str | None = None) -> dict[str, A
                             bare=known.bare_boxes(frame))
         t1 = time.perf_counter()
         found = known.screen(frame, found, reader.tile_class,
-                             memory.detections.corners[memory.lasting()])
+                             memory.lasting_outlines())
         tiles, markers = memory.update_with_detections(frame, found)
         reconstruct(tiles, markers, 3, detect_mat(frame) if look.last.whole else mat,
                     engine=truth[0].engine)

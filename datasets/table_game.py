@@ -112,7 +112,6 @@ def game_frames(shown: Sequence[Shown], seed: int, hold_s: float = 1.4,
     hold = max(1, round(hold_s * fps))
     hand = max(2, round(hand_s * fps))
     step = 1.0 - 0.5 ** (FPS / fps)  # half the way to the lamp's level every 1/FPS s
-    t = 0
     gain, target = 1.0, 1.0
     for k, picture in enumerate(shown):
         if k > 0:
@@ -122,13 +121,11 @@ def game_frames(shown: Sequence[Shown], seed: int, hold_s: float = 1.4,
                 frame = picture.image.copy()
                 _hand(frame, reach, side, along, rng)
                 yield _finish(frame, gain, rng, noise), k, True
-                t += 1
         if lamp.random() < 0.25:
             target = float(lamp.uniform(0.8, 1.15))  # someone switched a lamp
         for _ in range(hold):
             gain += step * (target - gain) if abs(target - gain) > 0.01 else 0.0
             yield _finish(picture.image.copy(), gain, rng, noise), k, False
-            t += 1
 
 
 def _finish(frame: np.ndarray, gain: float, rng: np.random.Generator,

@@ -160,6 +160,11 @@ class TileMemory:
         ``CONFIRMED_READS`` times): the others are held only while boxed."""
         return np.array([h.settled or h.agree >= CONFIRMED_READS for h in self.held], bool)
 
+    def lasting_outlines(self) -> np.ndarray:
+        """Outlines (K, 4, 2) of the tiles held that stay held when the detector misses
+        them (:meth:`lasting`)."""
+        return self._corners()[self.lasting()]
+
     def _corners(self) -> np.ndarray:
         if not self.held:
             return np.zeros((0, 4, 2), np.float32)

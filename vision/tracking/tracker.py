@@ -206,7 +206,7 @@ class Tracker:
                                 else -1)
                 # a tile held only while boxed is no taken place: where the detector
                 # misses it again, the change it made is its candidate again
-                held = memory.detections.corners[memory.lasting()]
+                held = memory.lasting_outlines()
                 found = self.known.screen(frame, found, memory.reader.tile_class, held,
                                           marker_class)
                 known = self.known
