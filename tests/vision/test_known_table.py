@@ -505,6 +505,40 @@ def test_a_marker_sized_change_longer_than_any_marker_is_a_missed_tile() -> None
     assert len(got) == 1 and got.class_id[0] == 1 and known.added == 0
 
 
+def _with_tiles(frame: np.ndarray, centres: list[tuple[int, int]]) -> np.ndarray:
+    out = frame.copy()
+    for x, y in centres:  # a pale 60 by 30 px tile, its rim and divider dark
+        cv2.rectangle(out, (x - 30, y - 15), (x + 29, y + 14), (235, 235, 230), -1)
+        cv2.rectangle(out, (x - 30, y - 15), (x + 29, y + 14), (60, 50, 40), 2)
+        cv2.line(out, (x, y - 15), (x, y + 14), (60, 50, 40), 2)
+    return out
+
+
+def test_a_marker_set_on_beyond_a_tile_laid_where_it_stood_stays_a_marker() -> None:
+    # a toy train stood at the train's end; a tile is laid there and the toy set on
+    # beyond it: what changed by the toy runs on into the new tile's end, as long as a
+    # tile together, but a tile fitted there would lie on the tile found
+    cloth, tiles = _cloth_and_tiles()
+    known = KnownTable()
+    for _ in range(EMPTY_FRAMES):
+        known.see_empty(cloth)
+
+    def toy(frame: np.ndarray, centre: tuple[int, int]) -> np.ndarray:
+        out = frame.copy()
+        cv2.fillPoly(out, [cv2.boxPoints((centre, (40, 22), 0.0)).astype(np.int32)],
+                     (40, 90, 200))
+        return out
+
+    train = _with_tiles(cloth, [(500, 360), (560, 360)])
+    known.settle(toy(train, (620, 360)), tiles)
+    laid = np.concatenate([tiles, box((620, 360), 60, 0.0)[None]])
+    frame = toy(_with_tiles(train, [(620, 360)]), (676, 360))
+    got = known.screen(frame, Detections(laid, np.ones(3), np.zeros(3)), 0, tiles,
+                       marker_class=1)
+    assert known.added == 0 and (got.class_id == 1).sum() == 1
+    assert np.linalg.norm(got.corners[got.class_id == 1][0].mean(axis=0) - (676, 360)) < 6
+
+
 def test_a_pale_tile_half_on_a_pale_square_is_fitted_by_its_pips() -> None:
     # a checked cloth: the tile's far half lies on a pale square as pale as its face,
     # where only its pips change the view; its near half lies on the cloth and changes

@@ -35,7 +35,10 @@ From them, for each still frame (:meth:`KnownTable.screen`):
   since the last settled table is long enough for a tile candidate too), and one
   whose change since the last settled table is longer than any marker
   (``MARKER_LONGEST``) is a tile candidate after all (a tile the detector missed,
-  pale on a pale cloth, changes in pieces the size of a marker);
+  pale on a pale cloth, changes in pieces the size of a marker), unless the tile
+  fitted there would lie on a tile found (tiles do not lie on one another: that is
+  a marker set on beyond a tile laid where it stood, changed together with the
+  tile's end);
 - a box lying on table unchanged since the last settled table
   (:meth:`KnownTable.unchanged_since_settled`, the same bound against the settled
   view) is no tile laid since: the tracker's tile memory drops such a new box the
@@ -379,11 +382,14 @@ class KnownTable:
                 out.append(box)
         return np.array(out, np.float32).reshape(-1, 4, 2)
 
-    def _tiles_among(self, grey: np.ndarray, marks: np.ndarray,
+    def _tiles_among(self, grey: np.ndarray, marks: np.ndarray, tiles: np.ndarray,
                      scale: tuple[float, float] | None) -> np.ndarray:
         """For each marker candidate ``marks`` (M, 4, 2) in the frame ``grey`` (full size):
         the outline of the tile fitted there when what changed since the last settled
-        table is longer than any marker (``MARKER_LONGEST``), else zeros."""
+        table is longer than any marker (``MARKER_LONGEST``) and the fit does not lie on
+        one of the ``tiles`` (K, 4, 2) found, else zeros. (A marker set on beyond a tile
+        laid where it stood changed together with that tile's end: fitted, the two make
+        one tile-long change, half on the tile.)"""
         out = np.zeros((len(marks), 4, 2), np.float32)
         grey0 = self.settled_grey
         if not len(marks) or grey0 is None or scale is None or grey0.shape != grey.shape:
@@ -393,7 +399,7 @@ class KnownTable:
             (x0, y0), (x1, y1) = m.min(axis=0) - reach, m.max(axis=0) + reach
             box = fit_tile(grey0, grey, (float(x0), float(y0), float(x1 - x0), float(y1 - y0)),
                            scale, MARKER_LONGEST)
-            if box is not None:
+            if box is not None and not _overlapping(box[None], tiles)[0]:
                 out[i] = box
         return out
 
@@ -465,15 +471,14 @@ class KnownTable:
         held = np.zeros((0, 4, 2), np.float32) if known is None else np.asarray(known,
                                                                                np.float32)
         taken = np.concatenate([kept.corners, held.reshape(-1, 4, 2)])
-        scale = tile_scale(np.concatenate([tiles.reshape(-1, 4, 2), held.reshape(-1, 4, 2)]))
+        found_tiles = np.concatenate([tiles.reshape(-1, 4, 2), held.reshape(-1, 4, 2)])
+        scale = tile_scale(found_tiles)
         marks = np.zeros((0, 4, 2), np.float32)
         if marker_class >= 0:  # first: a toy train or coin laid since the last table is
             # also long enough for a tile candidate, while a tile changes more than a marker
-            marks = self.marker_candidates(
-                view, np.concatenate([tiles.reshape(-1, 4, 2), held.reshape(-1, 4, 2)]),
-                taken, scale)
+            marks = self.marker_candidates(view, found_tiles, taken, scale)
         grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        laid = self._tiles_among(grey, marks, scale)
+        laid = self._tiles_among(grey, marks, found_tiles, scale)
         is_tile = laid.any(axis=(1, 2))
         marks, laid = marks[~is_tile], laid[is_tile]
         self.last_marker_candidates = marks
@@ -525,16 +530,23 @@ def _on_kept(corners: np.ndarray, keep: np.ndarray) -> np.ndarray:
     ``OVERLAP_KEPT`` of the smaller one (a shifted or partial box of a real tile: the
     reader chooses among a tile's boxes, and so does nothing here)."""
     out = np.zeros(len(corners), bool)
-    kept = [np.asarray(c, np.float32) for c, k in zip(corners, keep, strict=True) if k]
-    if not kept:
+    if keep.any() and (~keep).any():
+        out[~keep] = _overlapping(np.asarray(corners)[~keep], np.asarray(corners)[keep])
+    return out
+
+
+def _overlapping(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """For each of the outlines ``boxes`` (N, 4, 2): whether one of ``others`` (K, 4, 2)
+    overlaps it by at least ``OVERLAP_KEPT`` of the smaller of the two."""
+    out = np.zeros(len(boxes), bool)
+    outlines = np.asarray(others, np.float32).reshape(-1, 4, 2)
+    if not len(outlines):
         return out
-    lo = np.array([c.min(axis=0) for c in kept])
-    hi = np.array([c.max(axis=0) for c in kept])
-    for i in np.flatnonzero(~keep):
-        box = np.asarray(corners[i], np.float32)
+    lo, hi = outlines.min(axis=1), outlines.max(axis=1)
+    for i, box in enumerate(np.asarray(boxes, np.float32)):
         area = abs(cv2.contourArea(box))
         near = np.flatnonzero(((lo <= box.max(axis=0)) & (hi >= box.min(axis=0))).all(axis=1))
-        for other in (kept[k] for k in near):  # boxes apart share nothing
+        for other in outlines[near]:  # boxes apart share nothing
             common = cv2.intersectConvexConvex(box, other)[0]
             if common > OVERLAP_KEPT * max(min(area, abs(cv2.contourArea(other))), 1e-6):
                 out[i] = True
