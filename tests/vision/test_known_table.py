@@ -537,6 +537,11 @@ def test_a_marker_set_on_beyond_a_tile_laid_where_it_stood_stays_a_marker() -> N
                        marker_class=1)
     assert known.added == 0 and (got.class_id == 1).sum() == 1
     assert np.linalg.norm(got.corners[got.class_id == 1][0].mean(axis=0) - (676, 360)) < 6
+    # a box the detector scores low there may be junk over a tile it missed: the change
+    # is fitted as a tile after all
+    scored = Detections(laid, np.array([1.0, 1.0, 0.4]), np.zeros(3))
+    got = known.screen(frame, scored, 0, tiles, marker_class=1)
+    assert known.added == 1 and not (got.class_id == 1).any()
 
 
 def test_a_pale_tile_half_on_a_pale_square_is_fitted_by_its_pips() -> None:

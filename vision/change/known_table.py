@@ -36,9 +36,9 @@ From them, for each still frame (:meth:`KnownTable.screen`):
   whose change since the last settled table is longer than any marker
   (``MARKER_LONGEST``) is a tile candidate after all (a tile the detector missed,
   pale on a pale cloth, changes in pieces the size of a marker), unless the tile
-  fitted there would lie on a tile found (tiles do not lie on one another: that is
-  a marker set on beyond a tile laid where it stood, changed together with the
-  tile's end);
+  fitted there would lie on a tile found surely (``SURE_BOX``; tiles do not lie on
+  one another: that is a marker set on beyond a tile laid where it stood, changed
+  together with the tile's end);
 - a box lying on table unchanged since the last settled table
   (:meth:`KnownTable.unchanged_since_settled`, the same bound against the settled
   view) is no tile laid since: the tracker's tile memory drops such a new box the
@@ -95,6 +95,10 @@ ADAPT_CLEAR = 11
 CANDIDATE_AREA = (0.1, 2.0)
 #: A candidate's confidence as a detection (the reader's own look decides the rest).
 CANDIDATE_CONFIDENCE = 0.3
+#: A tile box the detector scores at least this is a tile found surely: no tile fitted
+#: to a marker candidate lies on one (a box scored lower may be junk on a checked
+#: cloth, over the very tile the detector missed).
+SURE_BOX = 0.7
 #: A marker candidate's changed area lies within these shares of a tile's area, its
 #: oriented outline no longer than ``MARKER_LONG`` of a tile's length and no narrower than
 #: ``MARKER_SHORT`` of its width (a coin 23 mm, a pawn 18 mm, a toy train 40 by 18 mm,
@@ -387,7 +391,7 @@ class KnownTable:
         """For each marker candidate ``marks`` (M, 4, 2) in the frame ``grey`` (full size):
         the outline of the tile fitted there when what changed since the last settled
         table is longer than any marker (``MARKER_LONGEST``) and the fit does not lie on
-        one of the ``tiles`` (K, 4, 2) found, else zeros. (A marker set on beyond a tile
+        one of the ``tiles`` (K, 4, 2) found surely, else zeros. (A marker set on beyond a tile
         laid where it stood changed together with that tile's end: fitted, the two make
         one tile-long change, half on the tile.)"""
         out = np.zeros((len(marks), 4, 2), np.float32)
@@ -467,7 +471,10 @@ class KnownTable:
         keep = ~self._on_bare(view, found.corners)
         self.dropped += int((~keep).sum())
         kept = found[keep] if len(found) else found
-        tiles = kept.corners[kept.class_id == tile_class] if len(kept) else kept.corners
+        boxed_tile = kept.class_id == tile_class
+        tiles = kept.corners[boxed_tile] if len(kept) else kept.corners
+        sure = (kept.corners[boxed_tile & (kept.confidence >= SURE_BOX)] if len(kept)
+                else kept.corners)
         held = np.zeros((0, 4, 2), np.float32) if known is None else np.asarray(known,
                                                                                np.float32)
         taken = np.concatenate([kept.corners, held.reshape(-1, 4, 2)])
@@ -478,7 +485,8 @@ class KnownTable:
             # also long enough for a tile candidate, while a tile changes more than a marker
             marks = self.marker_candidates(view, found_tiles, taken, scale)
         grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        laid = self._tiles_among(grey, marks, found_tiles, scale)
+        laid = self._tiles_among(
+            grey, marks, np.concatenate([sure.reshape(-1, 4, 2), held.reshape(-1, 4, 2)]), scale)
         is_tile = laid.any(axis=(1, 2))
         marks, laid = marks[~is_tile], laid[is_tile]
         self.last_marker_candidates = marks
