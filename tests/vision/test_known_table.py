@@ -455,6 +455,34 @@ def test_a_lone_marker_sized_change_is_a_marker_and_pieces_are_not() -> None:
     assert not len(found(_with_discs(cloth, [(1100, 100)])))
 
 
+def test_dark_cloth_hemmed_in_by_tiles_is_no_marker_and_a_coin_there_is() -> None:
+    # on a dark cloth, the detail of a patch with pale tiles all round it moves with
+    # their glow in the shading it is measured against; its brightness and colour stay
+    rng = np.random.default_rng(3)
+    noise = cv2.GaussianBlur(rng.normal(0, 1, (720, 1280)).astype(np.float32), (0, 0), 1.5)
+    grey = np.clip(60 + 6 * noise, 0, 255).astype(np.uint8)
+    cloth = cv2.merge([(grey * 0.8).astype(np.uint8), (grey * 0.85).astype(np.uint8), grey])
+    known = KnownTable()
+    for _ in range(EMPTY_FRAMES):
+        known.see_empty(cloth)
+    laid = [((500, 300), (60, 30)), ((560, 300), (60, 30)), ((620, 300), (60, 30)),
+            ((650, 345), (30, 60)), ((555, 345), (30, 60)), ((560, 390), (60, 30)),
+            ((620, 390), (60, 30))]
+    frame = cloth.copy()
+    for centre, size in laid:
+        outline = cv2.boxPoints((centre, size, 0.0)).astype(np.int32)
+        cv2.fillPoly(frame, [outline], (225, 230, 235))
+        cv2.polylines(frame, [outline], True, (60, 50, 40), 2)
+    tiles = np.array([cv2.boxPoints((c, size, 0.0)) for c, size in laid], np.float32)
+
+    def found(frame: np.ndarray) -> np.ndarray:
+        return known.marker_candidates(known.view(frame), tiles, tiles, tile_scale(tiles))
+
+    assert not len(found(frame))
+    coin = found(_with_discs(frame, [(800, 345)]))
+    assert len(coin) == 1 and np.linalg.norm(coin[0].mean(axis=0) - (800, 345)) < 6
+
+
 def test_a_marker_as_large_as_a_tile_but_shorter_is_a_marker_and_a_tile_is_not() -> None:
     # a toy train seen from above with its cab and shadow: nearly a tile's area
     cloth, tiles = _cloth_and_tiles()

@@ -27,10 +27,12 @@ From them, for each still frame (:meth:`KnownTable.screen`):
   away or moved, not a tile laid);
 - a region changed since the table was bare that no box covers, of a marker's
   size and shape (a coin, a pawn, a toy train: a fifth to most of a tile's
-  area, neither a sliver nor longer than a tile), lying by a tile (a train's
-  end) and alone (two within ``MARKERS_APART`` are pieces of one larger change), is
-  a marker candidate even where the detector found none: it stays one while the
-  marker lies there, and the table's reading decides whose it is. Marker
+  area, neither a sliver nor longer than a tile), changed in brightness or colour
+  too (cloth hemmed in by tiles changes in detail alone: ``MARKER_TONED``), lying
+  by a tile (a train's end) and alone (two within ``MARKERS_APART`` are pieces of
+  one larger change), is a marker candidate even where the detector found none: it
+  stays one while the marker lies there, and the table's reading decides whose it
+  is. Marker
   candidates are looked for before tile candidates (a coin or toy train laid
   since the last settled table is long enough for a tile candidate too), and one
   whose change since the last settled table is longer than any marker
@@ -66,6 +68,7 @@ from vision.change.table_view import (
     shadow_mask,
     table_view,
     tile_scale,
+    tone_changed,
 )
 from vision.change.tile_fit import disc, fit_tile
 from vision.models.crops import order_corners
@@ -108,6 +111,9 @@ SURE_BOX = 0.7
 #: above with its height and shadow changes as much as a tile's area (1.04 of it on the
 #: painted rounds; a tile, with its rim, 1.2 or more): the length tells them apart.
 MARKER_AREA = (0.15, 1.1)
+#: At least this share of a marker candidate changed in brightness or colour too
+#: (``tone_changed``): cloth hemmed in by tiles changes in detail alone.
+MARKER_TONED = 0.25
 MARKER_LONG = 1.0
 MARKER_SHORT = 0.45
 MARKER_REACH = 4.0
@@ -427,6 +433,7 @@ class KnownTable:
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, disc(short / 4))
         count, labels, stats, centres = cv2.connectedComponentsWithStats(mask, connectivity=8)
         near = np.asarray(tiles, np.float32).reshape(-1, 4, 2).mean(axis=1) / s
+        toned = tone_changed(empty, frame_view)
         out = []
         for k in range(1, count):
             if not MARKER_AREA[0] * short * long <= stats[k, cv2.CC_STAT_AREA] \
@@ -434,7 +441,10 @@ class KnownTable:
                 continue
             if np.min(np.linalg.norm(near - centres[k], axis=1)) > MARKER_REACH * long:
                 continue
-            pts = np.column_stack(np.nonzero(labels == k)[::-1]).astype(np.float32)
+            inside = labels == k
+            if float(toned[inside].mean()) < MARKER_TONED:
+                continue
+            pts = np.column_stack(np.nonzero(inside)[::-1]).astype(np.float32)
             (cx, cy), (rw, rh), angle = cv2.minAreaRect(pts)
             if max(rw, rh) > MARKER_LONG * long or min(rw, rh) < MARKER_SHORT * short:
                 continue

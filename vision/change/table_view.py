@@ -35,6 +35,9 @@ CHROMA_FLOOR = 90.0
 #: Detail (log brightness) a flat bare table is taken to have at least, so that a
 #: plain cloth's noise is not a change.
 TEXTURE_FLOOR = 0.1
+#: A change of this much in log brightness (the frame's overall change taken out) is
+#: an object's, not the cloth's (``tone_changed``).
+TONE_CHANGE = 0.2
 #: A shadow: darker by this factor range with its colour kept.
 SHADOW_RATIO = (0.3, 0.9)
 
@@ -110,6 +113,16 @@ def _colour_change(base: TableView, now: TableView) -> np.ndarray:
         c -= np.median(c.reshape(-1)[::16])
         out.append(np.abs(c))
     return np.asarray(np.maximum(out[0], out[1]))
+
+
+def tone_changed(base: TableView, now: TableView) -> np.ndarray:
+    """Pixels of ``now`` whose brightness (the frame's overall change taken out) moved by
+    ``TONE_CHANGE`` in log or whose colour moved by ``CHROMA_CHANGE`` from ``base``: what
+    an object laid there changes, and the cloth between tiles does not (its detail moves
+    with the tiles' glow in the shading it is measured against)."""
+    r = np.log(np.maximum(now.grey, 1e-3)) - np.log(np.maximum(base.grey, 1e-3))
+    r -= float(np.median(r.reshape(-1)[::16]))
+    return np.asarray((np.abs(r) > TONE_CHANGE) | (_colour_change(base, now) > CHROMA_CHANGE))
 
 
 def shadow_mask(base: TableView, now: TableView) -> np.ndarray:
