@@ -32,9 +32,8 @@ From them, for each still frame (:meth:`KnownTable.screen`):
   by a tile (a train's end) and alone (two within ``MARKERS_APART`` are pieces of
   one larger change), is a marker candidate even where the detector found none: it
   stays one while the marker lies there, and the table's reading decides whose it
-  is. Marker
-  candidates are looked for before tile candidates (a coin or toy train laid
-  since the last settled table is long enough for a tile candidate too), and one
+  is. Marker candidates are looked for before tile candidates (a coin or toy train
+  laid since the last settled table is long enough for a tile candidate too), and one
   whose change since the last settled table is longer than any marker
   (``MARKER_LONGEST``) is a tile candidate after all (a tile the detector missed,
   pale on a pale cloth, changes in pieces the size of a marker), unless the tile
