@@ -23,6 +23,14 @@ def _cloth_and_tiles() -> tuple[np.ndarray, np.ndarray]:
     return cloth, tiles
 
 
+def knowing(cloth: np.ndarray) -> KnownTable:
+    """A known table that has seen ``cloth`` bare."""
+    known = KnownTable()
+    for _ in range(EMPTY_FRAMES):
+        known.see_empty(cloth)
+    return known
+
+
 def _with_discs(frame: np.ndarray, centres: list[tuple[int, int]]) -> np.ndarray:
     out = frame.copy()
     for c in centres:
@@ -32,9 +40,7 @@ def _with_discs(frame: np.ndarray, centres: list[tuple[int, int]]) -> np.ndarray
 
 def test_a_lone_marker_sized_change_is_a_marker_and_pieces_are_not() -> None:
     cloth, tiles = _cloth_and_tiles()
-    known = KnownTable()
-    for _ in range(EMPTY_FRAMES):
-        known.see_empty(cloth)
+    known = knowing(cloth)
     scale = tile_scale(tiles)
     beyond = (640, 360)  # beyond the train's end, by its last tile
 
@@ -57,9 +63,7 @@ def test_dark_cloth_hemmed_in_by_tiles_is_no_marker_and_a_coin_there_is() -> Non
     noise = cv2.GaussianBlur(rng.normal(0, 1, (720, 1280)).astype(np.float32), (0, 0), 1.5)
     grey = np.clip(60 + 6 * noise, 0, 255).astype(np.uint8)
     cloth = cv2.merge([(grey * 0.8).astype(np.uint8), (grey * 0.85).astype(np.uint8), grey])
-    known = KnownTable()
-    for _ in range(EMPTY_FRAMES):
-        known.see_empty(cloth)
+    known = knowing(cloth)
     laid = [((500, 300), (60, 30)), ((560, 300), (60, 30)), ((620, 300), (60, 30)),
             ((650, 345), (30, 60)), ((555, 345), (30, 60)), ((560, 390), (60, 30)),
             ((620, 390), (60, 30))]
@@ -81,9 +85,7 @@ def test_dark_cloth_hemmed_in_by_tiles_is_no_marker_and_a_coin_there_is() -> Non
 def test_a_marker_as_large_as_a_tile_but_shorter_is_a_marker_and_a_tile_is_not() -> None:
     # a toy train seen from above with its cab and shadow: nearly a tile's area
     cloth, tiles = _cloth_and_tiles()
-    known = KnownTable()
-    for _ in range(EMPTY_FRAMES):
-        known.see_empty(cloth)
+    known = knowing(cloth)
     beyond = (640, 360)
 
     def laid(length: float, width: float) -> np.ndarray:
@@ -102,9 +104,7 @@ def test_a_marker_sized_change_longer_than_any_marker_is_a_missed_tile() -> None
     # a pale tile on a pale cloth: its middle changes the view, its ends only at their
     # pips and edges, so the small copy sees a change the size of a coin
     cloth, tiles = _cloth_and_tiles()
-    known = KnownTable()
-    for _ in range(EMPTY_FRAMES):
-        known.see_empty(cloth)
+    known = knowing(cloth)
     known.settle(cloth)
     none = Detections(np.zeros((0, 4, 2), np.float32), np.zeros(0), np.zeros(0))
     beyond = (640, 360)
@@ -120,9 +120,7 @@ def test_a_marker_sized_change_longer_than_any_marker_is_a_missed_tile() -> None
     assert len(got) == 1 and got.class_id[0] == 0 and known.added == 1
     assert polygon_iou(outline[None], got.corners)[0, 0] > 0.6
     # a coin there stays a marker
-    known = KnownTable()
-    for _ in range(EMPTY_FRAMES):
-        known.see_empty(cloth)
+    known = knowing(cloth)
     known.settle(cloth)
     got = known.screen(_with_discs(cloth, [beyond]), none, 0, tiles, marker_class=1)
     assert len(got) == 1 and got.class_id[0] == 1 and known.added == 0
@@ -142,9 +140,7 @@ def test_a_marker_set_on_beyond_a_tile_laid_where_it_stood_stays_a_marker() -> N
     # beyond it: what changed by the toy runs on into the new tile's end, as long as a
     # tile together, but a tile fitted there would lie on the tile found
     cloth, tiles = _cloth_and_tiles()
-    known = KnownTable()
-    for _ in range(EMPTY_FRAMES):
-        known.see_empty(cloth)
+    known = knowing(cloth)
 
     def toy(frame: np.ndarray, centre: tuple[int, int]) -> np.ndarray:
         out = frame.copy()
@@ -172,9 +168,7 @@ def test_a_pale_tile_half_on_a_pale_square_is_fitted_by_its_pips() -> None:
     # where only its pips change the view; its near half lies on the cloth and changes
     cloth, tiles = _cloth_and_tiles()
     cv2.rectangle(cloth, (596, 330), (639, 390), (235, 235, 230), -1)
-    known = KnownTable()
-    for _ in range(EMPTY_FRAMES):
-        known.see_empty(cloth)
+    known = knowing(cloth)
     known.settle(cloth)
     none = Detections.empty()
     outline = box((640, 360), 60, 0.0)

@@ -432,7 +432,7 @@ class KnownTable:
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, disc(short / 4))
         count, labels, stats, centres = cv2.connectedComponentsWithStats(mask, connectivity=8)
         near = np.asarray(tiles, np.float32).reshape(-1, 4, 2).mean(axis=1) / s
-        toned = tone_changed(empty, frame_view)
+        toned: np.ndarray | None = None  # only once a component is marker-sized, by a tile
         out = []
         for k in range(1, count):
             if not MARKER_AREA[0] * short * long <= stats[k, cv2.CC_STAT_AREA] \
@@ -441,6 +441,8 @@ class KnownTable:
             if np.min(np.linalg.norm(near - centres[k], axis=1)) > MARKER_REACH * long:
                 continue
             inside = labels == k
+            if toned is None:
+                toned = tone_changed(empty, frame_view)
             if float(toned[inside].mean()) < MARKER_TONED:
                 continue
             pts = np.column_stack(np.nonzero(inside)[::-1]).astype(np.float32)
@@ -484,18 +486,18 @@ class KnownTable:
         tiles = kept.corners[boxed_tile] if len(kept) else kept.corners
         sure = (kept.corners[boxed_tile & (kept.confidence >= SURE_BOX)] if len(kept)
                 else kept.corners)
-        held = np.zeros((0, 4, 2), np.float32) if known is None else np.asarray(known,
-                                                                               np.float32)
-        taken = np.concatenate([kept.corners, held.reshape(-1, 4, 2)])
-        found_tiles = np.concatenate([tiles.reshape(-1, 4, 2), held.reshape(-1, 4, 2)])
+        held = np.zeros((0, 4, 2), np.float32) if known is None else np.asarray(
+            known, np.float32).reshape(-1, 4, 2)
+        taken = np.concatenate([kept.corners, held])
+        found_tiles = np.concatenate([tiles.reshape(-1, 4, 2), held])
         scale = tile_scale(found_tiles)
         marks = np.zeros((0, 4, 2), np.float32)
         if marker_class >= 0:  # first: a toy train or coin laid since the last table is
             # also long enough for a tile candidate, while a tile changes more than a marker
             marks = self.marker_candidates(view, found_tiles, taken, scale)
         grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        laid = self._tiles_among(
-            grey, marks, np.concatenate([sure.reshape(-1, 4, 2), held.reshape(-1, 4, 2)]), scale)
+        laid = self._tiles_among(grey, marks, np.concatenate([sure.reshape(-1, 4, 2), held]),
+                                 scale)
         is_tile = laid.any(axis=(1, 2))
         marks, laid = marks[~is_tile], laid[is_tile]
         self.last_marker_candidates = marks
