@@ -164,6 +164,23 @@ def test_a_table_with_only_tiny_tiles_is_looked_at_closer_when_nothing_shows(
     assert empty.calls == [None, -1, ZOOM_IN_SIDE]
 
 
+def test_windows_are_looked_at_on_the_scale_of_the_last_whole_look(
+    untrained_models: Path,
+) -> None:
+    # the lone engine of a table seen near: nothing shows at the trained size, the
+    # closer look finds it wide enough to need no closer look at the next frame; the
+    # windows of the next frame keep the tiles at the size that look saw them at
+    det = TinyOnlyDetector(SMALL_TILE_PX * 1280 / 416 * 1.5)
+    reader = _reader(untrained_models, det)
+    found = reader.detect(FRAME)
+    assert det.calls == [None, -1, ZOOM_IN_SIDE]
+    assert reader.window_gain(FRAME.shape[:2]) == pytest.approx(found.metadata["gain"], 1e-3)
+    reader.detect(FRAME)  # not kept: the next frame is looked at at the trained size first
+    assert det.calls[3:] == [None, -1, ZOOM_IN_SIDE]
+    reader.reset()
+    assert reader.window_gain(FRAME.shape[:2]) == pytest.approx(416 / 1280)
+
+
 class FarBlobDetector(TinyOnlyDetector):
     """Tiny tiles only closer; from further away one box ``far_length`` image pixels long
     (a blob over the tiny tiles, or a close-up's tile)."""

@@ -224,6 +224,10 @@ class TileReader:
         self.spot_face_down = spot_face_down
         #: Input side of the closer look the last frame needed: video frames start with it.
         self._close_side: int | None = None
+        #: Input long side of the last look at a whole image (the closer look's, the
+        #: trained size's, or a further look's): windows of later frames are looked at on
+        #: its scale, with the detector it chose.
+        self._look_side: int | None = None
         #: The detector the last look chose (``closeup_detector`` or ``detector``): later
         #: frames' windows are looked at with it, and with ``detector`` the markers
         #: are those ``closeup_detector`` finds at the same look.
@@ -288,14 +292,15 @@ class TileReader:
 
     @property
     def look_side(self) -> int:
-        """Long side of the detector's input at the next frame's first look: the closer
-        look's, once a video needed it, else the trained size."""
-        return self._close_side or self._base_side()
+        """Long side of the detector's input at the last look at a whole image: the side
+        windows of the next frame are looked at on (:meth:`window_gain`); before any, the
+        trained size."""
+        return self._look_side or self._base_side()
 
     def reset(self) -> None:
         """Forget what earlier frames taught (the closer look a video needed): the
         next image is read as a still, as a fresh reader would read it."""
-        self._close_side = self._chosen = None
+        self._close_side = self._look_side = self._chosen = None
 
     def read(self, image: np.ndarray | str | os.PathLike[str],
              bare: BareBoxes | None = None) -> FrameReading:
@@ -343,12 +348,15 @@ class TileReader:
         else:
             self._close_side = side if width * self._base_side() / side < SMALL_TILE_PX else None
             self._chosen = self.detector
+        gain = found.metadata.get("gain")
+        self._look_side = None if gain is None else round(float(gain) * max(image.shape[:2]))
         return (closeup_markers(found, self.closeup_detector, image, self.marker_class)
                 if self._pair.pairs(self._chosen) else found)
 
     def window_gain(self, shape: tuple[int, int]) -> float | None:
-        """Detector input pixels per image pixel at the next look at a whole image of
-        ``shape`` (h, w); None when the detector takes one input size only."""
+        """Detector input pixels per image pixel of an image of ``shape`` (h, w) looked at
+        as the last whole image was (:attr:`look_side`): the scale its windows keep the
+        tiles' size on; None when the detector takes one input size only."""
         return self.look_side / max(shape) if _dynamic(self.detector) else None
 
     def detect_window(self, image: np.ndarray, window: tuple[int, int, int, int],
