@@ -186,6 +186,72 @@ def test_windows_are_squares_on_the_detectors_stride() -> None:
     assert change_windows(np.ones((90, 160), bool), 4.0, (360, 640), 40.0, 0.6) is None
 
 
+class BoxesSource:
+    """A detector that finds the same ``boxes`` in every look; a window's those centred
+    in its core."""
+
+    tile_class = 0
+
+    def __init__(self, boxes: Detections) -> None:
+        self.boxes = boxes
+        self.windows: list[Window] = []
+        self.whole_looks = 0
+
+    def detect(self, image: np.ndarray, bare: BareBoxes | None = None) -> Detections:
+        self.whole_looks += 1
+        return self.boxes
+
+    def window_gain(self, shape: tuple[int, int]) -> float | None:
+        return 0.6
+
+    def detect_window(self, image: np.ndarray, window: Window, gain: float, core: Core,
+                      bare: BareBoxes | None = None) -> Detections:
+        self.windows.append(window)
+        c = self.boxes.center
+        return self.boxes[(c[:, 0] >= core[0]) & (c[:, 0] < core[2])
+                          & (c[:, 1] >= core[1]) & (c[:, 1] < core[3])]
+
+
+def test_changes_too_far_apart_for_one_window_get_two_that_overlap() -> None:
+    # a sleeve at the frame's top edge and a tile laid two tile lengths below it: one
+    # window around both would be taller than the frame
+    mask = np.zeros((90, 160), bool)
+    mask[0:2, 40:45] = True
+    mask[60:63, 50:56] = True
+    windows = change_windows(mask, 4.0, (360, 640), 40.0, 0.6)
+    assert windows is not None and len(windows) == 2
+    (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = windows
+    assert ax0 < bx1 and bx0 < ax1 and ay0 < by1 and by0 < ay1
+    # every box centred in the windows is taken once, from the first window holding it
+    centres = [(170, 40), (200, 175), (210, 245), (600, 300)]  # (200, 175): in both
+    corners = np.array([[[x - 20, y - 10], [x + 20, y - 10], [x + 20, y + 10], [x - 20, y + 10]]
+                        for x, y in centres], np.float32)
+    source = BoxesSource(Detections(corners, np.full(4, 0.9), np.zeros(4, int)))
+    look = WindowLook(source)
+    frame = np.zeros((360, 640, 3), np.uint8)
+    look.detect(frame, table_view(frame))
+    found = look.detect(frame, table_view(frame), 40.0, changed=mask)
+    assert not look.last.whole and len(look.last.windows) == 2 and len(source.windows) == 2
+    assert sorted(map(tuple, np.round(found.center).astype(int).tolist())) == sorted(centres)
+
+
+def test_a_whole_look_asked_for_is_spared_only_for_the_same_frame() -> None:
+    # before a table settles the tracker asks for whole looks; the frame looked at
+    # before, seen again, needs none, and a frame changed anywhere gets one
+    rng = np.random.default_rng(5)
+    frame = rng.integers(0, 255, (360, 640, 3), dtype=np.uint8)
+    box = np.array([[[100, 100], [140, 100], [140, 120], [100, 120]]], np.float32)
+    source = BoxesSource(Detections(box, np.array([0.9]), np.zeros(1, int)))
+    look = WindowLook(source)
+    look.detect(frame, table_view(frame), 40.0, whole=True)
+    found = look.detect(frame, table_view(frame), 40.0, whole=True)
+    assert source.whole_looks == 1 and not look.last.whole and len(found) == 1
+    changed = frame.copy()
+    changed[300:330, 500:560] = 255
+    look.detect(changed, table_view(changed), 40.0, whole=True)
+    assert source.whole_looks == 2 and look.last.whole and source.windows == []
+
+
 def pale_table(tile: bool, seed: int) -> np.ndarray:
     """A 1280x720 pale pink cloth, and on it a white tile with small pips when ``tile``."""
     frame = np.full((720, 1280, 3), (226, 216, 236), np.float32)

@@ -220,9 +220,10 @@ class Tracker:
     def _detect(self, frame: np.ndarray, memory: TileMemory, still: Still) -> Detections:
         """The detector's boxes in a still frame: in windows around what changed since the
         frame looked at before or the table settled (``vision.tracking.window_look``), once
-        a table settled, else in the whole frame. Boxes on table the known table knows bare
-        are dropped before the detector looks at them (its looks cost milliseconds a box,
-        and a checked cloth is boxed by the dozen)."""
+        a table settled, else in the whole frame unless it is the frame looked at before.
+        Boxes on table the known table knows bare are dropped before the detector looks at
+        them (its looks cost milliseconds a box, and a checked cloth is boxed by the
+        dozen)."""
         bare = None if self.known is None else self.known.bare_boxes(frame)
         if self.windows is None or self.known is None:
             return memory.reader.detect(frame, bare)

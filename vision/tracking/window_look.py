@@ -11,18 +11,20 @@ table's detail too little, its pips a pixel there, and a change missed once woul
 be in the reference from then on); around each changed region it cuts a square
 window of the full-resolution frame, padded by ``WINDOW_PAD`` tile lengths, and has
 the detector look at it on the scale of a look at the whole frame (so tiles keep the
-size the detector knows), sides a multiple of its stride (no padding). Boxes whose
-centre lies in a window's core (the window less half a tile on each side inside the
-frame) come from the window; the others are the reference's. An unchanged frame needs
-no look at all.
+size the detector knows: that of the last whole look), sides a multiple of its stride
+(no padding); windows that overlap are joined into one where it fits in the frame.
+Boxes whose centre lies in a window's core (the window less half a tile on each side
+inside the frame) come from the window (the first of two that overlap there); the
+others are the reference's. An unchanged frame needs no look at all.
 
 The whole frame is looked at instead: at the first still frames (no reference, or
-no table settled yet), when the detector takes one input size only, when the
-frame changed in more than ``MAX_WINDOWS`` places or over more than
-``MAX_SHARE`` of it (a new round, a bumped camera, a hand), when a window would not
-fit in the frame, when a sure tile box of the frame before in a window's core is
-not found again (``FOUND_AGAIN``), and every ``WHOLE_EVERY`` still frames in case a change
-slipped under the comparison's thresholds.
+no tile's size known yet; until a table settled, a frame that changed at all since
+the frame looked at before), when the detector takes one input size only, when the
+frame changed in more than ``MAX_WINDOWS`` places or over more than ``MAX_SHARE`` of
+it (a new round, a bumped camera, a hand), when a window would not fit in the frame,
+when a sure tile box of the frame before in a window's core is not found again
+(``FOUND_AGAIN``), and every ``WHOLE_EVERY`` still frames in case a change slipped
+under the comparison's thresholds.
 """
 
 from __future__ import annotations
@@ -83,8 +85,9 @@ class WindowSource(Protocol):
         ...
 
     def window_gain(self, shape: tuple[int, int]) -> float | None:
-        """Detector input pixels per frame pixel at the next whole look at a frame of
-        ``shape``; None when the detector cannot look at a window on that scale."""
+        """Detector input pixels per frame pixel of a frame of ``shape`` looked at as the
+        last whole frame was; None when the detector cannot look at a window on that
+        scale."""
         ...
 
     def detect_window(self, image: np.ndarray, window: Window, gain: float, core: Core,
@@ -121,12 +124,18 @@ def _overlap(a: Sequence[float], b: Sequence[float]) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
+def _joined(a: Sequence[float], b: Sequence[float]) -> list[float]:
+    return [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
+
+
 def change_windows(mask: np.ndarray, scale: float, shape: tuple[int, int], tile_long: float,
                    gain: float) -> list[Window] | None:
     """Windows (frame pixels) around the regions changed in ``mask`` (bool, small size;
     ``scale`` frame pixels per small pixel), ``WINDOW_PAD`` tile lengths ``tile_long``
-    beyond them, overlapping ones joined; None when the whole frame is to be looked at
-    (too many, too large, or one does not fit in the frame of ``shape``)."""
+    beyond them, overlapping ones joined where one window around both fits in the
+    frame (two changes far apart across a short frame, a tile laid and a sleeve at the
+    frame's edge, keep two windows that overlap); None when the whole frame is to be
+    looked at (too many, too large, or one does not fit in the frame of ``shape``)."""
     count, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
     pad = WINDOW_PAD * tile_long
     rects = [[x * scale - pad, y * scale - pad, (x + bw) * scale + pad, (y + bh) * scale + pad]
@@ -139,13 +148,13 @@ def change_windows(mask: np.ndarray, scale: float, shape: tuple[int, int], tile_
             return None
         windows = [s for s in squares if s is not None]
         pair = next(((i, j) for i in range(len(windows)) for j in range(i + 1, len(windows))
-                     if _overlap(windows[i], windows[j])), None)
+                     if _overlap(windows[i], windows[j])
+                     and _square(_joined(rects[i], rects[j]), gain, shape) is not None), None)
         if pair is None:
             break
         i, j = pair  # two windows overlap: one window around both regions
-        a, b = rects[i], rects[j]
         rects = [r for k, r in enumerate(rects) if k not in pair] + [
-            [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]]
+            _joined(rects[i], rects[j])]
     area = sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in windows)
     if len(windows) > MAX_WINDOWS or area > MAX_SHARE * shape[0] * shape[1]:
         return None
@@ -221,9 +230,12 @@ class WindowLook:
         """Tiles and markers of the still ``frame`` (its small ``view``): looked for in
         windows around what changed (since the frame looked at before, and ``changed``:
         see :meth:`windows`) when ``tile_long`` (a tile's length, frame pixels) is known
-        and ``whole`` is not asked for, else in the whole frame; none where ``bare`` says
-        the boxes lie on table known to be bare."""
-        windows = None if whole else self.windows(frame, view, tile_long, changed)
+        and ``whole`` is not asked for, else in the whole frame (asked for, a frame the
+        same as the one looked at before is not looked at again all the same); none where
+        ``bare`` says the boxes lie on table known to be bare."""
+        windows: list[Window] | None = (
+            ([] if self.windows(frame, view, tile_long) == [] else None) if whole
+            else self.windows(frame, view, tile_long, changed))
         if windows is None or tile_long is None:
             found = self.reader.detect(frame, bare)
             self.last = Look(True)
@@ -254,8 +266,13 @@ class WindowLook:
         inset = tile_long / 2 + 2.0
         inside = in_cores(before.center, windows, shape, inset) if len(before) else np.zeros(
             0, bool)
-        new = [self.reader.detect_window(frame, window, gain, core_of(window, shape, inset),
-                                         bare) for window in windows]
+        new = []
+        for k, window in enumerate(windows):
+            found = self.reader.detect_window(frame, window, gain,
+                                              core_of(window, shape, inset), bare)
+            if k and len(found):  # a box centred where windows overlap: the first one's
+                found = found[~in_cores(found.center, windows[:k], shape, inset)]
+            new.append(found)
         tile = self.reader.tile_class
         now = np.concatenate([d.center[d.class_id == tile] for d in new])
         sure = inside & (before.class_id == tile) & (before.confidence >= SURE_TILE)
