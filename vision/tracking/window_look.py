@@ -233,9 +233,9 @@ class WindowLook:
         and ``whole`` is not asked for, else in the whole frame (asked for, a frame the
         same as the one looked at before is not looked at again all the same); none where
         ``bare`` says the boxes lie on table known to be bare."""
-        windows: list[Window] | None = (
-            ([] if self.windows(frame, view, tile_long) == [] else None) if whole
-            else self.windows(frame, view, tile_long, changed))
+        windows = self.windows(frame, view, tile_long, None if whole else changed)
+        if whole and windows:
+            windows = None
         if windows is None or tile_long is None:
             found = self.reader.detect(frame, bare)
             self.last = Look(True)
