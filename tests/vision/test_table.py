@@ -149,6 +149,36 @@ def test_a_mismatched_tile_stays_on_its_train_for_the_rules_to_judge() -> None:
     assert reading.table.problems(12, 3) != []
 
 
+def test_a_tile_a_little_off_a_trains_end_is_laid_on_it_in_doubt() -> None:
+    # the 6-2 lies 0.75 widths further on than touching: no room for a tile between
+    off = 24 * 1.75
+    tiles = [ENGINE, SEAT0_DOWN[0], lengthwise((0, 96 + off), (0, 120 + off), (6, 2)),
+             lengthwise((0, 144 + off), (0, 168 + off), (2, 5))]
+    reading = reconstruct(tiles, None, 3)
+    assert reading.table is not None
+    assert reading.table.train(0).tiles == ((9, 1), (6, 2), (2, 5))  # type: ignore[union-attr]
+    assert kinds(reading) == ["short-gap"]
+    assert reading.doubted(0, 1) and not reading.doubted(0, 2)
+    assert reading.table.problems(12, 3) != []  # the mismatch reaches the rules
+    # further off, a tile could lie between: the gap stays reported
+    far = [ENGINE, SEAT0_DOWN[0], lengthwise((0, 96 + 24 * 2.2), (0, 120 + 24 * 2.2), (6, 2))]
+    reading = reconstruct(far, None, 3)
+    assert reading.table.train(0).tiles == ((9, 1),)  # type: ignore[union-attr]
+    assert kinds(reading) == ["gap"]
+
+
+def test_a_short_gap_is_closed_only_for_a_domino_in_line_pointing_on() -> None:
+    off = 24 * 1.75
+    turned = lengthwise((0, 96 + off), (24, 96 + off), (6, 2))
+    not_a_domino = TileReading((6, 2), lengthwise((0, 96 + off), (0, 120 + off), (6, 2)).corners,
+                               uncertain=True, doubt="not-a-domino?")
+    for loose in (turned, not_a_domino):
+        reading = reconstruct([ENGINE, SEAT0_DOWN[0], loose], None, 3)
+        assert reading.table is not None
+        assert reading.table.train(0).tiles == ((9, 1),)  # type: ignore[union-attr]
+        assert "short-gap" not in kinds(reading)
+
+
 def test_values_read_in_either_order_give_the_same_table() -> None:
     flipped = [TileReading((t.values[1], t.values[0]), np.roll(t.corners, 2, axis=0))
                for t in SEAT0_DOWN]

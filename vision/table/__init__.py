@@ -22,7 +22,9 @@ How a table is read (``vision.table.pipeline``, one module per stage, sharing on
    laid with the wrong number is still on that train, for the rules engine to
    judge), but they break ties. A train that goes on one unseen tile beyond its
    end continues across a tile inferred there (``gaps``): past a box it cannot take,
-   onto a double lying across, or across two unseen tiles whose joint a box shows.
+   onto a double lying across, or across two unseen tiles whose joint a box shows;
+   a tile lying a little beyond the end, too close for a tile between, continues it
+   across nothing (``short-gap``: laid a little off, or a box off its tile).
 3. **Seats**: ``P`` players' trains and the Mexican train leave the hub in
    ``P + 1`` evenly spaced slots, seat 0 towards the bottom of the image (or
    the mat's seat-0 slot), clockwise; the last slot is the Mexican train's.
@@ -61,6 +63,7 @@ from vision.table.gaps import (
     BRIDGE_TURN_REACH,
     BRIDGE_TWO,
     JOINT_REACH,
+    SHORT_GAP,
 )
 from vision.table.hub import ENGINE_REACH_WIDTHS, HUB_INSIDE, HUB_TURNS, WIDTH_FACTOR
 from vision.table.joints import INSIDE_MARGIN
@@ -99,6 +102,7 @@ __all__ = [
     "MAX_BEND_DEG",
     "OVER_HALF_WIDTHS",
     "PRINT_MARGIN_MM",
+    "SHORT_GAP",
     "SURE_HALF",
     "TIE_MARGIN",
     "TOUCH_HIGH",

@@ -1,5 +1,6 @@
 """Gaps: a train that goes on one unseen tile beyond its end continues across a tile
-inferred from the counts on both sides (``inferred-tile``)."""
+inferred from the counts on both sides (``inferred-tile``); one that goes on a little
+beyond its end, too close for a tile between, goes on across nothing (``short-gap``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import numpy as np
 
 from vision.readings import TileReading
 from vision.table.build import Chain, TableBuild
+from vision.table.chains import TOUCH_HIGH
 from vision.table.geometry import (
     PlacedTile,
     cos_between,
@@ -40,6 +42,12 @@ BRIDGE_BEND_DEG = 20.0
 #: or one misplaced on either) within this many widths of the facing halves.
 BRIDGE_TWO = (4.5, 5.5)
 JOINT_REACH = 0.5
+
+#: A tile whose near half lies up to this far (widths) beyond a train's end, in line and
+#: pointing on, has no room for a tile between: it was laid on the train, a little off
+#: (``close_short_gap``). Touching tiles lie 1 apart (``chains.TOUCH_HIGH`` reaches 1.5);
+#: an unseen double across makes 2, an unseen single 3.
+SHORT_GAP = 2.0
 
 
 class Beyond(NamedTuple):
@@ -210,6 +218,51 @@ def bridge_gap(b: TableBuild) -> bool:
         _lay_across(b, chain, best)
         return True
     return False
+
+
+def close_short_gap(b: TableBuild) -> bool:
+    """Lay on a train the loose tile lying a little beyond its end; True when one was.
+
+    A tile is laid touching the train's end, but a player may leave a small gap,
+    and a box may sit off its tile: a box fitted where the table changed has the
+    detector's boxes' size, a little smaller than a tile, and slides towards the
+    half that changed most (a pale half on a pale cloth changes at its pips
+    only), so two touching tiles' boxes can lie half a tile width further apart
+    than touching allows. A single (its counts not doubted as no domino's)
+    whose near half lies beyond touching but within ``SHORT_GAP`` widths of a
+    train's end, straight on and pointing on, leaves no room for a tile between:
+    it continues the train, with the counts it was read with, so a tile that
+    does not match the end reaches the rules. Tried after the gaps of unseen
+    tiles (``bridge_gap``: a tile matching the end two widths on lies beyond an
+    unseen double). Reported (``short-gap``), and its place in the train is
+    doubted (``TableReading.doubted``): an alert resting on it asks for a look.
+    """
+    straight = math.cos(math.radians(BRIDGE_BEND_DEG))
+    best: tuple[float, Chain, PlacedTile, int] | None = None
+    for chain in b.chains:
+        if not chain.tiles:
+            continue
+        for t in b.pool.values():
+            if t.is_double or b.tiles[t.index].doubt is not None:
+                continue
+            k = nearer_half(t, chain.end_ref)
+            d = t.halves[k] - chain.end_ref
+            r = float(np.linalg.norm(d)) / b.w
+            if not TOUCH_HIGH < r <= SHORT_GAP or cos_between(d, chain.direction) < straight \
+                    or cos_between(t.halves[1 - k] - t.halves[k], chain.direction) < straight:
+                continue
+            if best is None or r < best[0]:
+                best = (r, chain, t, k)
+    if best is None:
+        return False
+    _, chain, t, k = best
+    chain.lay((t.index, t.values[k], t.values[1 - k]), t.halves[1 - k],
+              unit(t.halves[1 - k] - t.halves[k]), t)
+    b.pool.pop(t.index)
+    b.report(Uncertainty(
+        "short-gap", f"tile {t.index} {list(t.values)} lies a little beyond the end of train "
+        f"{chain.owner}: taken as laid on it", (t.index,), (chain.owner,)))
+    return True
 
 
 def _lay_across(b: TableBuild, chain: Chain, beyond: Beyond) -> None:

@@ -14,7 +14,7 @@ from vision.readings import TileReading, TileReadings
 from vision.table.build import TableBuild
 from vision.table.chains import grow, report_leftovers, start_trains
 from vision.table.counts.consistency import correct_counts, within_ranges
-from vision.table.gaps import bridge_gap
+from vision.table.gaps import bridge_gap, close_short_gap
 from vision.table.geometry import PlacedTile, make_tile
 from vision.table.hub import on_printed_marker, on_printed_ring, place_engine
 from vision.table.joints import drop_joint_boxes
@@ -130,7 +130,8 @@ def lay_trains(b: TableBuild) -> None:
     """Start the trains at the hub and grow them; with ``look``, read again where the
     boxes found do not fit (an empty slot of the mat, a train's last tile that does not
     match its end, where a train stops by a loose box); with ``infer_gaps``, bridge
-    gaps of one unseen tile. Each change grows the trains again."""
+    gaps of one unseen tile; then close a short gap at a train's end (a tile laid a little
+    off). Each change grows the trains again."""
     start_trains(b)
     grow(b)
     if b.look is not None and b.on_mat and look_at_slots(b):
@@ -142,5 +143,5 @@ def lay_trains(b: TableBuild) -> None:
     # looked at again from where it then ends)
     while ((b.look is not None
             and (look_again(b) or reread_mismatches(b, ends_only=True)))
-           or (b.infer_gaps and bridge_gap(b))):
+           or (b.infer_gaps and bridge_gap(b)) or close_short_gap(b)):
         grow(b)

@@ -74,14 +74,15 @@ class TableReading:
 
     def doubted(self, owner: Owner, k: int) -> bool:
         """Whether the ``k``-th tile of ``owner``'s train was read with doubt, taken
-        otherwise than read or inferred (``unsure-tile``, ``matched-read``,
-        ``inferred-tile``, ``reread-tile``, ``set-decoded``)."""
+        otherwise than read, inferred, or laid on the train across a short gap
+        (``unsure-tile``, ``matched-read``, ``inferred-tile``, ``reread-tile``,
+        ``set-decoded``, ``short-gap``)."""
         tiles = self.positions.get(owner, [])
         if k >= len(tiles):
             return False
         return any(tiles[k] in u.tiles for u in self.uncertainties
                    if u.kind in ("unsure-tile", "matched-read", "inferred-tile",
-                                 "reread-tile", "set-decoded"))
+                                 "reread-tile", "set-decoded", "short-gap"))
 
     @property
     def certain(self) -> bool:
