@@ -3,7 +3,8 @@ of a fixed camera differ (``vision.change.known_table`` asks it for the tiles th
 missed, and for the marker candidates that are tiles).
 
 What changed is taken in log brightness, smoothed a tenth of a tile wide, with the change
-at the crop's rim (the exposure, a lamp) taken away and a soft shadow left out; pips and
+at the crop's rim (the exposure, a lamp) taken away and a soft shadow left out (a broad
+darkening: dark pips on a pale cloth darken it as much, in specks and lines); pips and
 edges are closed into one region and ``cv2.minAreaRect`` gives its outline. The box is
 then given the known tiles' size, placed where the outline's centre is, or, where the
 outline is shorter than a tile (a pale tile on a pale cloth changes in part), where the
@@ -73,7 +74,10 @@ def fit_tile(before: np.ndarray, now: np.ndarray, region: tuple[float, float, fl
     noise = float(np.median(np.abs(d[rim])))
     diff = np.abs(d)
     limit = max(FIT_CHANGE, 4.0 * noise)
-    shade = (d < 0) & (d > np.log(SHADOW_RATIO[0])) & (diff < 2 * FIT_CHANGE)
+    # a shadow darkens broadly; what darkened in lines and specks narrower than a third
+    # of a tile is pips (dark pips on a pale cloth darken it as much as a shadow does)
+    shade = (diff > limit) & (d < 0) & (d > np.log(SHADOW_RATIO[0])) & (diff < 2 * FIT_CHANGE)
+    shade = cv2.morphologyEx(shade.astype(np.uint8), cv2.MORPH_OPEN, disc(short / 3)) > 0
     mask = cv2.morphologyEx(((diff > limit) & ~shade).astype(np.uint8), cv2.MORPH_CLOSE,
                             disc(short / 3))
     count, labels, stats, centres = cv2.connectedComponentsWithStats(mask, connectivity=8)
