@@ -75,6 +75,7 @@ from vision.tracking.table_vote import (
     rereadings,
     same_but_doubted,
     takes_away,
+    vote_key,
 )
 from vision.tracking.tile_memory import ReadCounts, TileMemory, grey_of
 from vision.tracking.view_change import Still, ViewWatch, same_view
@@ -346,7 +347,9 @@ class Tracker:
             if chosen is None:
                 continue
             view.settled(still.detail)
-            if memory is not None and reading is chosen:  # the tiles just read are its
+            if memory is not None and vote_key(reading) == vote_key(chosen):
+                # the tiles just read are its, but for counts it doubts (the vote may
+                # choose an earlier reading of them): held from now on while they look so
                 memory.mark_settled(grey_of(frame))
             if self.known is not None:
                 self.known.settle(frame, None if memory is None else memory.detections.corners)
