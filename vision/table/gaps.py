@@ -228,8 +228,8 @@ def close_short_gap(b: TableBuild) -> bool:
     detector's boxes' size, a little smaller than a tile, and slides towards the
     half that changed most (a pale half on a pale cloth changes at its pips
     only), so two touching tiles' boxes can lie half a tile width further apart
-    than touching allows. A single (its counts not doubted as no domino's)
-    whose near half lies beyond touching but within ``SHORT_GAP`` widths of a
+    than touching allows. A single whose box the domino check does not doubt,
+    its near half beyond touching but within ``SHORT_GAP`` widths of a
     train's end, straight on and pointing on, leaves no room for a tile between:
     it continues the train, with the counts it was read with, so a tile that
     does not match the end reaches the rules. Tried after the gaps of unseen
