@@ -11,7 +11,9 @@ from seeds never used to tune the tile check (``vision.models.tile_check``: seed
 
 - **empty**: webcam frames of each surface of ``datasets.surfaces`` with no
   domino on it (sometimes cards, a cup, an arm), ``--empty`` per surface (default
-  4: 32 frames). Every tile read is a phantom (target 0); also the tile boxes the
+  4: 32 frames), read as ``mtrain read`` reads a frame
+  (``vision.stills.table_photo.read_table``). Every tile read is a phantom (target 0);
+  also the tile boxes the
   detector gives at its trained size before the check (``boxes_unchecked``).
 - **empty with bare** (``empty_with_bare``, ``empty_more_surfaces_with_bare``): the
   same empty frames, and those of the other surfaces (``MORE_SURFACES``: marble,
@@ -71,11 +73,14 @@ def rate(num: int, den: int) -> float | None:
 
 def empty_frames(reader: TileReader, plain: TileReader, per_surface: int,
                  surfaces: tuple[str, ...] = SURFACES) -> dict[str, Any]:
+    from vision.stills.table_photo import read_table
+
     by_surface: dict[str, dict[str, int]] = {}
     for k in range(per_surface * len(surfaces)):
         surface = surfaces[k % len(surfaces)]
         scene = render_empty(scene_rng(EMPTY_SEED, k), surface)
-        frame = reader.for_set(scene.set_size).read(scene.image)
+        scene_reader = reader.for_set(scene.set_size)
+        frame, _ = read_table(scene_reader.read(scene.image), 4, scene.image, scene_reader)
         unchecked = plain.detector(scene.image)
         row = by_surface.setdefault(surface, {"frames": 0, "tiles": 0, "doubted": 0,
                                               "frames_with_tiles": 0, "boxes_unchecked": 0})

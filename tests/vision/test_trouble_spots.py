@@ -11,12 +11,14 @@ import pytest
 from reader_fixtures import MODELS, needs_trained_models
 
 from vision.models.detections import Detections
+from vision.models.domino_check import DOUBT_REASON
 from vision.readings import FrameReading, TileReading, TileReadings
 from vision.stills.trouble_spots import (
     MAX_WINDOWS,
     WINDOW_SIDE,
     _windows,
     end_centres,
+    look_at_doubts,
     look_closer,
     look_where_changed,
     loose_centres,
@@ -303,3 +305,73 @@ def test_where_the_photo_changed_with_no_box_the_tiles_found_closer_join_it() ->
     steady = frame_of([tile(100, 100), replace(across, detector_confidence=0.95)])
     got = look_where_changed(reader, image, steady, [np.array([300.0, 200.0])], bare)
     assert sorted(t.values for t in got.tiles.each()) == [(1, 2), (6, 6)]
+
+
+def doubted(reading: TileReading) -> TileReading:
+    return replace(reading, uncertain=True, doubt=DOUBT_REASON)
+
+
+def test_a_doubted_box_not_found_again_closer_is_dropped() -> None:
+    """A box the domino check doubts is looked at closer, in a window at its own size;
+    it stays, still doubted, only where the detector finds it again there. Tiles read
+    without that doubt are never looked at."""
+    image = np.zeros((400, 600, 3), np.uint8)
+    sure = tile(100, 100, (4, 4))
+    pattern = doubted(tile(300, 200, (6, 6)))  # a box on a cloth's pattern
+    real = doubted(tile(500, 300, (2, 5)))  # a tile the check was unsure of
+    unsure = replace(tile(100, 300, (3, 3)), uncertain=True)  # a count in doubt only
+    frame = frame_of([sure, pattern, real, unsure])
+    reader = FakeReader([replace(real, corners=real.corners + 1.0)], image)
+    # 8 widths around each doubted box, kept inside the image
+    reader.detector.origins = [np.array([260, 160], np.float32),
+                               np.array([460, 260], np.float32)]
+    got = look_at_doubts(reader, image, frame)
+    assert [c[1] for c in reader.detector.calls] == [WINDOW_SIDE, WINDOW_SIDE]
+    assert [t.values for t in got.tiles.each()] == [(4, 4), (2, 5), (3, 3)]
+    kept = got.tiles.reading(1)
+    assert kept.doubt == DOUBT_REASON and np.allclose(kept.corners, real.corners)
+    # nothing doubted: nothing looked at
+    calm = frame_of([sure, unsure])
+    assert look_at_doubts(reader, image, calm) is calm
+    assert len(reader.detector.calls) == 2
+
+
+def test_one_closer_look_serves_the_doubted_boxes_well_inside_it() -> None:
+    image = np.zeros((400, 600, 3), np.uint8)
+    a, b = doubted(tile(300, 200, (6, 6))), doubted(tile(300, 215, (1, 1)))
+    reader = FakeReader([b], image)
+    reader.detector.origins = [np.array([260, 160], np.float32)]
+    got = look_at_doubts(reader, image, frame_of([a, b]))
+    assert len(reader.detector.calls) == 1
+    assert [t.values for t in got.tiles.each()] == [(1, 1)]
+
+
+def test_a_doubted_tile_on_the_image_s_edge_found_again_there_stays() -> None:
+    """The window's margin (a tile cut by a window's edge is a piece) does not hold at the
+    image's own edge: the closer look sees no less of a tile there than the first."""
+    image = np.zeros((400, 600, 3), np.uint8)
+    edge = doubted(tile(591, 200, (2, 5)))  # its right end 1 px inside the image
+    reader = FakeReader([edge], image)
+    reader.detector.origins = [np.array([520, 160], np.float32)]
+    got = look_at_doubts(reader, image, frame_of([edge]))
+    assert [t.values for t in got.tiles.each()] == [(2, 5)]
+
+
+def test_a_doubted_box_across_a_seam_gives_way_to_the_tiles_found_under_it() -> None:
+    """A box across the seam of two touching tiles (half of each) is not found again
+    closer; the two tiles are, and are read in its place, but for one the frame holds
+    already."""
+    image = np.zeros((400, 600, 3), np.uint8)
+    across = doubted(tile(300, 200, (6, 6)))
+    left, right = tile(290, 200, (3, 4)), tile(310, 200, (5, 1))
+    held = tile(310, 200.5, (5, 1), 0.8)  # the right one, read already
+    reader = FakeReader([left, right], image)
+    reader.detector.origins = [np.array([260, 160], np.float32)]
+    got = look_at_doubts(reader, image, frame_of([across]))
+    assert sorted(t.values for t in got.tiles.each()) == [(3, 4), (5, 1)]
+    assert not any(t.uncertain for t in got.tiles.each())
+    reader.detector.origins = [np.array([260, 160], np.float32)]
+    reader.detector.calls.clear()
+    got = look_at_doubts(reader, image, frame_of([held, across]))
+    assert sorted((t.values, t.confidence) for t in got.tiles.each()) == [((3, 4), 0.95),
+                                                                         ((5, 1), 0.8)]

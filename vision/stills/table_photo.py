@@ -46,11 +46,13 @@ def reconstruct_table(frame: FrameReading, players: int,
 def read_table(frame: FrameReading, players: int, image: np.ndarray,
                reader: TileReader) -> tuple[FrameReading, Any]:
     """The table in ``image`` (``reconstruct_table``), looked at closer where it does
-    not hold together (``vision.stills.trouble_spots``): the frame read, with the boxes found
-    closer, and its table."""
+    not hold together (``vision.stills.trouble_spots``): the boxes the domino check
+    doubts that are not found again closer dropped first (``look_at_doubts``); the frame
+    read, with the boxes found closer, and its table."""
     from vision.mat.hub_mat import detect_mat
-    from vision.stills.trouble_spots import look_closer
+    from vision.stills.trouble_spots import look_at_doubts, look_closer
 
+    frame = look_at_doubts(reader, image, frame)
     mat = detect_mat(image)  # looked for once: the closer frame is the same image
     table = reconstruct_table(frame, players, image, reader, mat)
     return look_closer(reader, image, frame, table,

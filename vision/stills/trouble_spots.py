@@ -28,6 +28,14 @@ With a photo of the bare table, :func:`look_where_changed` looks closer where th
 photo changed and no box lies (``vision.stills.bare_photo.BarePhoto.unexplained``):
 what it finds there on changed table is a tile or a back whether or not the table
 lays it on a train (a photo may show part of a table, and no hub).
+
+A box the domino check doubts (``vision.reading.domino_verdicts``) is a trouble spot
+of its own, looked at before the table is rebuilt (:func:`look_at_doubts`): closer, in
+a window at its own size, it stays (still doubted) only where the detector finds it
+again; a box across the seam of two tiles gives way to the tiles found under it. A box
+on a cloth's pattern, on wood grain or glare is found at one scale and not at another:
+on the 40 empty frames of ``benchmarks/realism.py`` no doubted box was found again, on
+the composited photos of ``benchmarks/bare_photos.py`` every doubted box on a tile was.
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from vision.models.detections import Detections, polygon_iou
+from vision.models.domino_check import DOUBT_REASON
 from vision.reading.look_sizes import median_short_side
 from vision.readings import FrameReading, TileReadings
 
@@ -67,6 +76,13 @@ REPLACE_IOU = 0.2
 #: rendered 1280x720 and 12 MP tables). A window that finds nothing else is not read:
 #: its reading of those tiles could only replace sure readings with their like.
 SAME_IOU = 0.8
+#: A box the domino check doubts is kept when a box found closer around it overlaps it
+#: at least this much (IoU): the same box. A box across the seam of two tiles overlaps
+#: each by about a third; the doubted tiles found again lie at 0.8-0.95.
+DOUBT_IOU = 0.5
+#: A window looked at for one doubted box serves another well inside it when their
+#: sides differ by at most this share.
+SAME_WINDOW = 0.25
 #: A box found where the photo changed overlapping a tile, back or box found before by
 #: less than this (IoU) is a new one (boxes found there are first kept apart as
 #: ``_apart`` keeps readings).
@@ -120,9 +136,10 @@ def _windows(centres: list[np.ndarray], side: float, shape: tuple[int, int]
 
 
 def _found_in(reader: Any, image: np.ndarray, window: tuple[int, int, int],
-              w: float, markers: Detections) -> Detections:
+              w: float, markers: Detections, image_edges: bool = True) -> Detections:
     """Tile boxes the detector finds in ``window``, in image pixels, clear of its edges
-    and of the frame's ``markers`` (``MARKER_IOU``)."""
+    (``EDGE_WIDTHS``; of those on the image's edge too unless not ``image_edges``) and of
+    the frame's ``markers`` (``MARKER_IOU``)."""
     x0, y0, s = window
     crop = np.ascontiguousarray(image[y0:y0 + s, x0:x0 + s])
     found = reader.detector(crop, long_side=WINDOW_SIDE)
@@ -134,6 +151,10 @@ def _found_in(reader: Any, image: np.ndarray, window: tuple[int, int, int],
         return found
     margin = EDGE_WIDTHS * w
     lo, hi = np.array([x0 + margin, y0 + margin]), np.array([x0 + s - margin, y0 + s - margin])
+    if not image_edges:  # the image's own edge cuts no more than the first look saw
+        h, wide = image.shape[:2]
+        lo = np.where([x0 == 0, y0 == 0], -np.inf, lo)
+        hi = np.where([x0 + s >= wide, y0 + s >= h], np.inf, hi)
     keep = np.all((found.corners >= lo) & (found.corners <= hi), axis=(1, 2))
     if len(markers) and keep.any():
         on_marker = polygon_iou(found.corners, markers.corners).max(axis=1) >= MARKER_IOU
@@ -211,6 +232,62 @@ def look_closer(reader: Any, image: np.ndarray, frame: FrameReading, reading: An
     closer = FrameReading(TileReadings.of(tiles), frame.markers, frame.shape, frame.backs)
     again = rebuild(closer)
     return (closer, again) if _laid(again) > _laid(reading) else (frame, reading)
+
+
+def look_at_doubts(reader: Any, image: np.ndarray, frame: FrameReading) -> FrameReading:
+    """``frame`` with each tile the domino check doubts (``DOUBT_REASON``) looked at
+    closer, in a window ``WINDOW_WIDTHS`` of the box's own widths wide around it
+    (``_found_in``): found again there (``DOUBT_IOU``) it stays, still doubted; else it
+    goes, and the boxes found across it (``REPLACE_IOU``: the tiles under a box across a
+    seam) that overlap no tile of the frame (``NEW_IOU``) are read in its place. A window
+    serves every doubted box of about its size well inside it, at most ``MAX_WINDOWS``
+    (boxes beyond them stay). A box found there counts on the image's edge too, and on
+    a marker: the question is whether a tile lies there at all. Unchanged when nothing
+    is doubted or there is no detector (an oracle reader)."""
+    doubted = [i for i, t in enumerate(frame.tiles.each()) if t.doubt == DOUBT_REASON]
+    if not doubted or getattr(reader, "detector", None) is None:
+        return frame
+    corners = np.asarray(frame.tiles.corners, np.float32)
+    keep = np.ones(len(corners), bool)
+    looked: list[tuple[tuple[int, int, int], Detections]] = []
+    under: list[Detections] = []
+    for i in doubted:
+        box = corners[i]
+        w = float(median_short_side(box[None]))
+        wanted = _windows([box.mean(axis=0)], WINDOW_WIDTHS * w, image.shape[:2])[0]
+        seen = next((found for window, found in looked
+                     if abs(window[2] - wanted[2]) <= SAME_WINDOW * wanted[2]
+                     and _well_inside(box, window)), None)
+        if seen is None:
+            if len(looked) >= MAX_WINDOWS:
+                continue
+            seen = _found_in(reader, image, wanted, w, Detections.empty(), image_edges=False)
+            looked.append((wanted, seen))
+        over = (polygon_iou(seen.corners, box[None])[:, 0] if len(seen)
+                else np.zeros(0))
+        if len(over) and over.max() >= DOUBT_IOU:
+            continue
+        keep[i] = False
+        under.append(seen[over >= REPLACE_IOU])
+    if keep.all():
+        return frame
+    kept = frame.tiles[keep]
+    found = Detections.merge(under) if under else Detections.empty()
+    if len(found) and len(kept):
+        found = found[polygon_iou(found.corners, kept.corners).max(axis=1) < NEW_IOU]
+    if not len(found):
+        return FrameReading(kept, frame.markers, frame.shape, frame.backs)
+    found = found[_surest_apart(found.corners, found.confidence)]
+    tiles = [*kept.each(), *reader.read_tiles(image, found).each()]
+    tiles.sort(key=lambda t: -t.confidence)
+    return FrameReading(TileReadings.of(tiles), frame.markers, frame.shape, frame.backs)
+
+
+def _well_inside(box: np.ndarray, window: tuple[int, int, int]) -> bool:
+    """Whether ``box`` lies in the middle half of ``window`` (x0, y0, side)."""
+    x0, y0, s = window
+    lo, hi = np.array([x0 + s / 4, y0 + s / 4]), np.array([x0 + 3 * s / 4, y0 + 3 * s / 4])
+    return bool(np.all((box >= lo) & (box <= hi)))
 
 
 def _laid(reading: Any) -> int:
