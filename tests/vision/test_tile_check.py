@@ -257,6 +257,21 @@ def test_an_empty_patterned_frame_gives_no_tile(reader: TileReader, surface: str
 
 
 @needs_trained_models
+@pytest.mark.parametrize("surface", ["gingham", "stripes", "checks"])
+def test_an_empty_patterned_frame_read_as_a_photo_gives_no_tile_at_all(
+        reader: TileReader, surface: str) -> None:
+    """``mtrain read`` looks closer at each box the domino check doubts
+    (``vision.stills.trouble_spots.look_at_doubts``): on the cloth's pattern the detector
+    does not find it again at another scale, and it goes."""
+    from vision.stills.table_photo import read_table
+
+    scene = render_empty(scene_rng(SEED, 0), surface, size=(1280, 720))
+    scene_reader = reader.for_set(12)
+    frame, _ = read_table(scene_reader.read(scene.image), 4, scene.image, scene_reader)
+    assert len(frame.tiles) == 0
+
+
+@needs_trained_models
 def test_no_phantom_on_a_printed_cloth_is_counted_silently(reader: TileReader) -> None:
     """Flowers and dots are the checks' weakest case: a box read there is marked
     uncertain, never counted as a tile."""

@@ -56,6 +56,8 @@ class FakeReader:
     """Reads each box the detector found as the values of the fake box it is."""
 
     tile_class = 0
+    #: The long side the whole image was looked at with (None: not told).
+    look_side: int | None = None
 
     def __init__(self, boxes: list[TileReading], image: np.ndarray) -> None:
         self.detector = FakeDetector(boxes)
@@ -322,9 +324,9 @@ def test_a_doubted_box_not_found_again_closer_is_dropped() -> None:
     unsure = replace(tile(100, 300, (3, 3)), uncertain=True)  # a count in doubt only
     frame = frame_of([sure, pattern, real, unsure])
     reader = FakeReader([replace(real, corners=real.corners + 1.0)], image)
-    # 8 widths around each doubted box, kept inside the image
-    reader.detector.origins = [np.array([260, 160], np.float32),
-                               np.array([460, 260], np.float32)]
+    # 12 widths around each doubted box, kept inside the image
+    reader.detector.origins = [np.array([240, 140], np.float32),
+                               np.array([440, 240], np.float32)]
     got = look_at_doubts(reader, image, frame)
     assert [c[1] for c in reader.detector.calls] == [WINDOW_SIDE, WINDOW_SIDE]
     assert [t.values for t in got.tiles.each()] == [(4, 4), (2, 5), (3, 3)]
@@ -340,7 +342,7 @@ def test_one_closer_look_serves_the_doubted_boxes_well_inside_it() -> None:
     image = np.zeros((400, 600, 3), np.uint8)
     a, b = doubted(tile(300, 200, (6, 6))), doubted(tile(300, 215, (1, 1)))
     reader = FakeReader([b], image)
-    reader.detector.origins = [np.array([260, 160], np.float32)]
+    reader.detector.origins = [np.array([240, 140], np.float32)]
     got = look_at_doubts(reader, image, frame_of([a, b]))
     assert len(reader.detector.calls) == 1
     assert [t.values for t in got.tiles.each()] == [(1, 1)]
@@ -352,7 +354,7 @@ def test_a_doubted_tile_on_the_image_s_edge_found_again_there_stays() -> None:
     image = np.zeros((400, 600, 3), np.uint8)
     edge = doubted(tile(591, 200, (2, 5)))  # its right end 1 px inside the image
     reader = FakeReader([edge], image)
-    reader.detector.origins = [np.array([520, 160], np.float32)]
+    reader.detector.origins = [np.array([480, 140], np.float32)]
     got = look_at_doubts(reader, image, frame_of([edge]))
     assert [t.values for t in got.tiles.each()] == [(2, 5)]
 
@@ -366,12 +368,28 @@ def test_a_doubted_box_across_a_seam_gives_way_to_the_tiles_found_under_it() -> 
     left, right = tile(290, 200, (3, 4)), tile(310, 200, (5, 1))
     held = tile(310, 200.5, (5, 1), 0.8)  # the right one, read already
     reader = FakeReader([left, right], image)
-    reader.detector.origins = [np.array([260, 160], np.float32)]
+    reader.detector.origins = [np.array([240, 140], np.float32)]
     got = look_at_doubts(reader, image, frame_of([across]))
     assert sorted(t.values for t in got.tiles.each()) == [(3, 4), (5, 1)]
     assert not any(t.uncertain for t in got.tiles.each())
-    reader.detector.origins = [np.array([260, 160], np.float32)]
+    reader.detector.origins = [np.array([240, 140], np.float32)]
     reader.detector.calls.clear()
     got = look_at_doubts(reader, image, frame_of([held, across]))
     assert sorted((t.values, t.confidence) for t in got.tiles.each()) == [((3, 4), 0.95),
                                                                          ((5, 1), 0.8)]
+
+
+def test_a_doubted_box_seen_large_already_is_not_looked_at_farther() -> None:
+    """A close-up's tile, seen by the whole image's look larger than a window would show
+    it, or too long for a window that fits the image, stays as it was, doubted."""
+    image = np.zeros((400, 600, 3), np.uint8)
+    box = doubted(tile(300, 200, (6, 6)))
+    reader = FakeReader([], image)
+    reader.look_side = 4000  # the whole image looked at ~7 times enlarged
+    got = look_at_doubts(reader, image, frame_of([box]))
+    assert reader.detector.calls == [] and [t.values for t in got.tiles.each()] == [(6, 6)]
+    long = doubted(replace(box, corners=box.corners * np.array([12.0, 1.0], np.float32)
+                           - np.array([3300.0, 0.0], np.float32)))  # 240 px long
+    reader = FakeReader([], image)
+    got = look_at_doubts(reader, image, frame_of([long]))
+    assert reader.detector.calls == [] and len(got.tiles) == 1

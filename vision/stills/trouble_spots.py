@@ -80,6 +80,17 @@ SAME_IOU = 0.8
 #: at least this much (IoU): the same box. A box across the seam of two tiles overlaps
 #: each by about a third; the doubted tiles found again lie at 0.8-0.95.
 DOUBT_IOU = 0.5
+#: A doubted box's window is this many of its widths wide: a tile 27 px wide at the
+#: detector's ``WINDOW_SIDE``, about the size it learnt whole tables' tiles at (over the
+#: 80 rendered tables of ``benchmarks/table.py``, 16 of 17 doubted tiles were found again
+#: at 12 widths, 6 at 8, and 8 of 81 doubted boxes on no tile).
+DOUBT_WIDTHS = 12.0
+#: A doubted box's window (``DOUBT_WIDTHS`` of its widths, or less) sees it at least
+#: this many times larger than the look at the whole image did, and holds it
+#: ``DOUBT_HOLD`` times over (its long side), or it is not looked at: a close-up's
+#: tiles, seen large already, have no closer look.
+DOUBT_CLOSER = 1.5
+DOUBT_HOLD = 2.0
 #: A window looked at for one doubted box serves another well inside it when their
 #: sides differ by at most this share.
 SAME_WINDOW = 0.25
@@ -236,8 +247,9 @@ def look_closer(reader: Any, image: np.ndarray, frame: FrameReading, reading: An
 
 def look_at_doubts(reader: Any, image: np.ndarray, frame: FrameReading) -> FrameReading:
     """``frame`` with each tile the domino check doubts (``DOUBT_REASON``) looked at
-    closer, in a window ``WINDOW_WIDTHS`` of the box's own widths wide around it
-    (``_found_in``): found again there (``DOUBT_IOU``) it stays, still doubted; else it
+    closer, in a window ``DOUBT_WIDTHS`` of the box's own widths wide around it, or
+    less where that is not closer (``_found_in``; ``DOUBT_CLOSER``, ``DOUBT_HOLD``): found
+    again there (``DOUBT_IOU``) it stays, still doubted; else it
     goes, and the boxes found across it (``REPLACE_IOU``: the tiles under a box across a
     seam) that overlap no tile of the frame (``NEW_IOU``) are read in its place. A window
     serves every doubted box of about its size well inside it, at most ``MAX_WINDOWS``
@@ -251,10 +263,16 @@ def look_at_doubts(reader: Any, image: np.ndarray, frame: FrameReading) -> Frame
     keep = np.ones(len(corners), bool)
     looked: list[tuple[tuple[int, int, int], Detections]] = []
     under: list[Detections] = []
+    side = getattr(reader, "look_side", None)  # the whole image's look, when known
+    first = side / max(image.shape[:2]) if side else 0.0
     for i in doubted:
         box = corners[i]
         w = float(median_short_side(box[None]))
-        wanted = _windows([box.mean(axis=0)], WINDOW_WIDTHS * w, image.shape[:2])[0]
+        long = float(np.linalg.norm(box - np.roll(box, -1, axis=0), axis=1).max())
+        side = min(DOUBT_WIDTHS * w, WINDOW_SIDE / (DOUBT_CLOSER * first) if first else np.inf)
+        wanted = _windows([box.mean(axis=0)], side, image.shape[:2])[0]
+        if wanted[2] < DOUBT_HOLD * long:
+            continue  # no closer look to be had
         seen = next((found for window, found in looked
                      if abs(window[2] - wanted[2]) <= SAME_WINDOW * wanted[2]
                      and _well_inside(box, window)), None)
