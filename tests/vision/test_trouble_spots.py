@@ -22,6 +22,7 @@ from vision.stills.trouble_spots import (
     look_closer,
     look_where_changed,
     loose_centres,
+    unlaid_indices,
 )
 
 W = 10.0  # tile width in image pixels
@@ -98,6 +99,18 @@ def test_the_loose_tiles_are_those_on_no_train_and_not_the_engine() -> None:
     centres = loose_centres(reading, frame)
     assert len(centres) == 1
     np.testing.assert_allclose(centres[0], [100, 50])
+
+
+def test_the_unlaid_tiles_are_the_loose_ones_and_an_engine_no_train_goes_on_from() -> None:
+    """What ``read_table`` lets ``look_at_doubts`` look at: a doubted box a train goes on
+    from is where the rules expect a tile, and stays."""
+    frame = frame_of([tile(50, 50), tile(100, 50), tile(150, 50)])
+    reading = table_reading(["engine", None, 0], 1)
+    reading.positions = {0: [2]}
+    assert unlaid_indices(reading, frame) == [1]
+    alone = table_reading(["engine", None, None], 0)  # a lone box taken for the engine
+    alone.positions = {}
+    assert unlaid_indices(alone, frame) == [0, 1, 2]
 
 
 def test_each_train_ends_at_its_last_tile_a_box_shows() -> None:

@@ -47,14 +47,18 @@ def read_table(frame: FrameReading, players: int, image: np.ndarray,
                reader: TileReader) -> tuple[FrameReading, Any]:
     """The table in ``image`` (``reconstruct_table``), looked at closer where it does
     not hold together (``vision.stills.trouble_spots``): the boxes the domino check
-    doubts that are not found again closer dropped first (``look_at_doubts``); the frame
-    read, with the boxes found closer, and its table."""
+    doubts that the table lays on no train, and that are not found again closer,
+    dropped first (``look_at_doubts``, ``unlaid_indices``: a box a train goes on from is
+    a tile where the rules expect one); the frame read, with the boxes found closer, and
+    its table."""
     from vision.mat.hub_mat import detect_mat
-    from vision.stills.trouble_spots import look_at_doubts, look_closer
+    from vision.stills.trouble_spots import look_at_doubts, look_closer, unlaid_indices
 
-    frame = look_at_doubts(reader, image, frame)
     mat = detect_mat(image)  # looked for once: the closer frame is the same image
     table = reconstruct_table(frame, players, image, reader, mat)
+    checked = look_at_doubts(reader, image, frame, unlaid_indices(table, frame))
+    if checked is not frame:
+        frame, table = checked, reconstruct_table(checked, players, image, reader, mat)
     return look_closer(reader, image, frame, table,
                        lambda f: reconstruct_table(f, players, image, reader, mat))
 

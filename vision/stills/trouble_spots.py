@@ -29,10 +29,11 @@ photo changed and no box lies (``vision.stills.bare_photo.BarePhoto.unexplained`
 what it finds there on changed table is a tile or a back whether or not the table
 lays it on a train (a photo may show part of a table, and no hub).
 
-A box the domino check doubts (``vision.reading.domino_verdicts``) is a trouble spot
-of its own, looked at before the table is rebuilt (:func:`look_at_doubts`): closer, in
-a window at its own size, it stays (still doubted) only where the detector finds it
-again; a box across the seam of two tiles gives way to the tiles found under it. A box
+A box the domino check doubts (``vision.reading.domino_verdicts``) that the table lays
+on no train is a trouble spot of its own (:func:`look_at_doubts`, before the closer
+look): closer, in a window at its own size, it stays (still doubted) only where the
+detector finds it again; a box across the seam of two tiles gives way to the tiles
+found under it. One a train goes on from is where the rules expect a tile, and stays. A box
 on a cloth's pattern, on wood grain or glare is found at one scale and not at another:
 on the 40 empty frames of ``benchmarks/realism.py`` no doubted box was found again, on
 the composited photos of ``benchmarks/bare_photos.py`` every doubted box on a tile was.
@@ -106,13 +107,27 @@ def _width(frame: FrameReading) -> float | None:
     return median_short_side(np.asarray(frame.tiles.corners, np.float32))
 
 
-def loose_centres(reading: Any, frame: FrameReading) -> list[np.ndarray]:
-    """Image centres of the tiles ``reading`` (a ``vision.table.TableReading``) laid on
-    no train and did not take for the engine."""
+def loose_indices(reading: Any, frame: FrameReading) -> list[int]:
+    """Indices of the tiles of ``frame`` that ``reading`` (a ``vision.table.TableReading``)
+    laid on no train and did not take for the engine."""
     assignment = list(getattr(reading, "assignment", []) or [])
-    return [np.asarray(t.corners, np.float64).mean(axis=0)
-            for i, t in enumerate(frame.tiles.each())
-            if i < len(assignment) and assignment[i] is None]
+    return [i for i in range(min(len(frame.tiles), len(assignment))) if assignment[i] is None]
+
+
+def unlaid_indices(reading: Any, frame: FrameReading) -> list[int]:
+    """The loose tiles of ``frame`` (:func:`loose_indices`), and the engine ``reading``
+    took when no train goes on from it."""
+    out = loose_indices(reading, frame)
+    if not any(getattr(reading, "positions", {}).values()):
+        assignment = list(getattr(reading, "assignment", []) or [])
+        out += [i for i, owner in enumerate(assignment[:len(frame.tiles)]) if owner == "engine"]
+    return sorted(out)
+
+
+def loose_centres(reading: Any, frame: FrameReading) -> list[np.ndarray]:
+    """Image centres of the loose tiles (:func:`loose_indices`)."""
+    return [np.asarray(frame.tiles.corners[i], np.float64).mean(axis=0)
+            for i in loose_indices(reading, frame)]
 
 
 def end_centres(reading: Any, frame: FrameReading) -> list[np.ndarray]:
@@ -245,7 +260,8 @@ def look_closer(reader: Any, image: np.ndarray, frame: FrameReading, reading: An
     return (closer, again) if _laid(again) > _laid(reading) else (frame, reading)
 
 
-def look_at_doubts(reader: Any, image: np.ndarray, frame: FrameReading) -> FrameReading:
+def look_at_doubts(reader: Any, image: np.ndarray, frame: FrameReading,
+                   among: Sequence[int] | None = None) -> FrameReading:
     """``frame`` with each tile the domino check doubts (``DOUBT_REASON``) looked at
     closer, in a window ``DOUBT_WIDTHS`` of the box's own widths wide around it, or
     less where that is not closer (``_found_in``; ``DOUBT_CLOSER``, ``DOUBT_HOLD``): found
@@ -255,8 +271,10 @@ def look_at_doubts(reader: Any, image: np.ndarray, frame: FrameReading) -> Frame
     serves every doubted box of about its size well inside it, at most ``MAX_WINDOWS``
     (boxes beyond them stay). A box found there counts on the image's edge too, and on
     a marker: the question is whether a tile lies there at all. Unchanged when nothing
-    is doubted or there is no detector (an oracle reader)."""
-    doubted = [i for i, t in enumerate(frame.tiles.each()) if t.doubt == DOUBT_REASON]
+    is doubted or there is no detector (an oracle reader). ``among``: the indices of the
+    tiles that may be looked at (all by default)."""
+    doubted = [i for i, t in enumerate(frame.tiles.each()) if t.doubt == DOUBT_REASON
+               and (among is None or i in among)]
     if not doubted or getattr(reader, "detector", None) is None:
         return frame
     corners = np.asarray(frame.tiles.corners, np.float32)
