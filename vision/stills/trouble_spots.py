@@ -33,10 +33,11 @@ A box the domino check doubts (``vision.reading.domino_verdicts``) that the tabl
 on no train is a trouble spot of its own (:func:`look_at_doubts`, before the closer
 look): closer, in a window at its own size, it stays (still doubted) only where the
 detector finds it again; a box across the seam of two tiles gives way to the tiles
-found under it. One a train goes on from is where the rules expect a tile, and stays. A box
-on a cloth's pattern, on wood grain or glare is found at one scale and not at another:
-on the 40 empty frames of ``benchmarks/realism.py`` no doubted box was found again, on
-the composited photos of ``benchmarks/bare_photos.py`` every doubted box on a tile was.
+found under it. One a train goes on from is where the rules expect a tile, and stays.
+A box on a cloth's pattern, on wood grain or glare is found at one scale and not at
+another: on the 40 empty frames of ``benchmarks/realism.py`` no doubted box was found
+again, on the composited photos of ``benchmarks/bare_photos.py`` every doubted box on
+a tile was.
 """
 
 from __future__ import annotations
@@ -265,8 +266,8 @@ def look_at_doubts(reader: Any, image: np.ndarray, frame: FrameReading,
     """``frame`` with each tile the domino check doubts (``DOUBT_REASON``) looked at
     closer, in a window ``DOUBT_WIDTHS`` of the box's own widths wide around it, or
     less where that is not closer (``_found_in``; ``DOUBT_CLOSER``, ``DOUBT_HOLD``): found
-    again there (``DOUBT_IOU``) it stays, still doubted; else it
-    goes, and the boxes found across it (``REPLACE_IOU``: the tiles under a box across a
+    again there (``DOUBT_IOU``) it stays, still doubted; else it goes, and the boxes
+    found across it (``REPLACE_IOU``: the tiles under a box across a
     seam) that overlap no tile of the frame (``NEW_IOU``) are read in its place. A window
     serves every doubted box of about its size well inside it, at most ``MAX_WINDOWS``
     (boxes beyond them stay). A box found there counts on the image's edge too, and on
@@ -287,8 +288,8 @@ def look_at_doubts(reader: Any, image: np.ndarray, frame: FrameReading,
         box = corners[i]
         w = float(median_short_side(box[None]))
         long = float(np.linalg.norm(box - np.roll(box, -1, axis=0), axis=1).max())
-        side = min(DOUBT_WIDTHS * w, WINDOW_SIDE / (DOUBT_CLOSER * first) if first else np.inf)
-        wanted = _windows([box.mean(axis=0)], side, image.shape[:2])[0]
+        span = min(DOUBT_WIDTHS * w, WINDOW_SIDE / (DOUBT_CLOSER * first) if first else np.inf)
+        wanted = _windows([box.mean(axis=0)], span, image.shape[:2])[0]
         if wanted[2] < DOUBT_HOLD * long:
             continue  # no closer look to be had
         seen = next((found for window, found in looked
