@@ -12,9 +12,9 @@ from seeds never used to tune the tile check (``vision.models.tile_check``: seed
 - **empty**: webcam frames of each surface of ``datasets.surfaces`` with no
   domino on it (sometimes cards, a cup, an arm), ``--empty`` per surface (default
   4: 32 frames), read as ``mtrain read`` reads a frame
-  (``vision.stills.table_photo.read_table``). Every tile read is a phantom (target 0);
-  also the tile boxes the
-  detector gives at its trained size before the check (``boxes_unchecked``).
+  (``vision.stills.table_photo.read_table``). Every tile read is a phantom (target
+  0); also the tile boxes the detector gives at its trained size before the check
+  (``boxes_unchecked``).
 - **empty with bare** (``empty_with_bare``, ``empty_more_surfaces_with_bare``): the
   same empty frames, and those of the other surfaces (``MORE_SURFACES``: marble,
   wood; ``empty_more_surfaces``), read as ``mtrain read IMAGE --empty
