@@ -274,8 +274,9 @@ def look_at_doubts(reader: Any, image: np.ndarray, frame: FrameReading,
     a marker: the question is whether a tile lies there at all. Unchanged when nothing
     is doubted or there is no detector (an oracle reader). ``among``: the indices of the
     tiles that may be looked at (all by default)."""
-    doubted = [i for i, t in enumerate(frame.tiles.each()) if t.doubt == DOUBT_REASON
-               and (among is None or i in among)]
+    allowed = range(len(frame.tiles)) if among is None else set(among)
+    doubted = [i for i, doubt in enumerate(frame.tiles.data["doubt"])
+               if doubt == DOUBT_REASON and i in allowed]
     if not doubted or getattr(reader, "detector", None) is None:
         return frame
     corners = np.asarray(frame.tiles.corners, np.float32)
