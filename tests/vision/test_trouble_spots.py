@@ -16,6 +16,7 @@ from vision.readings import FrameReading, TileReading, TileReadings
 from vision.stills.trouble_spots import (
     MAX_WINDOWS,
     WINDOW_SIDE,
+    WINDOW_WIDTHS,
     _windows,
     end_centres,
     look_at_doubts,
@@ -26,6 +27,13 @@ from vision.stills.trouble_spots import (
 )
 
 W = 10.0  # tile width in image pixels
+SIDE = int(WINDOW_WIDTHS * W)  # a closer look's window side, in image pixels
+
+
+def origin(cx: float, cy: float) -> np.ndarray:
+    """The top left corner of the closer look's window around ``(cx, cy)`` (inside the
+    image)."""
+    return np.array([round(cx - SIDE / 2), round(cy - SIDE / 2)], np.float32)
 
 
 def tile(cx: float, cy: float, values: tuple[int, int] = (1, 2),
@@ -139,8 +147,7 @@ def test_boxes_found_closer_replace_those_they_overlap_and_join_the_rest() -> No
     right = tile(200, 100, (0, 10))
     unseen = tile(200, 111, (10, 10))  # a tile no box was found for
     reader = FakeReader([right, unseen], image)
-    # the window is 8 widths around the loose box, kept inside the image
-    reader.detector.origins = [np.array([163, 64], np.float32)]
+    reader.detector.origins = [origin(203, 104)]  # around the loose box
     rebuilt: list[FrameReading] = []
 
     def rebuild(f: FrameReading) -> Any:
@@ -148,7 +155,7 @@ def test_boxes_found_closer_replace_those_they_overlap_and_join_the_rest() -> No
         return table_reading(["engine", 0, 0], 2)
 
     closer, again = look_closer(reader, image, frame, reading, rebuild)
-    assert reader.detector.calls == [((80, 80, 3), WINDOW_SIDE)]
+    assert reader.detector.calls == [((SIDE, SIDE, 3), WINDOW_SIDE)]
     assert closer is rebuilt[0] and again.table.trains[0].tiles == [(0, 0)] * 2
     assert sorted(t.values for t in closer.tiles.each()) == [(0, 10), (1, 2), (10, 10)]
     assert misplaced.values not in [t.values for t in closer.tiles.each()]
@@ -160,7 +167,7 @@ def test_the_first_table_stays_when_the_closer_look_lays_no_more_tiles() -> None
     frame = frame_of([tile(100, 100), tile(200, 100, (8, 1))])
     reading = table_reading(["engine", None], 1)
     reader = FakeReader([tile(200, 100, (0, 10))], image)
-    reader.detector.origins = [np.array([160, 60], np.float32)]
+    reader.detector.origins = [origin(200, 100)]
     got = look_closer(reader, image, frame, reading, lambda f: table_reading([], 1))
     assert got == (frame, reading)
     assert len(reader.detector.calls) == 1
@@ -173,7 +180,7 @@ def test_a_window_that_finds_only_tiles_read_surely_is_not_read_again() -> None:
     reading = table_reading(["engine", None], 0)
     again = tile(201, 100.5, (8, 1))  # the same tile, boxed a little differently
     reader = FakeReader([again], image)
-    reader.detector.origins = [np.array([160, 60], np.float32)]
+    reader.detector.origins = [origin(200, 100)]
     read: list[Detections] = []
 
     def read_tiles(image: np.ndarray, found: Detections) -> TileReadings:
@@ -189,7 +196,7 @@ def test_a_window_that_finds_only_tiles_read_surely_is_not_read_again() -> None:
     doubted = TileReading(loose.values, loose.corners, 0.4, True)
     frame = frame_of([tile(100, 100), doubted])
     reader = FakeReader([again], image)
-    reader.detector.origins = [np.array([160, 60], np.float32)]
+    reader.detector.origins = [origin(200, 100)]
     closer, _ = look_closer(reader, image, frame, reading, lambda f: table_reading([], 1))
     assert [t.uncertain for t in closer.tiles.each()] == [False, False]
 
@@ -198,9 +205,9 @@ def test_a_box_cut_by_the_windows_edge_is_no_tile() -> None:
     image = np.zeros((400, 600, 3), np.uint8)
     frame = frame_of([tile(100, 100), tile(200, 100, (8, 1))])
     reading = table_reading(["engine", None], 0)
-    cut = tile(236, 100, (3, 4))  # reaches past the window's right edge at x = 240
+    cut = tile(196 + SIDE / 2, 100, (3, 4))  # reaches past the window's right edge
     reader = FakeReader([cut], image)
-    reader.detector.origins = [np.array([160, 60], np.float32)]
+    reader.detector.origins = [origin(200, 100)]
     rebuilt: list[FrameReading] = []
     got = look_closer(reader, image, frame, reading, lambda f: rebuilt.append(f))
     assert got == (frame, reading) and rebuilt == []
@@ -232,7 +239,7 @@ def test_a_box_found_closer_across_two_others_is_dropped() -> None:
     left, right = tile(190, 100, (0, 10)), tile(210, 111, (10, 10))
     across = tile(200, 105, (4, 11))  # over the seam between the two
     reader = FakeReader([left, right, across], image)
-    reader.detector.origins = [np.array([160, 60], np.float32)]
+    reader.detector.origins = [origin(200, 100)]
 
     def read_tiles(image: np.ndarray, found: Detections) -> TileReadings:
         sure = {(0, 10): 0.95, (10, 10): 0.9, (4, 11): 0.4}
@@ -284,7 +291,7 @@ def test_a_tile_box_found_closer_over_a_marker_is_the_marker() -> None:
                          (400, 600))
     reading = table_reading(["engine", None], 0)
     reader = FakeReader([tile(201, 101, (3, 1))], image)
-    reader.detector.origins = [np.array([160, 60], np.float32)]
+    reader.detector.origins = [origin(200, 100)]
     rebuilt: list[FrameReading] = []
     got = look_closer(reader, image, frame, reading, lambda f: rebuilt.append(f))
     assert got == (frame, reading) and rebuilt == []
@@ -301,14 +308,14 @@ def test_where_the_photo_changed_with_no_box_the_tiles_found_closer_join_it() ->
     on_sure = tile(322, 181, (9, 9))  # the sure tile boxed again, off a little
     on_bare = tile(300, 226, (1, 1))  # a box on table as bare as in the bare photo
     reader = FakeBackReader([upper, lower, new, back, on_sure, on_bare], image)
-    reader.detector.origins = [np.array([260, 160], np.float32)]
+    reader.detector.origins = [origin(300, 200)]
     bare_below = 220.0
 
     def bare(corners: np.ndarray) -> np.ndarray:
         return np.asarray(corners, np.float32).mean(axis=1)[:, 1] > bare_below
 
     got = look_where_changed(reader, image, frame, [np.array([300.0, 200.0])], bare)
-    assert reader.detector.calls == [((80, 80, 3), WINDOW_SIDE)]
+    assert reader.detector.calls == [((SIDE, SIDE, 3), WINDOW_SIDE)]
     assert sorted(t.values for t in got.tiles.each()) == [(1, 2), (2, 6), (3, 6), (4, 4),
                                                           (5, 0)]
     assert len(got.backs) == 1 and np.allclose(got.backs[0], back.corners)
@@ -316,7 +323,7 @@ def test_where_the_photo_changed_with_no_box_the_tiles_found_closer_join_it() ->
     assert look_where_changed(reader, image, frame, [], bare) is frame
     # a box across two tiles as sure of itself as they are stays, and they are not taken
     reader = FakeBackReader([upper, lower], image)
-    reader.detector.origins = [np.array([260, 160], np.float32)]
+    reader.detector.origins = [origin(300, 200)]
     steady = frame_of([tile(100, 100), replace(across, detector_confidence=0.95)])
     got = look_where_changed(reader, image, steady, [np.array([300.0, 200.0])], bare)
     assert sorted(t.values for t in got.tiles.each()) == [(1, 2), (6, 6)]
@@ -337,9 +344,7 @@ def test_a_doubted_box_not_found_again_closer_is_dropped() -> None:
     unsure = replace(tile(100, 300, (3, 3)), uncertain=True)  # a count in doubt only
     frame = frame_of([sure, pattern, real, unsure])
     reader = FakeReader([replace(real, corners=real.corners + 1.0)], image)
-    # 12 widths around each doubted box, kept inside the image
-    reader.detector.origins = [np.array([240, 140], np.float32),
-                               np.array([440, 240], np.float32)]
+    reader.detector.origins = [origin(300, 200), origin(500, 300)]  # around each
     got = look_at_doubts(reader, image, frame)
     assert [c[1] for c in reader.detector.calls] == [WINDOW_SIDE, WINDOW_SIDE]
     assert [t.values for t in got.tiles.each()] == [(4, 4), (2, 5), (3, 3)]
@@ -355,7 +360,7 @@ def test_one_closer_look_serves_the_doubted_boxes_well_inside_it() -> None:
     image = np.zeros((400, 600, 3), np.uint8)
     a, b = doubted(tile(300, 200, (6, 6))), doubted(tile(300, 215, (1, 1)))
     reader = FakeReader([b], image)
-    reader.detector.origins = [np.array([240, 140], np.float32)]
+    reader.detector.origins = [origin(300, 200)]
     got = look_at_doubts(reader, image, frame_of([a, b]))
     assert len(reader.detector.calls) == 1
     assert [t.values for t in got.tiles.each()] == [(1, 1)]
@@ -367,7 +372,7 @@ def test_a_doubted_tile_on_the_image_s_edge_found_again_there_stays() -> None:
     image = np.zeros((400, 600, 3), np.uint8)
     edge = doubted(tile(591, 200, (2, 5)))  # its right end 1 px inside the image
     reader = FakeReader([edge], image)
-    reader.detector.origins = [np.array([480, 140], np.float32)]
+    reader.detector.origins = [np.array([600 - SIDE, 200 - SIDE / 2], np.float32)]
     got = look_at_doubts(reader, image, frame_of([edge]))
     assert [t.values for t in got.tiles.each()] == [(2, 5)]
 
@@ -381,11 +386,11 @@ def test_a_doubted_box_across_a_seam_gives_way_to_the_tiles_found_under_it() -> 
     left, right = tile(290, 200, (3, 4)), tile(310, 200, (5, 1))
     held = tile(310, 200.5, (5, 1), 0.8)  # the right one, read already
     reader = FakeReader([left, right], image)
-    reader.detector.origins = [np.array([240, 140], np.float32)]
+    reader.detector.origins = [origin(300, 200)]
     got = look_at_doubts(reader, image, frame_of([across]))
     assert sorted(t.values for t in got.tiles.each()) == [(3, 4), (5, 1)]
     assert not any(t.uncertain for t in got.tiles.each())
-    reader.detector.origins = [np.array([240, 140], np.float32)]
+    reader.detector.origins = [origin(300, 200)]
     reader.detector.calls.clear()
     got = look_at_doubts(reader, image, frame_of([held, across]))
     assert sorted((t.values, t.confidence) for t in got.tiles.each()) == [((3, 4), 0.95),

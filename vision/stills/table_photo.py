@@ -1,6 +1,7 @@
 """A photo's table, as ``mtrain read`` reads it: the frame read, its table rebuilt
 (with the hub mat when it is in view, a train that stops at a misplaced box read
-again where it goes on) and looked at closer where it does not hold together."""
+again where it goes on) and looked at closer where it does not hold together; a blank
+engine the reader took for a tile lying face down is taken back."""
 
 from __future__ import annotations
 
@@ -49,18 +50,24 @@ def read_table(frame: FrameReading, players: int, image: np.ndarray,
     not hold together (``vision.stills.trouble_spots``): the boxes the domino check
     doubts that the table lays on no train, and that are not found again closer,
     dropped first (``look_at_doubts``, ``unlaid_indices``: a box a train goes on from is
-    a tile where the rules expect one); the frame read, with the boxes found closer, and
-    its table."""
+    a tile where the rules expect one); the frame read, with the boxes found closer and
+    a back the table takes for its engine (``vision.stills.engine_back``), and its
+    table."""
     from vision.mat.hub_mat import detect_mat
+    from vision.stills.engine_back import engine_among_backs
     from vision.stills.trouble_spots import look_at_doubts, look_closer, unlaid_indices
 
     mat = detect_mat(image)  # looked for once: the closer frame is the same image
-    table = reconstruct_table(frame, players, image, reader, mat)
+
+    def rebuild(f: FrameReading) -> Any:
+        return reconstruct_table(f, players, image, reader, mat)
+
+    table = rebuild(frame)
     checked = look_at_doubts(reader, image, frame, unlaid_indices(table, frame))
     if checked is not frame:
-        frame, table = checked, reconstruct_table(checked, players, image, reader, mat)
-    return look_closer(reader, image, frame, table,
-                       lambda f: reconstruct_table(f, players, image, reader, mat))
+        frame, table = checked, rebuild(checked)
+    frame, table = look_closer(reader, image, frame, table, rebuild)
+    return engine_among_backs(frame, table, rebuild)
 
 
 def read_photo(reader: TileReader, image: np.ndarray, players: int,

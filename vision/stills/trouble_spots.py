@@ -7,7 +7,7 @@ marker on a tile) the detector misses some and misplaces others. The same
 detector on a small window around such a spot, enlarged to its input size,
 sees the tiles at the size it learnt them and finds them (over the 14 rendered
 tables of the development seeds read wrong for a missed tile, 24 of the 25
-missed tiles were found at IoU >= 0.73 in a 192 px window looked at at 416 px).
+missed tiles were found at IoU >= 0.73 in a window looked at at 416 px).
 
 A table's trouble spots are its loose boxes (a tile that continues no train
 lies where a train broke off) and its trains' ends (a train stops short at a
@@ -20,7 +20,9 @@ more, the table is not read again.
 
 Over the 320 rendered development tables (1920x1080, seeds 1100000+, 1300000+
 and 1400000+, with and without the mat) the closer look reads 302 whole against
-293 without it (301 around the loose boxes alone), none worse. A box found
+293 without it (301 around the loose boxes alone), none worse, with windows 8 tile
+widths wide; at 12 (``WINDOW_WIDTHS``) 240 of them read the same 221 whole, more
+trains and tiles right, and the photoreal stills more tiles found. A box found
 closer that overlaps a marker of the frame (a toy train boxed as a tile) is not
 laid on a train's end (``MARKER_IOU``).
 
@@ -52,11 +54,15 @@ from vision.models.domino_check import DOUBT_REASON
 from vision.reading.look_sizes import median_short_side
 from vision.readings import FrameReading, TileReadings
 
-#: Window side, in tile widths (the median short side of the boxes found).
-WINDOW_WIDTHS = 8.0
-#: Long side the detector looks at a window with: a tile is then 40 px wide, within
-#: the 9-42 px the detector learnt hand tiles at. At 416 (52 px) the 320 development
-#: tables read the same, each of them, in 1.5 times the time.
+#: Window side, in tile widths (the median short side of the boxes found): at
+#: ``WINDOW_SIDE`` a tile is then 27 px wide, about the size the detector learnt whole
+#: tables' tiles at. A window centred near a labelled tile finds it (IoU >= 0.5) on
+#: the photoreal stills of ``benchmarks/photoreal.py`` 93 % of the time at 12 widths
+#: and 84 % at 8 (a window enlarged 1.7 times shows a webcam's blur, not more tile),
+#: on the rendered tables of ``benchmarks/table.py`` 98 % and 95 %.
+WINDOW_WIDTHS = 12.0
+#: Long side the detector looks at a window with (at 416 the rendered development
+#: tables read the same in 1.5 times the time).
 WINDOW_SIDE = 320
 #: Most windows looked at in one image.
 MAX_WINDOWS = 16
@@ -82,11 +88,10 @@ SAME_IOU = 0.8
 #: at least this much (IoU): the same box. A box across the seam of two tiles overlaps
 #: each by about a third; the doubted tiles found again lie at 0.8-0.95.
 DOUBT_IOU = 0.5
-#: A doubted box's window is this many of its widths wide: a tile 27 px wide at the
-#: detector's ``WINDOW_SIDE``, about the size it learnt whole tables' tiles at (over the
-#: 80 rendered tables of ``benchmarks/table.py``, 16 of 17 doubted tiles were found again
-#: at 12 widths, 6 at 8, and 8 of 81 doubted boxes on no tile).
-DOUBT_WIDTHS = 12.0
+#: A doubted box's window is this many of its own widths wide, as every closer look's
+#: (over the 80 rendered tables of ``benchmarks/table.py``, 16 of 17 doubted tiles were
+#: found again at 12 widths, 6 at 8, and 8 of 81 doubted boxes on no tile).
+DOUBT_WIDTHS = WINDOW_WIDTHS
 #: A doubted box's window (``DOUBT_WIDTHS`` of its widths, or less) sees it at least
 #: this many times larger than the look at the whole image did, and holds it
 #: ``DOUBT_HOLD`` times over (its long side), or it is not looked at: a close-up's
