@@ -128,7 +128,8 @@ def test_a_tile_read_two_ways_in_its_place_makes_its_alerts_doubtful() -> None:
 def test_a_marker_found_where_the_table_changed_is_doubtful_on_its_train_only() -> None:
     import numpy as np
 
-    from vision.tracking.alert_doubts import doubted_markers, with_unsure_markers
+    from vision.table import with_unsure_markers
+    from vision.tracking.alert_doubts import doubted_markers
 
     before = reading("12 | 0: 12-5 * | 1: 12-3 | mexican:")
     after = reading("12 | 0: 12-5 | 1: 12-3 | mexican:")
@@ -158,7 +159,7 @@ def test_a_marker_found_where_the_table_changed_is_doubtful_on_its_train_only() 
 def test_a_marker_gone_that_was_found_only_where_the_table_changed_is_doubtful() -> None:
     import numpy as np
 
-    from vision.tracking.alert_doubts import with_unsure_markers
+    from vision.table import with_unsure_markers
 
     shown = reading("12 | 0: 12-5 * | 1: 12-3 | mexican:")
     after = reading("12 | 0: 12-5 | 1: 12-3 | mexican:")  # the marker is gone

@@ -331,3 +331,45 @@ def test_the_engine_on_the_mats_printed_outline_is_the_readers_to_judge(
     assert (laid.unchanged(corners) == ~engine).all()
     bare = laid.bare_boxes()
     assert bare is not None and (np.asarray(bare(corners)) == ~engine).all()
+
+
+def _mottled_cloth() -> np.ndarray:
+    """A mottled bare cloth (1280x720): detail everywhere for the change to be judged on."""
+    rng = np.random.default_rng(9)
+    noise = cv2.GaussianBlur(rng.normal(0, 1, (720, 1280)).astype(np.float32), (0, 0), 3)
+    grey = np.clip(150 + 400 * noise, 0, 255).astype(np.uint8)
+    return cv2.merge([grey, (grey * 0.8).astype(np.uint8), (grey * 0.6).astype(np.uint8)])
+
+
+def _laid(cloth: np.ndarray, tiles: list[np.ndarray], coins: list[tuple[int, int]]
+          ) -> np.ndarray:
+    photo = cloth.copy()
+    for t in tiles:
+        cv2.fillPoly(photo, [np.round(t).astype(np.int32)], (235, 235, 230))
+    for c in coins:
+        cv2.circle(photo, c, 14, (40, 90, 200), -1)  # a coin half a tile long
+    return photo
+
+
+def test_a_marker_the_detector_missed_by_a_trains_end_is_added_in_doubt() -> None:
+    """A coin by a train's end, changed since the bare photo, that no box covers is a
+    marker box (``made``); one between two tiles of a train is a gap in it, no marker."""
+    cloth = _mottled_cloth()
+    train = [box((500, 360), 60, 0.0), box((560, 360), 60, 0.0)]
+    frame = FrameReading(TileReadings.of([TileReading((1, 2), t) for t in train]),
+                         Detections.empty(), (720, 1280))
+    bare = BarePhoto(cloth, _laid(cloth, train, [(640, 360)]))
+    got = bare.with_missed_markers(frame, 1)
+    assert len(got.markers) == 1 and got.tiles is frame.tiles
+    assert np.linalg.norm(got.markers.corners[0].mean(axis=0) - [640, 360]) < 6
+    assert list(got.markers.class_id) == [1]
+    assert list(bare.made(got.markers.corners)) == [True]
+    # the detector's own marker there: nothing to add
+    found = dataclasses.replace(got, markers=got.markers)
+    assert bare.with_missed_markers(found, 1) is found
+    # a coin-sized change between two tiles of one train
+    apart = [box((470, 360), 60, 0.0), box((590, 360), 60, 0.0)]
+    gap = FrameReading(TileReadings.of([TileReading((1, 2), t) for t in apart]),
+                       Detections.empty(), (720, 1280))
+    bare = BarePhoto(cloth, _laid(cloth, apart, [(530, 360)]))
+    assert bare.with_missed_markers(gap, 1) is gap

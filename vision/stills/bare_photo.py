@@ -15,7 +15,8 @@ as much as a tile's box does and no box lies but one read with doubt
 (:meth:`BarePhoto.unexplained`), the reader looks again, closer
 (``vision.stills.trouble_spots.look_where_changed``): a whole photo is looked at
 small, and a pale tile on a striped cloth can go unseen there but not in a window
-at a tile's own size.
+at a tile's own size. A marker-sized change by a train's end that no box covers is a
+marker the detector missed (:meth:`BarePhoto.with_missed_markers`), reported so.
 """
 
 from __future__ import annotations
@@ -29,10 +30,11 @@ import cv2
 import numpy as np
 
 from vision.change.channels import channel_max
-from vision.change.known_table import UNCHANGED_BELOW, KnownTable
+from vision.change.known_table import CANDIDATE_CONFIDENCE, UNCHANGED_BELOW, KnownTable
 from vision.change.registration import Registration, register
-from vision.change.table_view import TableView, change_map, covered_mask
+from vision.change.table_view import TableView, change_map, covered_mask, tile_scale
 from vision.mat.hub_mat import detect_mat, engine_outline
+from vision.models.detections import Detections
 from vision.models.onnx_models import BareBoxes
 from vision.reading.look_sizes import median_short_side
 from vision.readings import FrameReading
@@ -49,6 +51,10 @@ REGISTRATION_SLACK = 1
 NOISE_CAP = 0.15
 #: A changed spot no box covers is at least this share of a tile-wide square (small pixels).
 SPOT_SHARE = 0.5
+#: A marker candidate with tiles centred within ``FLANKED_REACH`` tile lengths of it in
+#: directions at least this far apart (cosine) lies between them, in a train: no marker.
+FLANKED_COS = -0.7
+FLANKED_REACH = 1.5
 #: A changed spot wider than this many tile widths (a closer look sees 8) is cut in
 #: cells no wider, each a spot.
 SPOT_STEP = 6
@@ -78,6 +84,8 @@ class BarePhoto:
                                           np.ones((3, 3), np.uint8)).astype(bool)
         self.known.noise = shot_noise(self.known, view)
         self.photo = photo
+        #: The marker boxes :meth:`with_missed_markers` added last (M, 4, 2).
+        self.made_marks = np.zeros((0, 4, 2), np.float32)
         mat = detect_mat(photo)
         if mat is not None:  # a white engine on its printed outline is the reader's to judge
             self.known.kept = engine_outline(mat)[None]
@@ -139,6 +147,41 @@ class BarePhoto:
                                    * view.scale)
         return out
 
+    def with_missed_markers(self, frame: FrameReading, marker_class: int) -> FrameReading:
+        """``frame`` with a marker box (class ``marker_class``, scored
+        ``CANDIDATE_CONFIDENCE``) at each marker candidate of the photo
+        (``KnownTable.marker_candidates``: a coin or pawn laid by a train's end that the
+        detector missed, on a striped cloth say), but one lying between two tiles of a
+        train (``FLANKED_COS``); :meth:`made` tells them apart after."""
+        if marker_class < 0:  # a detector without markers
+            return frame
+        tiles = np.asarray(frame.tiles.corners, np.float32).reshape(-1, 4, 2)
+        markers = np.asarray(frame.markers.corners, np.float32).reshape(-1, 4, 2)
+        taken = np.concatenate([tiles, markers,
+                                np.array(frame.backs, np.float32).reshape(-1, 4, 2)])
+        marks = self.known.marker_candidates(self.known.view(self.photo), tiles, taken,
+                                             tile_scale(tiles))
+        marks = marks[~_between_tiles(marks, tiles)] if len(marks) else marks
+        self.made_marks = marks
+        if not len(marks):
+            return frame
+        found = frame.markers
+        added = Detections(marks, np.full(len(marks), CANDIDATE_CONFIDENCE, np.float32),
+                           np.full(len(marks), marker_class, np.int64),
+                           {k: np.zeros((len(marks), *v.shape[1:]), v.dtype)
+                            for k, v in found.data.items()}, dict(found.metadata))
+        return FrameReading(frame.tiles, Detections.merge([found, added]), frame.shape,
+                            frame.backs)
+
+    def made(self, corners: np.ndarray) -> np.ndarray:
+        """For each marker box ``corners`` (N, 4, 2): whether :meth:`with_missed_markers`
+        added it."""
+        corners = np.asarray(corners, np.float32).reshape(-1, 4, 2)
+        made = self.made_marks
+        if not len(made) or not len(corners):
+            return np.zeros(len(corners), bool)
+        return np.abs(corners[:, None] - made[None]).max(axis=(2, 3)).min(axis=1) < 1e-3
+
     def screen(self, frame: FrameReading) -> FrameReading:
         """``frame`` (read from the photo) without the tiles, markers and backs lying on
         unchanged bare table."""
@@ -149,6 +192,27 @@ class BarePhoto:
         backs = tuple(b for b, bare in zip(frame.backs, self.unchanged(
             np.array(frame.backs, np.float32)), strict=True) if not bare)
         return FrameReading(tiles, markers, frame.shape, backs)
+
+
+def _between_tiles(marks: np.ndarray, tiles: np.ndarray) -> np.ndarray:
+    """For each marker candidate ``marks`` (M, 4, 2): whether two of the ``tiles`` (K, 4, 2)
+    centred within ``FLANKED_REACH`` tile lengths lie on opposite sides of it
+    (``FLANKED_COS``): a gap between
+    two boxes of one train (a tile boxed short or missed), not a marker, which lies by a
+    train's end."""
+    out = np.zeros(len(marks), bool)
+    if len(tiles) < 2:
+        return out
+    centres = tiles.mean(axis=1)
+    scale = tile_scale(tiles)
+    reach = FLANKED_REACH * (scale[1] if scale is not None else 0.0)
+    for i, m in enumerate(np.asarray(marks, np.float32)):
+        v = centres - m.mean(axis=0)
+        d = np.linalg.norm(v, axis=1)
+        near = v[d < reach] / d[d < reach, None].clip(1e-6)
+        if len(near) >= 2:
+            out[i] = bool((near @ near.T).min() < FLANKED_COS)
+    return out
 
 
 def shot_noise(known: KnownTable, view: TableView) -> float:

@@ -76,8 +76,10 @@ def read_photo(reader: TileReader, image: np.ndarray, players: int,
     table (:func:`read_table`); with ``bare`` (the bare table laid on ``image``), the boxes
     on unchanged bare table dropped where the detector finds them (before its looks at
     them), before the table is rebuilt and after the closer look (which may find boxes
-    there too), and the spots that changed with no box on them looked at closer
-    (``vision.stills.trouble_spots.look_where_changed``) before the table is rebuilt."""
+    there too), the spots that changed with no box on them looked at closer
+    (``vision.stills.trouble_spots.look_where_changed``) and the markers the detector
+    missed added (``BarePhoto.with_missed_markers``; their trains reported
+    ``unsure-marker``) before the table is rebuilt."""
     first = reader.read(image, None if bare is None else bare.bare_boxes())
     if bare is not None:
         from vision.stills.trouble_spots import look_where_changed
@@ -85,9 +87,13 @@ def read_photo(reader: TileReader, image: np.ndarray, players: int,
         first = bare.screen(first)
         first = look_where_changed(reader, image, first, bare.unexplained(first),
                                    bare.unchanged)
+        first = bare.with_missed_markers(first, reader.marker_class)
     frame, table = read_table(first, players, image, reader)
     if bare is not None:
+        from vision.table import with_unsure_markers
+
         screened = bare.screen(frame)
         if len(screened.tiles) != len(frame.tiles):
             frame, table = screened, reconstruct_table(screened, players, image, reader)
+        table = with_unsure_markers(table, bare.made(frame.markers.corners))
     return frame, table

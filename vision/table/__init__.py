@@ -76,7 +76,7 @@ from vision.table.look_again import (
 )
 from vision.table.markers import MARKER_REACH_WIDTHS, MARKER_TILE_IOU, PRINT_MARGIN_MM
 from vision.table.pipeline import reconstruct
-from vision.table.reading import Look, TableReading, Uncertainty
+from vision.table.reading import Look, TableReading, Uncertainty, with_unsure_markers
 from vision.table.rereads import TURNED_REREAD_SURE
 
 __all__ = [
@@ -112,4 +112,5 @@ __all__ = [
     "Uncertainty",
     "WIDTH_FACTOR",
     "reconstruct",
+    "with_unsure_markers",
 ]

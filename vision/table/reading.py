@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -97,3 +97,20 @@ class TableReading:
     def decoded_json(self) -> list[dict[str, Any]]:
         """The tiles the set's constraint changed: ``[{"tile": i, "taken": [a, b]}, ...]``."""
         return [{"tile": i, "taken": [a, c]} for i, (a, c) in sorted(self.decoded.items())]
+
+
+def with_unsure_markers(reading: TableReading, made: np.ndarray,
+                        faint: np.ndarray | None = None) -> TableReading:
+    """``reading`` with each marker ``j`` flagged in ``made`` (found where the table
+    changed, not by the detector) or in ``faint`` (scored low by the detector) that it
+    gives a train reported ``unsure-marker``."""
+    faint = np.zeros(len(made), bool) if faint is None else faint
+    doubts = [Uncertainty("unsure-marker",
+                          f"marker {j} of train {owner} was found "
+                          + ("where the table changed, not by the detector" if made[j]
+                             else "faintly by the detector") + ": check it",
+                          owners=(owner,), markers=(j,))
+              for j, owner in enumerate(reading.marker_owners)
+              if j < len(made) and (made[j] or faint[j]) and owner is not None]
+    return replace(reading, uncertainties=[*reading.uncertainties, *doubts]) if doubts \
+        else reading

@@ -29,13 +29,9 @@ An alert rests on:
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-import numpy as np
-
 from engine import Owner, Tile
 from engine.alerts import About, Alert, AlertCode
-from vision.table import TableReading, Uncertainty
+from vision.table import TableReading
 
 #: A marker the detector scores below this is in doubt, as a tile read from a box scored
 #: so low is (``vision.reading.reader.UNCERTAIN_BELOW``): a faint box on a busy cloth's
@@ -111,20 +107,3 @@ def _copy_doubted(reading: TableReading) -> bool:
             places.setdefault(Tile(*pair), []).append((train.owner, k))
     return any(len(p) > 1 and any(reading.doubted(owner, k) for owner, k in p)
                for p in places.values())
-
-
-def with_unsure_markers(reading: TableReading, made: np.ndarray,
-                        faint: np.ndarray | None = None) -> TableReading:
-    """``reading`` with each marker ``j`` flagged in ``made`` (found where the table
-    changed, not by the detector) or in ``faint`` (scored below ``SURE_MARKER`` by the
-    detector) that it gives a train reported ``unsure-marker``."""
-    faint = np.zeros(len(made), bool) if faint is None else faint
-    doubts = [Uncertainty("unsure-marker",
-                          f"marker {j} of train {owner} was found "
-                          + ("where the table changed, not by the detector" if made[j]
-                             else "faintly by the detector") + ": check it",
-                          owners=(owner,), markers=(j,))
-              for j, owner in enumerate(reading.marker_owners)
-              if j < len(made) and (made[j] or faint[j]) and owner is not None]
-    return replace(reading, uncertainties=[*reading.uncertainties, *doubts]) if doubts \
-        else reading

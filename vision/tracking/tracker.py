@@ -66,8 +66,8 @@ from vision.events import (
 from vision.models.detections import Detections
 from vision.reading.reader_interface import FrameReader, TileSource
 from vision.readings import TileReading, TileReadings
-from vision.table import TableReading, reconstruct
-from vision.tracking.alert_doubts import SURE_MARKER, rests_on_doubt, with_unsure_markers
+from vision.table import TableReading, reconstruct, with_unsure_markers
+from vision.tracking.alert_doubts import SURE_MARKER, rests_on_doubt
 from vision.tracking.frame_source import Capture, FrameSource, frame_source
 from vision.tracking.table_vote import (
     TableVote,
