@@ -197,9 +197,8 @@ class BarePhoto:
 def _between_tiles(marks: np.ndarray, tiles: np.ndarray) -> np.ndarray:
     """For each marker candidate ``marks`` (M, 4, 2): whether two of the ``tiles`` (K, 4, 2)
     centred within ``FLANKED_REACH`` tile lengths lie on opposite sides of it
-    (``FLANKED_COS``): a gap between
-    two boxes of one train (a tile boxed short or missed), not a marker, which lies by a
-    train's end."""
+    (``FLANKED_COS``): a gap between two boxes of one train (a tile boxed short or
+    missed), not a marker, which lies by a train's end."""
     out = np.zeros(len(marks), bool)
     if len(tiles) < 2:
         return out

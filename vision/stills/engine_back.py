@@ -42,8 +42,8 @@ def engine_among_backs(frame: FrameReading, reading: Any,
     """``(frame, reading)`` with the back of ``frame`` (at most ``MAX_BACKS`` tried) that,
     read as a 0-0 tile, the rebuilt table (``rebuild``: a frame -> its table) takes for
     its engine, with ``MIN_TRAINS`` leaving it and more tiles laid on trains, as that
-    tile (doubted,
-    ``BACK_DOUBT``); unchanged when none does (or there is no back or no tile)."""
+    tile (doubted, ``BACK_DOUBT``); unchanged when none does (or there is no back or no
+    tile)."""
     if not frame.backs or not len(frame.tiles):
         return frame, reading
     middle = np.median(np.asarray(frame.tiles.corners, np.float32).reshape(-1, 2), axis=0)
