@@ -155,9 +155,13 @@ def test_a_watcher_gets_a_banner_and_is_never_blocked(server: tuple[str, Any],
     assert any(name in said for name in PLAYERS) and "[" not in said, said
     page.screenshot(path=str(ARTIFACTS / "live-watcher-tablet.png"))
 
-    # Dismissing it is local: no PIN asked, the alert stays in the list.
+    # Dismissing it is local: no PIN asked, the alert stays in the list. (The round
+    # plays on: an alert newer than those dismissed may show the strip again at once.)
+    shown = queued(page, "#alert-strip")
     page.click("#strip-dismiss")
-    assert page.is_hidden("#alert-strip")
+    after = queued(page, "#alert-strip")
+    assert shown and not set(shown) & set(after)
+    assert page.is_hidden("#alert-strip") if not after else min(after) > max(shown)
     assert not page.evaluate("document.getElementById('pin-dialog').open")
     assert page.locator("#alert-log li").count() >= 1
 
