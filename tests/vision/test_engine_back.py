@@ -39,9 +39,10 @@ def test_a_back_the_trains_leave_is_the_engine_face_up_and_doubted() -> None:
     first = rebuild(frame)
     assert first.table is not None and first.table.engine == 5
     got, table = engine_among_backs(frame, first, rebuild)
-    assert table.table is not None and table.table.engine == 0
-    assert table.table.train(0).tiles == ((0, 1), (1, 5), (5, 5))
-    assert table.table.train(MEXICAN).tiles == ((0, 3), (3, 4))
+    assert table is not None and table.table is not None and table.table.engine == 0
+    seat, mexican = table.table.train(0), table.table.train(MEXICAN)
+    assert seat is not None and seat.tiles == ((0, 1), (1, 5), (5, 5))
+    assert mexican is not None and mexican.tiles == ((0, 3), (3, 4))
     engine = got.tiles.reading(table.assignment.index("engine"))
     assert engine.values == (0, 0) and engine.uncertain and engine.doubt == BACK_DOUBT
     np.testing.assert_allclose(engine.corners, BLANK.corners)

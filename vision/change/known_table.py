@@ -462,12 +462,7 @@ class KnownTable:
     def made_markers(self, corners: np.ndarray) -> np.ndarray:
         """For each marker outline ``corners`` (N, 4, 2): whether it is a marker candidate
         the last :meth:`screen` added (not the detector's)."""
-        made = self.last_marker_candidates
-        corners = np.asarray(corners, np.float32).reshape(-1, 4, 2)
-        if not len(made) or not len(corners):
-            return np.zeros(len(corners), bool)
-        gaps = np.abs(corners[:, None] - made[None]).reshape(len(corners), len(made), -1)
-        return np.asarray((gaps.max(axis=2) < 1e-3).any(axis=1))
+        return same_outlines(corners, self.last_marker_candidates)
 
     def screen(self, frame: np.ndarray, found: Detections, tile_class: int,
                known: np.ndarray | None = None, marker_class: int = -1,
@@ -584,3 +579,14 @@ def _groups(centres: np.ndarray, stats: np.ndarray, reach: float) -> list[list[i
         merged = [k] + [m for g in near for m in g]
         groups = [g for g in groups if g not in near] + [merged]
     return groups
+
+
+def same_outlines(corners: np.ndarray, outlines: np.ndarray) -> np.ndarray:
+    """For each outline ``corners`` (N, 4, 2): whether it is one of ``outlines`` (M, 4, 2),
+    corner for corner."""
+    corners = np.asarray(corners, np.float32).reshape(-1, 4, 2)
+    outlines = np.asarray(outlines, np.float32).reshape(-1, 4, 2)
+    if not len(outlines) or not len(corners):
+        return np.zeros(len(corners), bool)
+    gaps = np.abs(corners[:, None] - outlines[None]).reshape(len(corners), len(outlines), -1)
+    return np.asarray((gaps.max(axis=2) < 1e-3).any(axis=1))

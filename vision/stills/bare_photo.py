@@ -30,7 +30,12 @@ import cv2
 import numpy as np
 
 from vision.change.channels import channel_max
-from vision.change.known_table import CANDIDATE_CONFIDENCE, UNCHANGED_BELOW, KnownTable
+from vision.change.known_table import (
+    CANDIDATE_CONFIDENCE,
+    UNCHANGED_BELOW,
+    KnownTable,
+    same_outlines,
+)
 from vision.change.registration import Registration, register
 from vision.change.table_view import TableView, change_map, covered_mask, tile_scale
 from vision.mat.hub_mat import detect_mat, engine_outline
@@ -176,11 +181,7 @@ class BarePhoto:
     def made(self, corners: np.ndarray) -> np.ndarray:
         """For each marker box ``corners`` (N, 4, 2): whether :meth:`with_missed_markers`
         added it."""
-        corners = np.asarray(corners, np.float32).reshape(-1, 4, 2)
-        made = self.made_marks
-        if not len(made) or not len(corners):
-            return np.zeros(len(corners), bool)
-        return np.abs(corners[:, None] - made[None]).max(axis=(2, 3)).min(axis=1) < 1e-3
+        return same_outlines(corners, self.made_marks)
 
     def screen(self, frame: FrameReading) -> FrameReading:
         """``frame`` (read from the photo) without the tiles, markers and backs lying on

@@ -18,11 +18,12 @@ took no back of a boneyard or of a face-down tile for a tile; on the composited 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
 from vision.readings import FrameReading, TileReading, TileReadings
+from vision.stills.trouble_spots import tiles_laid
+from vision.table import TableReading
 
 #: The doubt a back taken for the engine carries.
 BACK_DOUBT = "face-down?"
@@ -37,8 +38,9 @@ MIN_TRAINS = 2
 BACK_CONFIDENCE = 0.5
 
 
-def engine_among_backs(frame: FrameReading, reading: Any,
-                       rebuild: Callable[[FrameReading], Any]) -> tuple[FrameReading, Any]:
+def engine_among_backs(frame: FrameReading, reading: TableReading | None,
+                       rebuild: Callable[[FrameReading], TableReading]
+                       ) -> tuple[FrameReading, TableReading | None]:
     """``(frame, reading)`` with the back of ``frame`` (at most ``MAX_BACKS`` tried) that,
     read as a 0-0 tile, the rebuilt table (``rebuild``: a frame -> its table) takes for
     its engine, with ``MIN_TRAINS`` leaving it and more tiles laid on trains, as that
@@ -47,25 +49,19 @@ def engine_among_backs(frame: FrameReading, reading: Any,
     if not frame.backs or not len(frame.tiles):
         return frame, reading
     middle = np.median(np.asarray(frame.tiles.corners, np.float32).reshape(-1, 2), axis=0)
-    backs = sorted((np.asarray(b, np.float32) for b in frame.backs),
-                   key=lambda b: float(np.linalg.norm(b.mean(axis=0) - middle)))
+    nearest = sorted(range(len(frame.backs)), key=lambda i: float(
+        np.linalg.norm(np.asarray(frame.backs[i]).mean(axis=0) - middle)))
     tiles = frame.tiles.each()
-    laid = _laid(reading)
-    for back in backs[:MAX_BACKS]:
-        face = TileReading((0, 0), back, BACK_CONFIDENCE, True, doubt=BACK_DOUBT)
-        rest = tuple(b for b in frame.backs if not np.array_equal(np.asarray(b), back))
+    laid = tiles_laid(reading)
+    for i in nearest[:MAX_BACKS]:
+        face = TileReading((0, 0), np.asarray(frame.backs[i], np.float32), BACK_CONFIDENCE,
+                           True, doubt=BACK_DOUBT)
         trial = FrameReading(TileReadings.of([*tiles, face]), frame.markers, frame.shape,
-                             rest)
+                             frame.backs[:i] + frame.backs[i + 1:])
         again = rebuild(trial)
-        owners = list(getattr(again, "assignment", []) or [])
-        leaving = sum(1 for train in (getattr(again, "positions", None) or {}).values()
-                      if train)
+        owners = again.assignment
+        leaving = sum(1 for train in again.positions.values() if train)
         if len(owners) > len(tiles) and owners[len(tiles)] == "engine" \
-                and leaving >= MIN_TRAINS and _laid(again) > laid:
+                and leaving >= MIN_TRAINS and tiles_laid(again) > laid:
             return trial, again
     return frame, reading
-
-
-def _laid(reading: Any) -> int:
-    table = getattr(reading, "table", None)
-    return -1 if table is None else sum(len(t.tiles) for t in table.trains)

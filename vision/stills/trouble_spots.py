@@ -263,7 +263,7 @@ def look_closer(reader: Any, image: np.ndarray, frame: FrameReading, reading: An
     tiles.sort(key=lambda t: -t.confidence)
     closer = FrameReading(TileReadings.of(tiles), frame.markers, frame.shape, frame.backs)
     again = rebuild(closer)
-    return (closer, again) if _laid(again) > _laid(reading) else (frame, reading)
+    return (closer, again) if tiles_laid(again) > tiles_laid(reading) else (frame, reading)
 
 
 def look_at_doubts(reader: Any, image: np.ndarray, frame: FrameReading,
@@ -333,7 +333,9 @@ def _well_inside(box: np.ndarray, window: tuple[int, int, int]) -> bool:
     return bool(np.all((box >= lo) & (box <= hi)))
 
 
-def _laid(reading: Any) -> int:
+def tiles_laid(reading: Any) -> int:
+    """How many tiles the trains of ``reading`` (a ``vision.table.TableReading``) hold; -1
+    with no table."""
     table = getattr(reading, "table", None)
     return -1 if table is None else sum(len(t.tiles) for t in table.trains)
 
