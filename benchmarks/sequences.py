@@ -23,6 +23,11 @@ without models. Parts:
   (the detector missed them) and the exposure changed: how many the known
   table's candidates find (polygon IoU 0.5) and how many other candidates it
   makes.
+- **read at the labels** (the trained reader): each round's last table read at its
+  tiles' true boxes (``TileReader.read_at``, the tracker's reader), so that what the
+  reader cannot see on a cloth is told apart from what the tracker loses: tiles read
+  right, halves showing pips read blank (a faint or small pip lost), blank halves read
+  with pips, other miscounts, and how many of the tiles read wrong are read in doubt.
 - **rounds** (the trained reader, skipped without it): bots play a round with
   injected breaches (``faults``); each table is painted by the
   generator's painter on the cloth (one fixed overhead camera, 1280x720, with
@@ -73,6 +78,7 @@ from typing import TYPE_CHECKING, Any
 import cv2
 import numpy as np
 
+from benchmarks.matching import rate
 from datasets.table_game import FPS, camera_view, game_frames, play_round
 from datasets.table_layout import layout_sequence
 from datasets.table_pictures import Shown
@@ -212,6 +218,42 @@ def candidates_part(rounds: Sequence[tuple[str, bool, int, list[Picture]]]) -> d
             else:
                 extra += len(added)
     return {"tiles_laid": new_tiles, "found": found, "other_candidates": extra}
+
+
+def labelled_reads_part(rounds: Sequence[tuple[str, bool, int, list[Picture]]],
+                        reader: Any) -> dict[str, Any]:
+    """Each round's last table read at its tiles' true boxes (the module's notes)."""
+    counts: Counter[str] = Counter()
+    per_round = []
+    for surface, mat, _, pictures in rounds:
+        last = pictures[-1]
+        if not last.tiles:
+            continue
+        read = reader.read_at(last.image, np.array([c for _, c in last.tiles], np.float32))
+        mine: Counter[str] = Counter()
+        for (values, _), reading in zip(last.tiles, read.each(), strict=True):
+            mine["tiles"] += 1
+            got = tuple(int(v) for v in reading.values)
+            if sorted(got) == sorted(values):
+                mine["right"] += 1
+                continue
+            mine["wrong_in_doubt"] += bool(reading.uncertain)
+            # the halves paired end to end, the other way round when that matches more
+            if sum(a == b for a, b in zip(values, got[::-1], strict=True)) > sum(
+                    a == b for a, b in zip(values, got, strict=True)):
+                got = got[::-1]
+            for want, seen in zip(values, got, strict=True):
+                if want != seen:
+                    mine["pips_read_blank" if seen == 0 else
+                         "blank_read_with_pips" if want == 0 else "miscounted"] += 1
+        counts.update(mine)
+        per_round.append({"surface": surface, "mat": mat, **mine})
+    keys = ("tiles", "right", "wrong_in_doubt", "pips_read_blank", "blank_read_with_pips",
+            "miscounted")
+    return {**{k: counts[k] for k in keys},
+            "right_share": rate(counts["right"], counts["tiles"]),
+            "per_round": [{k: r.get(k, 0) for k in ("surface", "mat", *keys)}
+                          for r in per_round]}
 
 
 # --- rounds ---------------------------------------------------------------------------
@@ -506,6 +548,7 @@ def main(argv: list[str] | None = None) -> int:
         from vision.models.precision import chosen_precision
 
         results["precision"] = chosen_precision()
+        results["read_at_labels"] = labelled_reads_part(rounds, reader)
         results["rounds"] = rounds_part(rounds, truths, reader, settings,
                                         args.marker_candidates, args.fps)
     results["cpu"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
@@ -514,6 +557,9 @@ def main(argv: list[str] | None = None) -> int:
     out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     if every:
         print(json.dumps(results["box_change"], indent=1), results["missed_tiles"])
+    if "read_at_labels" in results:
+        print("read_at_labels", {k: v for k, v in results["read_at_labels"].items()
+                                 if k != "per_round"})
     if isinstance(results["rounds"], dict):
         for name, row in results["rounds"].items():
             print(name, {k: v for k, v in row.items() if k != "per_surface"})
