@@ -157,3 +157,16 @@ def test_a_frame_reading_hands_on_its_tiles_as_detections_with_their_values() ->
     assert len(TileReadings.empty()) == 0
     with pytest.raises(ValueError, match="lacks"):
         TileReadings(np.zeros((0, 4, 2)), np.zeros(0), np.zeros(0))
+
+
+def test_boxes_added_after_detections_keep_them_and_carry_empty_data() -> None:
+    base = Detections(np.stack([SQUARE]), np.array([0.9]), np.array([0]),
+                      {"xywhr": np.ones((1, 5), np.float32)})
+    out = base.extended(np.stack([SQUARE + 5, SQUARE + 9]), np.array([0.3, 0.4]),
+                        np.array([1, 1]))
+    assert len(out) == 3
+    np.testing.assert_array_equal(out.corners[0], SQUARE)
+    np.testing.assert_array_equal(out.corners[2], SQUARE + 9)
+    assert out.confidence.tolist() == pytest.approx([0.9, 0.3, 0.4])
+    assert out.class_id.tolist() == [0, 1, 1]
+    assert out.data["xywhr"].tolist() == [[1.0] * 5, [0.0] * 5, [0.0] * 5]

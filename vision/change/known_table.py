@@ -506,15 +506,11 @@ class KnownTable:
             return kept
         self.added += len(new)
         self.markers_added += len(marks)
-        boxes = np.concatenate([new, marks])
-        extra = Detections(boxes, np.r_[np.full(len(new), CANDIDATE_CONFIDENCE),
-                                        np.full(len(marks), marker_confidence)],
-                           np.r_[np.full(len(new), tile_class),
-                                 np.full(len(marks), marker_class)],
-                           {k: np.zeros((len(boxes), *v.shape[1:]), v.dtype)
-                            for k, v in kept.data.items()},
-                           dict(kept.metadata))
-        return Detections.merge([kept, extra])
+        return kept.extended(np.concatenate([new, marks]),
+                             np.r_[np.full(len(new), CANDIDATE_CONFIDENCE),
+                                   np.full(len(marks), marker_confidence)],
+                             np.r_[np.full(len(new), tile_class),
+                                   np.full(len(marks), marker_class)])
 
 
 def _refined(before: np.ndarray, now: np.ndarray, dx: float, dy: float) -> tuple[float, float]:

@@ -131,6 +131,17 @@ class Detections:
                    {k: np.concatenate([d.data[k] for d in items]) for k in keys},
                    dict(items[0].metadata))
 
+    def extended(self, corners: np.ndarray, confidence: np.ndarray,
+                 class_id: np.ndarray) -> Detections:
+        """These detections with the boxes ``corners`` (N, 4, 2) added after them, scored
+        ``confidence`` and of ``class_id`` (each an (N,) array), their ``data`` zero."""
+        n = len(corners)
+        added = Detections(np.asarray(corners, np.float32).reshape(-1, 4, 2),
+                           np.asarray(confidence), np.asarray(class_id, np.int64),
+                           {k: np.zeros((n, *v.shape[1:]), v.dtype)
+                            for k, v in self.data.items()}, dict(self.metadata))
+        return Detections.merge([self, added])
+
     # -- container protocol --------------------------------------------------
 
     def __len__(self) -> int:

@@ -39,7 +39,6 @@ from vision.change.known_table import (
 from vision.change.registration import Registration, register
 from vision.change.table_view import TableView, change_map, covered_mask, tile_scale
 from vision.mat.hub_mat import detect_mat, engine_outline
-from vision.models.detections import Detections
 from vision.models.onnx_models import BareBoxes
 from vision.reading.look_sizes import median_short_side
 from vision.readings import FrameReading
@@ -164,19 +163,16 @@ class BarePhoto:
         markers = np.asarray(frame.markers.corners, np.float32).reshape(-1, 4, 2)
         taken = np.concatenate([tiles, markers,
                                 np.array(frame.backs, np.float32).reshape(-1, 4, 2)])
-        marks = self.known.marker_candidates(self.known.view(self.photo), tiles, taken,
-                                             tile_scale(tiles))
-        marks = marks[~_between_tiles(marks, tiles)] if len(marks) else marks
+        scale = tile_scale(tiles)
+        marks = self.known.marker_candidates(self.known.view(self.photo), tiles, taken, scale)
+        marks = marks[~_between_tiles(marks, tiles, scale)] if len(marks) else marks
         self.made_marks = marks
         if not len(marks):
             return frame
-        found = frame.markers
-        added = Detections(marks, np.full(len(marks), CANDIDATE_CONFIDENCE, np.float32),
-                           np.full(len(marks), marker_class, np.int64),
-                           {k: np.zeros((len(marks), *v.shape[1:]), v.dtype)
-                            for k, v in found.data.items()}, dict(found.metadata))
-        return FrameReading(frame.tiles, Detections.merge([found, added]), frame.shape,
-                            frame.backs)
+        found = frame.markers.extended(marks, np.full(len(marks), CANDIDATE_CONFIDENCE,
+                                                      np.float32),
+                                       np.full(len(marks), marker_class))
+        return FrameReading(frame.tiles, found, frame.shape, frame.backs)
 
     def made(self, corners: np.ndarray) -> np.ndarray:
         """For each marker box ``corners`` (N, 4, 2): whether :meth:`with_missed_markers`
@@ -195,16 +191,17 @@ class BarePhoto:
         return FrameReading(tiles, markers, frame.shape, backs)
 
 
-def _between_tiles(marks: np.ndarray, tiles: np.ndarray) -> np.ndarray:
+def _between_tiles(marks: np.ndarray, tiles: np.ndarray,
+                   scale: tuple[float, float] | None) -> np.ndarray:
     """For each marker candidate ``marks`` (M, 4, 2): whether two of the ``tiles`` (K, 4, 2)
-    centred within ``FLANKED_REACH`` tile lengths lie on opposite sides of it
+    centred within ``FLANKED_REACH`` tile lengths (``scale``: their width and length)
+    lie on opposite sides of it
     (``FLANKED_COS``): a gap between two boxes of one train (a tile boxed short or
     missed), not a marker, which lies by a train's end."""
     out = np.zeros(len(marks), bool)
     if len(tiles) < 2:
         return out
     centres = tiles.mean(axis=1)
-    scale = tile_scale(tiles)
     reach = FLANKED_REACH * (scale[1] if scale is not None else 0.0)
     for i, m in enumerate(np.asarray(marks, np.float32)):
         v = centres - m.mean(axis=0)
