@@ -14,8 +14,9 @@ their owner's name or as "the Mexican train", never a train's number:
 >>> words.advice
 'Take 4-7 back; the tile laid there must have a 1.'
 
-An alert the tracker marks doubtful (it rests on a tile or marker read with doubt)
-says so in its title and sentence, on every page: it is to be checked, not believed.
+An alert the tracker marks doubtful (it rests on a tile or marker read with doubt, or
+on whose turn a change was after a move the camera may have missed) says so in its
+title and sentence, on every page: it is to be checked, not believed.
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ from engine import MEXICAN, Alert, AlertCode, AlertDetails, Owner
 __all__ = ["DOUBT", "TITLES", "WORDING", "AlertWords", "Wording", "say", "train_name"]
 
 #: What a doubtful alert adds to its sentence.
-DOUBT = ("The camera may have misread a tile or marker here: look at the table before "
-         "acting on it.")
+DOUBT = ("The camera may have misread a tile or marker here, or missed a move: look at "
+         "the table before acting on it.")
 
 
 @dataclass(frozen=True)

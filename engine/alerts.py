@@ -11,6 +11,8 @@ against this enum.
 (True, True)
 >>> AlertCode.OPEN_DOUBLE.notice, AlertCode.OPEN_DOUBLE.about
 (True, <About.DOUBLE_LAID: 'double-laid'>)
+>>> AlertCode.CLOSED_TRAIN.by_turn, AlertCode.MISMATCH.by_turn
+(True, False)
 """
 
 from __future__ import annotations
@@ -82,6 +84,16 @@ class AlertCode(StrEnum):
         """A breach of the rules (not a notice)."""
         return not self.notice
 
+    @property
+    def by_turn(self) -> bool:
+        """Whether the breach rests on whose turn a change is taken for (who laid a tile on
+        which train, which tiles make one turn, who passed): a move the referee never saw
+        puts every later change on the wrong seat."""
+        return self in _BY_TURN
+
+
+_BY_TURN = frozenset({AlertCode.CLOSED_TRAIN, AlertCode.EXTRA_TILE, AlertCode.FIRST_TURN,
+                      AlertCode.MARKER_MISSING, AlertCode.MARKER_STALE})
 
 
 @dataclass(frozen=True)

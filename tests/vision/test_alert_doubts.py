@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import RuleSet, TableState
+from engine import AlertCode, RuleSet, TableState
 from engine.referee import AlertDetails, Referee
 from vision.table import TableReading, Uncertainty
 from vision.tracking.alert_doubts import rests_on_doubt
@@ -171,3 +171,67 @@ def test_a_marker_gone_that_was_found_only_where_the_table_changed_is_doubtful()
     other = with_unsure_markers(TableReading(shown.table, {}, [], shown.assignment, [1],
                                              positions=shown.positions), np.array([True]))
     assert ("marker-stale", False) in alerts_of(other, after)
+
+
+def rulings(*tables: TableReading) -> list[list[tuple[AlertCode, bool]]]:
+    """Each table settled in turn (3 players): its error alerts, each with its mark."""
+    from vision.tracking.alert_doubts import AlertDoubts
+
+    referee, doubts = Referee(RULES, players=3, engine=12), AlertDoubts()
+    out: list[list[tuple[AlertCode, bool]]] = []
+    before: TableReading | None = None
+    for after in tables:
+        assert after.table is not None
+        ruling = referee.settle(after.table)
+        marks = doubts.marks(ruling.alerts, after, before)
+        out.append([(a.code, m) for a, m in zip(ruling.alerts, marks, strict=True)
+                    if a.is_error])
+        before = after
+    return out
+
+
+def loose(text: str) -> TableReading:
+    """``text`` read with one more tile that lies on no train."""
+    base = reading(text)
+    unplaced = Uncertainty("loose-tile", "tile 9 [2, 1] touches no train", tiles=(9,))
+    return TableReading(base.table, {}, [*base.uncertainties, unplaced], base.assignment,
+                        positions=base.positions)
+
+
+# seat 0 on its train, seat 1's move not seen, seat 2 on its own train: the referee
+# takes the last for seat 1's, on train 2, which is not open
+SEEN = ["12 | 0: | 1: | 2: | mexican:", "12 | 0: 12-5 | 1: | 2: | mexican:"]
+SEAT_2 = "12 | 0: 12-5 | 1: | 2: 12-4 | mexican:"
+
+
+def test_a_turn_alert_is_sure_when_every_move_was_seen() -> None:
+    got = rulings(*map(reading, SEEN), reading(SEAT_2))
+    assert got[-1] == [("closed-train", False)]
+
+
+def test_a_tile_on_no_train_makes_later_turn_alerts_doubtful() -> None:
+    # seat 1's tile read, but on no train: its move is a change the referee did not see
+    got = rulings(*map(reading, SEEN), loose(SEAT_2))
+    assert got[-1] == [("closed-train", True)]
+    # and it is remembered: the next turn alert, its table read clean, is doubtful too
+    got = rulings(reading(SEEN[0]), loose(SEEN[1]), reading(SEAT_2))
+    assert got[-1] == [("closed-train", True)]
+
+
+def test_an_alert_resting_on_doubt_makes_later_turn_alerts_doubtful_only() -> None:
+    misfit = reading("12 | 0: 7-2 | 1: | 2: | mexican:", doubts=("0:0",))
+    got = rulings(reading(SEEN[0]), misfit, reading("12 | 0: 7-2 | 1: | 2: 12-4 | mexican:"))
+    assert got[1] == [("mismatch", True)] and got[2] == [("closed-train", True)]
+    # an alert that names no seat stays sure: seat 2 lays 11-4 on its own train's 12
+    got = rulings(reading(SEEN[0]), misfit, reading("12 | 0: 7-2 | 1: 12-3 | 2: | mexican:"),
+                  reading("12 | 0: 7-2 | 1: 12-3 | 2: 11-4 | mexican:"))
+    assert got[2] == [] and got[3] == [("mismatch", False)]
+
+
+def test_a_tile_laid_in_doubt_makes_later_turn_alerts_doubtful() -> None:
+    # seat 0's 12-5 read with doubt when laid (a double misread ends no turn)
+    got = rulings(reading(SEEN[0]), reading(SEEN[1], doubts=("0:0",)), reading(SEAT_2))
+    assert got[-1] == [("closed-train", True)]
+    # the same tile doubted only later, once laid surely, moves no turn
+    got = rulings(*map(reading, SEEN), reading(SEAT_2, doubts=("0:0",)))
+    assert got[-1] == [("closed-train", False)]

@@ -24,10 +24,20 @@ An alert rests on:
   doubt: one between two trains that names this one, one the detector did not find
   (found where the table changed) or scored low (``unsure-marker``) that names this one,
   or one that lies by no train; and the table settled before showing this train's
-  marker in doubt (a marker gone that may never have been there).
+  marker in doubt (a marker gone that may never have been there);
+- for an alert that rests on whose turn a change is (``AlertCode.by_turn``: a tile on a
+  closed train, one tile too many in a turn, a marker left or missing), the turns seen
+  so far: the referee gives each change to the seat after the last one's, so a move it
+  never saw (a tile read on no train, or not read at all) or took wrongly puts every
+  later change on the wrong seat, and a double misread (or a tile misread as one) moves
+  where a turn ends. Such an alert is doubtful once the round has shown a tile that lies
+  on no train (``loose-tile``, ``gap``), a tile laid that was read with doubt, or an
+  alert that rested on doubt (:class:`AlertDoubts` keeps that for the round).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from engine import Owner, Tile
 from engine.alerts import About, Alert, AlertCode
@@ -39,6 +49,45 @@ from vision.table import TableReading
 SURE_MARKER = 0.5
 #: Uncertainties that make a marker's train doubtful.
 MARKER_DOUBTS = ("marker-between", "loose-marker", "unsure-marker")
+
+
+#: Uncertainties of a tile read on no train: a move the referee may not have seen.
+UNPLACED = ("loose-tile", "gap")
+
+
+class AlertDoubts:
+    """Which alerts of one round rest on doubt: :func:`rests_on_doubt`, and for an alert
+    that rests on whose turn a change is, whether the turns seen may have slipped."""
+
+    def __init__(self) -> None:
+        #: Whether a table settled in the round showed a tile on no train or a tile laid
+        #: read with doubt, or raised an alert that rested on doubt: the seat the referee
+        #: gives a change (and where it ends a turn) may be off since.
+        self.turns_slipped = False
+
+    def marks(self, alerts: Sequence[Alert], after: TableReading,
+              before: TableReading | None) -> list[bool]:
+        """Whether each of ``alerts``, raised when ``after`` settled (``before``: the table
+        settled before it), is doubtful; remembers what makes later turns doubtful."""
+        slipped = (self.turns_slipped or any(u.kind in UNPLACED for u in after.uncertainties)
+                   or _laid_in_doubt(after, before))
+        doubtful = [rests_on_doubt(a, after, before) or (a.code.by_turn and slipped)
+                    for a in alerts]
+        self.turns_slipped = slipped or any(a.is_error and d
+                                            for a, d in zip(alerts, doubtful, strict=True))
+        return doubtful
+
+
+def _laid_in_doubt(after: TableReading, before: TableReading | None) -> bool:
+    """Whether a tile laid between ``before`` and ``after`` was read with doubt (a double
+    misread, or a tile misread as one, moves where the referee ends a turn)."""
+    if after.table is None:
+        return False
+    for train in after.table.trains:
+        laid, _, other_values = _changed(before, after, train.owner)
+        if any(after.doubted(train.owner, k) for k in laid if k >= other_values.start):
+            return True
+    return False
 
 
 def doubted_markers(reading: TableReading) -> set[Owner]:

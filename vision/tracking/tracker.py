@@ -36,7 +36,8 @@ of images (``vision.tracking.frame_source``) and yields :data:`vision.events.Tra
   at the whole frame; with ``marker_candidates`` a marker-sized change since the bare
   table by a tile that no box covers is a marker (the detector missed it), reported
   doubtful (``unsure-marker``);
-- an alert that rests on a tile or marker read with doubt is marked doubtful
+- an alert that rests on a tile or marker read with doubt, or on whose turn a change
+  is once the round showed a move it may not have seen, is marked doubtful
   (``AlertDetails.doubtful``, ``vision.tracking.alert_doubts``): to be checked, not
   believed.
 """
@@ -67,7 +68,7 @@ from vision.models.detections import Detections
 from vision.reading.reader_interface import FrameReader, TileSource
 from vision.readings import TileReading, TileReadings
 from vision.table import TableReading, reconstruct, with_unsure_markers
-from vision.tracking.alert_doubts import SURE_MARKER, rests_on_doubt
+from vision.tracking.alert_doubts import SURE_MARKER, AlertDoubts
 from vision.tracking.frame_source import Capture, FrameSource, frame_source
 from vision.tracking.table_vote import (
     TableVote,
@@ -152,6 +153,8 @@ class Tracker:
         self.use_marker_candidates = marker_candidates
         #: The round's referee: every table settled so far, judged.
         self.referee = Referee(self.rules, players, first, engine)
+        #: Which of its alerts rest on doubt (and whether its turns may have slipped).
+        self.alert_doubts = AlertDoubts()
         #: The reading the last settled table came from.
         self.settled_reading: TableReading | None = None
         self.frames = 0
@@ -434,7 +437,8 @@ class Tracker:
         for (owner, k), (was, got) in sorted(fixes.items(), key=str):
             yield Uncertain(f"tile {k} of train {owner}, read {was[0]}-{was[1]} before, is "
                             f"{got[0]}-{got[1]}: read again", index, stamp)
-        for alert, details in ruling:
-            if rests_on_doubt(alert, chosen, before):  # to be checked, not believed
+        doubts = self.alert_doubts.marks(ruling.alerts, chosen, before)
+        for (alert, details), doubtful in zip(ruling, doubts, strict=True):
+            if doubtful:  # to be checked, not believed
                 details = replace(details, doubtful=True)
             yield AlertRaised(alert, details, index, stamp)
