@@ -228,10 +228,24 @@ def test_an_alert_resting_on_doubt_makes_later_turn_alerts_doubtful_only() -> No
     assert got[2] == [] and got[3] == [("mismatch", False)]
 
 
-def test_a_tile_laid_in_doubt_makes_later_turn_alerts_doubtful() -> None:
-    # seat 0's 12-5 read with doubt when laid (a double misread ends no turn)
-    got = rulings(reading(SEEN[0]), reading(SEEN[1], doubts=("0:0",)), reading(SEAT_2))
-    assert got[-1] == [("closed-train", True)]
-    # the same tile doubted only later, once laid surely, moves no turn
-    got = rulings(*map(reading, SEEN), reading(SEAT_2, doubts=("0:0",)))
-    assert got[-1] == [("closed-train", False)]
+def test_a_double_laid_in_doubt_makes_later_turn_alerts_doubtful() -> None:
+    # a turn each, then seat 0 lays 5-5 and 5-1 on it (a double does not end a turn),
+    # then seat 1 plays on train 2, which is not open
+    turns = ["12 | 0: | 1: | 2: | mexican:", "12 | 0: 12-5 | 1: | 2: | mexican:",
+             "12 | 0: 12-5 | 1: 12-3 | 2: | mexican:",
+             "12 | 0: 12-5 | 1: 12-3 | 2: 12-4 | mexican:"]
+    double = "12 | 0: 12-5 5-5 5-1 | 1: 12-3 | 2: 12-4 | mexican:"
+    closed = "12 | 0: 12-5 5-5 5-1 | 1: 12-3 | 2: 12-4 4-6 | mexican:"
+
+    def last(doubts_then: tuple[str, ...], doubts_after: tuple[str, ...] = ()
+             ) -> list[tuple[AlertCode, bool]]:
+        return rulings(*map(reading, turns), reading(double, doubts=doubts_then),
+                       reading(closed, doubts=doubts_after))[-1]
+
+    assert last(()) == [("closed-train", False)]
+    # the 5-5 read with doubt when laid: it may be a 5-6 that ended seat 0's turn
+    assert last(("0:1",)) == [("closed-train", True)]
+    # a tile laid in doubt that is no double, or a double doubted only once laid surely,
+    # moves no turn's end
+    assert last(("0:2",)) == [("closed-train", False)]
+    assert last((), ("0:1",)) == [("closed-train", False)]

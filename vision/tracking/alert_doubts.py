@@ -29,10 +29,10 @@ An alert rests on:
   closed train, one tile too many in a turn, a marker left or missing), the turns seen
   so far: the referee gives each change to the seat after the last one's, so a move it
   never saw (a tile read on no train, or not read at all) or took wrongly puts every
-  later change on the wrong seat, and a double misread (or a tile misread as one) moves
-  where a turn ends. Such an alert is doubtful once the round has shown a tile that lies
-  on no train (``loose-tile``, ``gap``), a tile laid that was read with doubt, or an
-  alert that rested on doubt (:class:`AlertDoubts` keeps that for the round).
+  later change on the wrong seat, and a tile misread as a double moves where a turn
+  ends. Such an alert is doubtful once the round has shown a tile that lies on no train
+  (``loose-tile``, ``gap``), a double laid that was read with doubt, or an alert that
+  rested on doubt (:class:`AlertDoubts` keeps that for the round).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class AlertDoubts:
     that rests on whose turn a change is, whether the turns seen may have slipped."""
 
     def __init__(self) -> None:
-        #: Whether a table settled in the round showed a tile on no train or a tile laid
+        #: Whether a table settled in the round showed a tile on no train or a double laid
         #: read with doubt, or raised an alert that rested on doubt: the seat the referee
         #: gives a change (and where it ends a turn) may be off since.
         self.turns_slipped = False
@@ -70,7 +70,7 @@ class AlertDoubts:
         """Whether each of ``alerts``, raised when ``after`` settled (``before``: the table
         settled before it), is doubtful; remembers what makes later turns doubtful."""
         slipped = (self.turns_slipped or any(u.kind in UNPLACED for u in after.uncertainties)
-                   or _laid_in_doubt(after, before))
+                   or _double_laid_in_doubt(after, before))
         doubtful = [rests_on_doubt(a, after, before) or (a.code.by_turn and slipped)
                     for a in alerts]
         self.turns_slipped = slipped or any(a.is_error and d
@@ -78,14 +78,15 @@ class AlertDoubts:
         return doubtful
 
 
-def _laid_in_doubt(after: TableReading, before: TableReading | None) -> bool:
-    """Whether a tile laid between ``before`` and ``after`` was read with doubt (a double
-    misread, or a tile misread as one, moves where the referee ends a turn)."""
+def _double_laid_in_doubt(after: TableReading, before: TableReading | None) -> bool:
+    """Whether a double laid between ``before`` and ``after`` was read with doubt (a tile
+    misread as a double moves where the referee ends a turn: a double does not)."""
     if after.table is None:
         return False
     for train in after.table.trains:
         laid, _, other_values = _changed(before, after, train.owner)
-        if any(after.doubted(train.owner, k) for k in laid if k >= other_values.start):
+        if any(after.doubted(train.owner, k) and Tile(*train.tiles[k]).is_double
+               for k in laid if k >= other_values.start):
             return True
     return False
 
