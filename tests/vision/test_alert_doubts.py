@@ -1,4 +1,5 @@
-"""vision.tracking.alert_doubts: an alert resting on a reading in doubt is marked, never
+"""vision.tracking.alert_doubts: an alert resting on a reading in doubt (or on whose turn a
+change was, once a move may have been missed) is marked, never
 given as sure; AlertDetails carries the mark through JSON."""
 
 from __future__ import annotations
@@ -222,7 +223,7 @@ def test_an_alert_resting_on_doubt_makes_later_turn_alerts_doubtful_only() -> No
     misfit = reading("12 | 0: 7-2 | 1: | 2: | mexican:", doubts=("0:0",))
     got = rulings(reading(SEEN[0]), misfit, reading("12 | 0: 7-2 | 1: | 2: 12-4 | mexican:"))
     assert got[1] == [("mismatch", True)] and got[2] == [("closed-train", True)]
-    # an alert that names no seat stays sure: seat 2 lays 11-4 on its own train's 12
+    # an alert that rests on no turn stays sure: seat 2 lays 11-4 on its own train's 12
     got = rulings(reading(SEEN[0]), misfit, reading("12 | 0: 7-2 | 1: 12-3 | 2: | mexican:"),
                   reading("12 | 0: 7-2 | 1: 12-3 | 2: 11-4 | mexican:"))
     assert got[2] == [] and got[3] == [("mismatch", False)]
