@@ -1,6 +1,6 @@
 """vision.tracking.alert_doubts: an alert resting on a reading in doubt (or on whose turn a
-change was, once a move may have been missed) is marked, never
-given as sure; AlertDetails carries the mark through JSON."""
+change was, once a move may have been missed) is marked, never given as sure;
+AlertDetails carries the mark through JSON."""
 
 from __future__ import annotations
 
