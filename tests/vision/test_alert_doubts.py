@@ -9,7 +9,7 @@ import pytest
 from engine import AlertCode, RuleSet, TableState
 from engine.referee import AlertDetails, Referee
 from vision.table import TableReading, Uncertainty
-from vision.tracking.alert_doubts import rests_on_doubt
+from vision.tracking.alert_doubts import AlertDoubts, rests_on_doubt
 
 RULES = RuleSet.preset("standard")
 
@@ -176,8 +176,6 @@ def test_a_marker_gone_that_was_found_only_where_the_table_changed_is_doubtful()
 
 def rulings(*tables: TableReading) -> list[list[tuple[AlertCode, bool]]]:
     """Each table settled in turn (3 players): its error alerts, each with its mark."""
-    from vision.tracking.alert_doubts import AlertDoubts
-
     referee, doubts = Referee(RULES, players=3, engine=12), AlertDoubts()
     out: list[list[tuple[AlertCode, bool]]] = []
     before: TableReading | None = None

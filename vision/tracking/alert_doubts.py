@@ -84,9 +84,9 @@ def _double_laid_in_doubt(after: TableReading, before: TableReading | None) -> b
     if after.table is None:
         return False
     for train in after.table.trains:
-        laid, _, other_values = _changed(before, after, train.owner)
+        first_new = _changed(before, after, train.owner)[2].start  # the first tile laid
         if any(after.doubted(train.owner, k) and Tile(*train.tiles[k]).is_double
-               for k in laid if k >= other_values.start):
+               for k in range(first_new, len(train.tiles))):
             return True
     return False
 
