@@ -8,12 +8,23 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tracker_fakes import NOTHING, FakeReader, Game, alert_codes, expected_alerts, track, video
+from tracker_fakes import (
+    FPS,
+    NOTHING,
+    FakeReader,
+    Game,
+    WholeFrames,
+    alert_codes,
+    expected_alerts,
+    track,
+    video,
+)
 
 from vision.mat.geometry import apply_homography
 from vision.models.detections import Detections
 from vision.models.onnx_models import BareBoxes
 from vision.readings import TileReading, TileReadings
+from vision.tracking.tracker import BROKEN_WAIT_S
 
 
 class FragmentReader(FakeReader):
@@ -139,7 +150,11 @@ def test_a_tile_taken_from_the_middle_of_a_train_is_not_inferred_back(
     assert later, "the train must run on past the tile laid on it"
     game.taken, game.taken_from = {m}, len(game.order)  # taken back once all are down
     states = [*range(len(game.order) + 1), len(game.order)]
-    frames = video(game, states, np.random.default_rng(9))
+    rng = np.random.default_rng(9)
+    frames = video(game, states, rng)
+    # the tiles beyond it lie past a gap, as on a train read broken: the table settles
+    # once it has stayed so for BROKEN_WAIT_S
+    frames += [game.draw(states[-1], rng) for _ in range(round(BROKEN_WAIT_S * FPS) + 10)]
     _, events = track(tmp_path, game, frames, FakeReader(game))
     assert ("tile-removed" in alert_codes(events)) == guard
 
@@ -208,3 +223,87 @@ def test_a_train_stopping_at_an_askew_box_is_read_again_where_it_goes_on(
     assert any("read again there" in e.message for e in events if e.kind == "uncertain") == look
 
 
+
+
+class SlipReader(FakeReader):
+    """In the first ``slips`` still frames of state ``at``, its detector finds the tile
+    ``tile`` (the end of its train) boxed two and a half tile lengths further on."""
+
+    def __init__(self, game: Game, at: int, tile: Any, slips: int) -> None:
+        super().__init__(game)
+        self.at, self.slips = at, slips
+        self.where = apply_homography(game.to_image, tile.corners)
+
+    def detect(self, frame: np.ndarray, bare: BareBoxes | None = None) -> Detections:
+        found = super().detect(frame, bare)
+        k = int(frame[0, 0, 0]) if frame[0, 0, 0] < 200 else 0
+        if k != self.at or frame[0, 1, 0] > 128 or self.slips <= 0:
+            return found
+        self.slips -= 1
+        centres = found.corners.mean(axis=1)
+        at = int(np.argmin(np.linalg.norm(centres - self.where.mean(axis=0), axis=1)))
+        c = found.corners[at]
+        along = (c[2] + c[3]) / 2 - (c[0] + c[1]) / 2
+        corners = found.corners.copy()
+        corners[at] = c + 2.5 * along
+        keys = list(self.truth)
+        key = keys[int(np.argmin([np.linalg.norm(np.subtract(q, c.mean(axis=0))) for q in keys]))]
+        self.truth[tuple(np.round(corners[at].mean(axis=0), 3))] = self.truth.pop(key)
+        return Detections(corners, found.confidence, found.class_id)
+
+
+def end_on_another_train(game: Game) -> tuple[int, int]:
+    """A state and an order index: the tile that ends its train then, on another train
+    than the tile laid last."""
+    for k in range(3, len(game.order) + 1):
+        laid = game.order[k - 1]
+        for j in range(k - 1):
+            t = game.order[j]
+            last = not any(u.owner == t.owner for u in game.order[j + 1:k])
+            if last and t.owner != laid.owner and t.index > 0:
+                return k, j
+    raise AssertionError("no train ends before another's tile")
+
+
+@pytest.mark.parametrize("guard", [True, False])
+def test_a_train_read_broken_while_its_tile_lies_off_it_does_not_settle(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, guard: bool) -> None:
+    import vision.tracking.tracker
+
+    if not guard:  # without the check, the broken train settles: a tile taken away
+        monkeypatch.setattr(vision.tracking.tracker, "breaks_a_train", lambda *_: False)
+    game = Game(8, n_tiles=9)
+    k, j = end_on_another_train(game)
+    states = list(range(len(game.order) + 1))
+    frames = video(game, states, np.random.default_rng(10), hold=16)
+    # read whole at every still frame (no memory of the tiles to keep the tile in place)
+    _, events = track(tmp_path, game, frames,
+                      WholeFrames(SlipReader(game, k, game.order[j], slips=8)))
+    settled = [e.table for e in events if e.kind == "table"]
+    alerts = [(e.alert.at, e.alert.code, e.alert.train) for e in events if e.kind == "alert"]
+    if guard:
+        assert settled == [game.state(s) for s in states]
+        assert alerts == expected_alerts(game, states)
+    else:
+        assert "tile-removed" in alert_codes(events)
+
+
+@pytest.mark.parametrize("wait_s", [None, 0.5])
+def test_a_train_read_broken_settles_once_it_stays_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, wait_s: float | None) -> None:
+    import vision.tracking.tracker
+
+    if wait_s is not None:
+        monkeypatch.setattr(vision.tracking.tracker, "BROKEN_WAIT_S", wait_s)
+    game = Game(8, n_tiles=9)
+    k, j = end_on_another_train(game)
+    states = list(range(k + 1))  # the last table read broken all along (1.6 s)
+    frames = video(game, states, np.random.default_rng(10), hold=16)
+    _, events = track(tmp_path, game, frames,
+                      WholeFrames(SlipReader(game, k, game.order[j], slips=len(frames))))
+    settled = [e.table for e in events if e.kind == "table"]
+    assert settled[:k] == [game.state(s) for s in states[:k]]
+    if wait_s is None:  # it waits for the tile to be read on its train again
+        assert len(settled) == k
+    else:
+        assert len(settled) == k + 1 and "tile-removed" in alert_codes(events)

@@ -164,6 +164,17 @@ class FakeReader:
 
 
 
+class WholeFrames:
+    """Reads whole frames only (a ``vision.reading.reader_interface.FrameReader``): the
+    tracker keeps no memory of the tiles."""
+
+    def __init__(self, reader: FakeReader) -> None:
+        self.reader = reader
+
+    def read(self, frame: np.ndarray) -> FrameReading:
+        return self.reader.read(frame)
+
+
 class FakeCapture:
     """A capture over a list of frames (``None`` entries fail a read)."""
 
@@ -200,7 +211,7 @@ def video(game: Game, states: list[int], rng: np.random.Generator, *, hold: int 
 
 
 def track(tmp_path: Path, game: Game, frames: list[np.ndarray | None],
-           reader: FakeReader) -> tuple[Tracker, list[Any]]:
+           reader: FakeReader | WholeFrames) -> tuple[Tracker, list[Any]]:
     video = tmp_path / "game.mp4"
     video.write_bytes(b"")
     tracker = Tracker(video, game.players, RuleSet.preset("standard"), reader=reader,

@@ -76,7 +76,13 @@ from vision.table.look_again import (
 )
 from vision.table.markers import MARKER_REACH_WIDTHS, MARKER_TILE_IOU, PRINT_MARGIN_MM
 from vision.table.pipeline import reconstruct
-from vision.table.reading import Look, TableReading, Uncertainty, with_unsure_markers
+from vision.table.reading import (
+    UNPLACED,
+    Look,
+    TableReading,
+    Uncertainty,
+    with_unsure_markers,
+)
 from vision.table.rereads import TURNED_REREAD_SURE
 
 __all__ = [
@@ -108,6 +114,7 @@ __all__ = [
     "TOUCH_HIGH",
     "TOUCH_LOW",
     "TURNED_REREAD_SURE",
+    "UNPLACED",
     "TableReading",
     "Uncertainty",
     "WIDTH_FACTOR",

@@ -42,6 +42,10 @@ class Uncertainty:
                 "owners": list(self.owners), "markers": list(self.markers)}
 
 
+#: Uncertainties of a tile read on no train: beyond a train's end past a gap, or by none.
+UNPLACED = ("loose-tile", "gap")
+
+
 @dataclass(frozen=True)
 class TableReading:
     """The table read from one image.
@@ -83,6 +87,11 @@ class TableReading:
         return any(tiles[k] in u.tiles for u in self.uncertainties
                    if u.kind in ("unsure-tile", "matched-read", "inferred-tile",
                                  "reread-tile", "set-decoded", "short-gap"))
+
+    @property
+    def unplaced(self) -> tuple[int, ...]:
+        """The input tiles read on no train (``loose-tile``, ``gap``)."""
+        return tuple(i for u in self.uncertainties if u.kind in UNPLACED for i in u.tiles)
 
     @property
     def certain(self) -> bool:

@@ -51,10 +51,6 @@ SURE_MARKER = 0.5
 MARKER_DOUBTS = ("marker-between", "loose-marker", "unsure-marker")
 
 
-#: Uncertainties of a tile read on no train: a move the referee may not have seen.
-UNPLACED = ("loose-tile", "gap")
-
-
 class AlertDoubts:
     """Which alerts of one round rest on doubt: :func:`rests_on_doubt`, and for an alert
     that rests on whose turn a change is, whether the turns seen may have slipped."""
@@ -69,7 +65,7 @@ class AlertDoubts:
               before: TableReading | None) -> list[bool]:
         """Whether each of ``alerts``, raised when ``after`` settled (``before``: the table
         settled before it), is doubtful; remembers what makes later turns doubtful."""
-        slipped = (self.turns_slipped or any(u.kind in UNPLACED for u in after.uncertainties)
+        slipped = (self.turns_slipped or bool(after.unplaced)
                    or _double_laid_in_doubt(after, before))
         doubtful = [rests_on_doubt(a, after, before) or (a.code.by_turn and slipped)
                     for a in alerts]

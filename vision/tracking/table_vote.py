@@ -1,12 +1,15 @@
-"""Which reading of a table settles: still readings vote, and a settled table read
-again differently in a doubtful tile is the same table, or a tile read again."""
+"""Which reading of a table settles: still readings vote, a settled table read
+again differently in a doubtful tile is the same table, or a tile read again, and a
+train read shorter while its tiles lie on no train is a train read broken."""
 
 from __future__ import annotations
 
 from collections import Counter, deque
 from typing import Any
 
-from engine import TableState
+import numpy as np
+
+from engine import TableState, Tile
 from engine.referee import Reread
 from vision.table import TableReading
 
@@ -22,6 +25,28 @@ def takes_away(old: TableState, new: TableState) -> bool:
                 return True
             continue
         if now.tiles[:len(train.tiles)] != train.tiles or (train.marker and not now.marker):
+            return True
+    return False
+
+
+def breaks_a_train(old: TableState, new: TableReading, values: np.ndarray) -> bool:
+    """Whether ``new`` shows a tile gone from a train of the settled table ``old`` lying
+    on no train (``TableReading.unplaced``; ``values``: the input tiles' counts).
+
+    Such a train is read broken (a box missed or slipped where it goes on), not
+    shortened: its tiles are still on the table. A tile taken back leaves the table.
+    """
+    if new.table is None or not new.unplaced:
+        return False
+    loose = {Tile(*(int(v) for v in values[i])) for i in new.unplaced if i < len(values)}
+    for train in old.trains:
+        now = new.table.train(train.owner)
+        kept = () if now is None else now.tiles
+        common = 0
+        while common < min(len(kept), len(train.tiles)) \
+                and sorted(kept[common]) == sorted(train.tiles[common]):
+            common += 1
+        if any(Tile(*pair) in loose for pair in train.tiles[common:]):
             return True
     return False
 

@@ -19,7 +19,9 @@ of images (``vision.tracking.frame_source``) and yields :data:`vision.events.Tra
   before), so that a tile hard to read is not read differently at every move
   (each new reading of an old tile would be a tile taken away and another laid);
 - a table is *settled* when the same reading wins a vote over the still
-  frames of a short while (``vision.tracking.table_vote``); each settled table that
+  frames of a short while (``vision.tracking.table_vote``), but not one that takes a
+  tile away from the settled table while a hand may cover it, or while that tile lies
+  on no train (a train read broken, for up to ``BROKEN_WAIT_S``); each settled table that
   differs from the last is passed to the round's :class:`engine.Referee`,
   whose alerts become events;
 - a camera that cannot be opened, stops delivering frames or disappears gives
@@ -72,6 +74,7 @@ from vision.tracking.alert_doubts import SURE_MARKER, AlertDoubts
 from vision.tracking.frame_source import Capture, FrameSource, frame_source
 from vision.tracking.table_vote import (
     TableVote,
+    breaks_a_train,
     fills_a_known_place,
     rereadings,
     same_but_doubted,
@@ -88,6 +91,11 @@ from vision.tracking.window_look import WindowLook, WindowSource
 #: lying on the engine was read as a sure 9-0 starting train 1 and raised false
 #: alerts. Both game settings of ``benchmarks/table.py``: 10/10 breaches found.
 TRACKER_CLASSIFIES_HALVES = True
+
+#: How long (seconds of still frames) a reading that shows a train broken (a tile gone
+#: from it lying on no train) waits for the tile to be read on its train again before
+#: it may settle (the tile then taken away: a tile knocked off and left there).
+BROKEN_WAIT_S = 20.0
 
 
 class Tracker:
@@ -157,6 +165,9 @@ class Tracker:
         self.alert_doubts = AlertDoubts()
         #: The reading the last settled table came from.
         self.settled_reading: TableReading | None = None
+        #: When a reading first showed a train of the settled table broken (None: since it
+        #: settled, none has).
+        self._broken_since: float | None = None
         self.frames = 0
         self.reads = 0
         #: What reading took and saved: tiles read and reused, tiles the detector missed
@@ -346,7 +357,7 @@ class Tracker:
             if self.known is not None and self.settled is None and not still.covered \
                     and self._bare(reading, tiles):
                 self._learn_bare(frame, still, view)
-            chosen = self._vote(reading, still, ballot)
+            chosen = self._vote(reading, tiles, still, ballot, stamp)
             if chosen is None:
                 continue
             view.settled(still.detail)
@@ -405,13 +416,25 @@ class Tracker:
             return reading.table is None
         return not any(sorted(t.values) == [engine, engine] for t in tiles.each())
 
-    def _vote(self, reading: TableReading, still: Still, ballot: TableVote) -> TableReading | None:
-        """The table that settles with ``reading``, if one does (and is news)."""
+    def _vote(self, reading: TableReading, tiles: TileReadings, still: Still,
+              ballot: TableVote, stamp: float) -> TableReading | None:
+        """The table that settles with ``reading`` (of ``tiles``, read at ``stamp``), if one
+        does (and is news).
+
+        A reading that takes a tile away from the settled table does not vote while a
+        hand may cover it, nor while that tile lies on no train (a train read broken: a
+        box missed or slipped where it goes on) for up to ``BROKEN_WAIT_S``.
+        """
         if reading.table is None:
             return None
-        if still.covered and self.settled is not None and takes_away(self.settled,
-                                                                     reading.table):
-            return None
+        if self.settled is not None:
+            if still.covered and takes_away(self.settled, reading.table):
+                return None
+            if breaks_a_train(self.settled, reading, tiles.values):
+                if self._broken_since is None:
+                    self._broken_since = stamp
+                if stamp - self._broken_since < BROKEN_WAIT_S:
+                    return None
         chosen = ballot.cast(reading)
         if chosen is None or (self.settled_reading is not None
                               and same_but_doubted(self.settled_reading, chosen)):
@@ -426,6 +449,7 @@ class Tracker:
             fixes = rereadings(self.settled_reading, chosen)
         before = self.settled_reading
         self.settled_reading = chosen
+        self._broken_since = None
         # earlier tables showed re-read tiles as first read: the referee judges the
         # game again as if they had been read so all along (their alerts were given)
         self.referee.reread(fixes)
