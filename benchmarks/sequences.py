@@ -48,7 +48,7 @@ without models. Parts:
   marker (a round shows its first marker after 9 to 30 tables: ``--tables`` sets how
   far the rounds go), the known table's marker candidates (the
   tracker's option, on; off with ``--no-marker-candidates``), and false and missed alerts per
-  100 moves (against the round's referee on the true tables). An alert the
+  100 moves (against the tracker's referee, a camera's, on the true tables). An alert the
   tracker marks doubtful (``AlertDetails.doubtful``: it rests on a reading in
   doubt, and asks to be checked) is not a false alert but counted apart
   (``doubtful_alerts``, and how many of those the true tables do not raise); a
@@ -382,7 +382,8 @@ def follow_round(pictures: Sequence[Picture], truth: Sequence[TableState], seed:
         doubted_marks += sum(bool(marks.get(t.owner)) and t.owner in doubts
                              for t in want.trains)
         trains += len(want.trains)
-    reference = [a for a in judge(truth, RuleSet.preset("standard"), PLAYERS) if a.is_error]
+    reference = [a for a in judge(truth, RuleSet.preset("standard"), PLAYERS,
+                                  unseen_moves=True) if a.is_error]
     every = Counter((a.code, a.train) for a, _ in alerts if a.is_error)
     sure = Counter((a.code, a.train) for a, doubtful in alerts if a.is_error and not doubtful)
     want_keys = Counter((a.code, a.train) for a in reference)

@@ -69,10 +69,11 @@ def camera_view(observations: Sequence[Observation]) -> list[TableState]:
 
 def observer_alerts(tables: Sequence[TableState], rules: RuleSet, players: int,
                     first: int = 0) -> list[Any]:
-    """The referee's alerts on ``tables`` (the reference the tracker must match)."""
+    """The alerts the tracker's referee (a camera's: ``unseen_moves``) raises on
+    ``tables`` (the reference the tracker must match)."""
     from engine import judge
 
-    return judge(tables, rules, players, first)
+    return judge(tables, rules, players, first, unseen_moves=True)
 
 
 # --- video -------------------------------------------------------------------------------

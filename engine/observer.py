@@ -26,8 +26,9 @@ passed unseen, then that player did this", provided every seat skipped over
 showed the open state before and still does (a marker put on is a pass seen
 and ends the mover's turn as above). It keeps up to ``_MAX_HYPOTHESES``
 explanations with at most one breach, best first: fewest breaches, then
-fewest markers changed by someone other than their owner, then fewest unseen
-passes (the nearest player), and follows the best. A breach is reported only
+fewest markers changed by someone other than their owner, then fewest moves
+unseen (below), then fewest unseen passes (the nearest player), and follows the
+best. A breach is reported only
 when every explanation shows one; the best one's breaches are then reported,
 maybe an observation or more late (``at`` keeps the index where it happened).
 What cannot be seen: a breach by a player whose own train is open can be
@@ -41,6 +42,16 @@ usually does); a round that ends first leaves it unreported. A marker that
 comes off a train with no tile laid on it (a train closes only with its
 owner's own tile) is ``marker-stale`` too, whoever played: the marker stayed
 after the owner's play or came off without one; told once per stale marker.
+
+Moves nobody saw. A camera can miss a move outright (a tile never read, or read
+on no train); every later change would then be given to the seat before its
+player's, and each play on one's own train be a breach. With ``unseen_moves``
+(the camera's referee), where every explanation above shows a breach, the
+likeliest one's is reported as without it, and the explanations in which one
+seat skipped over moved unseen (whatever its train shows) are kept for the next
+table: where it shows fewer breaches under one of them, that one is followed (a
+move missed costs one alert, not one at every later play); otherwise they are
+dropped. No breach waits for them.
 """
 
 from __future__ import annotations
@@ -94,7 +105,9 @@ class _Hypothesis:
     state: _State
     pending: list[Alert] = field(default_factory=list)
     strays: int = 0  # markers changed by someone else than their train's owner
-    skips: int = 0  # passes assumed unseen
+    unseen: int = 0  # moves assumed unseen (with ``unseen_moves``)
+    skips: int = 0  # passes (and moves) assumed unseen
+    on_trial: bool = False  # a move missed, to be borne out by the next table
 
 
 class Observer:
@@ -109,8 +122,11 @@ class Observer:
     ['extra-tile']
     """
 
-    def __init__(self, rules: RuleSet, players: int, engine: int, first: int = 0) -> None:
+    def __init__(self, rules: RuleSet, players: int, engine: int, first: int = 0,
+                 unseen_moves: bool = False) -> None:
         self.rules = rules
+        #: whether a seat may also have moved unseen (see the module docstring)
+        self.unseen_moves = unseen_moves
         self.players = players
         self.engine = engine
         self.first = first
@@ -133,7 +149,8 @@ class Observer:
         self.passes_announced = False
         #: other explanations of the past that raised no error (states, best first)
         self._alternatives: list[_Hypothesis] = []
-        self._likelihood = (0, 0)  # stray markers and unseen passes the state followed assumes
+        #: moves missed, stray markers and unseen passes the state followed assumes
+        self._likelihood = (0, 0, 0)
 
     # ------------------------------------------------------------------ public
 
@@ -157,6 +174,11 @@ class Observer:
     def answers_owed(self) -> bool:
         """A chicken foot still owes answers after the last table."""
         return bool(self._cf)
+
+    @property
+    def moves_missed(self) -> int:
+        """Moves the account followed takes as unseen (``unseen_moves``)."""
+        return self._likelihood[0]
 
     @property
     def explanations(self) -> int:
@@ -267,36 +289,48 @@ class Observer:
         if event == "pass":
             self.passes_announced = True
         if self.ended or self.passes_announced:
-            self._alternatives, self._likelihood = [], (0, 0)
+            self._alternatives, self._likelihood = [], (0, 0, 0)
             return self._judge_step(table, event)
-        current = _Hypothesis(self._snapshot(), [], *self._likelihood)
+        unseen, strays, skips = self._likelihood
+        current = _Hypothesis(self._snapshot(), [], strays, unseen, skips)
         hypotheses = [current] + self._alternatives
         changed = self._shows_change(table)
-        children: list[tuple[tuple[int, int, int, int, int], list[Alert], _Hypothesis]] = []
+        children: list[tuple[tuple[int, ...], list[Alert], _Hypothesis, bool]] = []
         for h, hyp in enumerate(hypotheses):
-            for k, alerts, stray in self._explanations(hyp.state, table, event, changed):
+            for k, moved, alerts, stray in self._explanations(hyp.state, table, event, changed):
                 errors = [a for a in alerts if a.is_error]
                 child = _Hypothesis(self._snapshot(), hyp.pending + errors,
-                                    hyp.strays + stray, hyp.skips + k)
-                key = (len(child.pending), child.strays, child.skips, h, k)
-                children.append((key, hyp.pending + alerts, child))
+                                    hyp.strays + stray, hyp.unseen + moved, hyp.skips + k,
+                                    hyp.on_trial)
+                key = (len(child.pending), child.unseen, child.strays, child.skips, h, k)
+                children.append((key, hyp.pending + alerts, child, bool(moved)))
         children.sort(key=lambda item: item[0])
-        least = children[0][0][0]
-        if least:
-            # Every explanation shows a breach: report the likeliest one's (late ones too).
-            _, alerts, best = children[0]
-            self._restore(best.state)
-            self._alternatives, self._likelihood = [], (0, 0)
-            return alerts
-        kept: list[_Hypothesis] = []
-        for key, _, child in children:
-            if len(kept) == _MAX_HYPOTHESES or key[0] > 1:
-                break
-            if all(child.state != other.state for other in kept):
-                kept.append(child)
-        self._restore(kept[0].state)
-        self._alternatives, self._likelihood = kept[1:], (kept[0].strays, kept[0].skips)
-        return children[0][1]
+        # A move missed is an explanation only of a breach, and only once it is told: where
+        # every other explanation shows one, the likeliest one's is reported (late ones
+        # too), and the explanations with a move missed are kept for one more table: the
+        # next play bears one out (it shows fewer breaches: followed) or they are dropped.
+        seen = next(item for item in children if not item[3])
+        _, alerts, best, _ = seen
+        if best.pending:
+            best.pending = []
+            trials = [item[2] for item in children if item[3] and item[0][0] < seen[0][0]]
+            for trial in trials:
+                trial.on_trial = True
+            kept = [best] + trials[:_MAX_HYPOTHESES - 1]
+        else:
+            kept = []
+            for rank, _, child, missed in children:
+                if len(kept) == _MAX_HYPOTHESES or rank[0] > 1:
+                    break
+                if missed or (child.on_trial and kept):
+                    continue  # a move missed not borne out by the table after it
+                if all(child.state != other.state for other in kept):
+                    kept.append(child)
+            best.on_trial = False
+        self._restore(best.state)
+        self._alternatives = kept[1:]
+        self._likelihood = (best.unseen, best.strays, best.skips)
+        return alerts
 
     def _shows_change(self, table: TableState) -> bool:
         trains, feet, markers = self._trains_of(table)
@@ -307,27 +341,31 @@ class Observer:
 
     def _explanations(
         self, state: _State, table: TableState, event: str | None, changed: bool
-    ) -> Iterator[tuple[int, list[Alert], bool]]:
+    ) -> Iterator[tuple[int, int, list[Alert], bool]]:
         """Judge ``table`` from ``state`` for its mover, then for later seats after passes.
 
-        Yields (seats skipped, alerts, stray markers) with the observer left in
-        the state each explanation leads to. Later seats are tried only where
-        every seat skipped over could have passed without a trace (its train was
-        open and still is: a marker put on or taken off is a turn seen, and
-        observations come at least once per turn) and not for an announced pass.
+        Yields (seats skipped, of them moves unseen, alerts, stray markers) with the
+        observer left in the state each explanation leads to. Later seats are tried
+        only where every seat skipped over could have passed without a trace (its
+        train was open and still is: a marker put on or taken off is a turn seen, and
+        observations come at least once per turn), or, with ``unseen_moves``, moved
+        unseen; and not for an announced pass.
         """
         self._restore(state)
         mover, old = self.to_move, self._markers
         markers = self._trains_of(table)[2]
         alerts = self._judge_step(table, event)
-        yield 0, alerts, self._stray_markers(old, markers, mover)
+        yield 0, 0, alerts, self._stray_markers(old, markers, mover)
         if event == "pass" or not changed or self.players < 2:
             return
+        moved = 0
         for k in range(1, self.players + 1):
             skipped = [(mover + j) % self.players for j in range(k)]
             last = skipped[-1]
             if not (self._is_open(last, old) and self._is_open(last, markers)):
-                return  # that seat's pass would have left a trace (or it played)
+                if moved or not self.unseen_moves:
+                    return  # that seat's pass would have left a trace (or it played)
+                moved = 1  # it played, and the camera missed it
             seat = (mover + k) % self.players
             self._restore(state)
             # the mover's unfinished turn ends in a pass nobody saw: its doubles wait
@@ -335,7 +373,7 @@ class Observer:
             self.started.update(skipped)
             self.to_move, self._turn = seat, None
             alerts = notices + self._judge_step(table, event)
-            yield k, alerts, self._stray_markers(old, markers, seat)
+            yield k, moved, alerts, self._stray_markers(old, markers, seat)
 
     def _stray_markers(self, old: dict[Owner, bool], new: dict[Owner, bool], seat: int) -> bool:
         """True when a seat other than ``seat`` changed its marker (only owners touch theirs)."""

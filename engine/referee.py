@@ -123,14 +123,16 @@ class Referee:
     """Judges one round's settled tables, in order (see the module docstring).
 
     ``engine`` is the round's engine when known (the app knows the round);
-    otherwise the first settled table's is taken.
+    otherwise the first settled table's is taken. ``unseen_moves``: a seat may have
+    moved without the table showing it (a camera's tables; ``engine.Observer``).
     """
 
     def __init__(self, rules: RuleSet, players: int, first: int = 0,
-                 engine: int | None = None) -> None:
+                 engine: int | None = None, unseen_moves: bool = False) -> None:
         self.rules = rules
         self.players = players
         self.first = first
+        self.unseen_moves = unseen_moves
         self._engine = engine
         self._observer: Observer | None = None
         self._history: list[tuple[TableState, str | None]] = []
@@ -156,6 +158,11 @@ class Referee:
         return [] if self._observer is None else list(self._observer.alerts)
 
     @property
+    def moves_missed(self) -> int:
+        """Moves the referee takes as played unseen so far (``unseen_moves``)."""
+        return 0 if self._observer is None else self._observer.moves_missed
+
+    @property
     def to_move(self) -> int:
         """The seat to move next."""
         if self._observer is None:
@@ -163,7 +170,7 @@ class Referee:
         return self._observer.to_move
 
     def _new_observer(self, engine: int) -> Observer:
-        return Observer(self.rules, self.players, engine, self.first)
+        return Observer(self.rules, self.players, engine, self.first, self.unseen_moves)
 
     def settle(self, table: TableState, event: str | None = None) -> Ruling:
         """Judge the next settled table (``event``: ``"pass"`` or ``"out"`` announced)."""
@@ -189,9 +196,9 @@ class Referee:
 
 
 def judge(tables: Iterable[TableState], rules: RuleSet, players: int,
-          first: int = 0) -> list[Alert]:
+          first: int = 0, unseen_moves: bool = False) -> list[Alert]:
     """Every alert a :class:`Referee` raises on ``tables`` settled in order."""
-    referee = Referee(rules, players, first)
+    referee = Referee(rules, players, first, unseen_moves=unseen_moves)
     for table in tables:
         referee.settle(table)
     return referee.alerts

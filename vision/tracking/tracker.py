@@ -22,8 +22,9 @@ of images (``vision.tracking.frame_source``) and yields :data:`vision.events.Tra
   frames of a short while (``vision.tracking.table_vote``), but not one that takes a
   tile away from the settled table while a hand may cover it, or while that tile lies
   on no train (a train read broken, for up to ``BROKEN_WAIT_S``); each settled table that
-  differs from the last is passed to the round's :class:`engine.Referee`,
-  whose alerts become events;
+  differs from the last is passed to the round's :class:`engine.Referee`
+  (``unseen_moves``: after a breach it tells, it follows a move the camera missed where
+  the next table bears that out), whose alerts become events;
 - a camera that cannot be opened, stops delivering frames or disappears gives
   a :class:`~vision.events.CameraStatus` (its reason) and a retry, never an exception;
 - with ``known_table`` (and a reader that reads boxes apart) the tracker knows the
@@ -160,7 +161,7 @@ class Tracker:
         #: region changed by a tile (``KnownTable.marker_candidates``; reported doubtful).
         self.use_marker_candidates = marker_candidates
         #: The round's referee: every table settled so far, judged.
-        self.referee = Referee(self.rules, players, first, engine)
+        self.referee = Referee(self.rules, players, first, engine, unseen_moves=True)
         #: Which of its alerts rest on doubt (and whether its turns may have slipped).
         self.alert_doubts = AlertDoubts()
         #: The reading the last settled table came from.
@@ -453,11 +454,15 @@ class Tracker:
         # earlier tables showed re-read tiles as first read: the referee judges the
         # game again as if they had been read so all along (their alerts were given)
         self.referee.reread(fixes)
+        missed = self.referee.moves_missed
         ruling = self.referee.settle(chosen.table)
         yield TableSettled(chosen.table, ruling.to_move, frame=index, time_s=stamp,
                            reading=chosen)
         for unsure in chosen.uncertainties:
             yield Uncertain(unsure.message, index, stamp)
+        if self.referee.moves_missed > missed:
+            yield Uncertain("the turns go on as if the camera missed a move before this "
+                            "one: the alert that came before it may be wrong", index, stamp)
         for (owner, k), (was, got) in sorted(fixes.items(), key=str):
             yield Uncertain(f"tile {k} of train {owner}, read {was[0]}-{was[1]} before, is "
                             f"{got[0]}-{got[1]}: read again", index, stamp)
