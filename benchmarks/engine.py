@@ -1,5 +1,6 @@
 """Engine benchmark: self-play rounds per second, legal-move generations per second,
-the observer, and how long ``mtrain moves`` takes as a whole process.
+the observer (and the camera's referee against the plain one on rounds with planted
+breaches), and how long ``mtrain moves`` takes as a whole process.
 
 4 players, double-12, full 13-round games, greedy and random bots, one core.
 Writes benchmarks/results/engine.json. Times are CPU time of this process
@@ -179,6 +180,44 @@ def observer_camera_only(rounds: int = 200, seed: int = 4) -> dict[str, Any]:
     }
 
 
+def camera_referee(rounds: int = 300, seed: int = 5000, players: int = 3) -> dict[str, Any]:
+    """The referee a camera's tracker uses (``unseen_moves``: it follows a move the camera
+    missed once the next table bears it out) against the plain one, on bots' rounds with
+    breaches planted (``faults.inject_breaches``, as the filmed rounds of
+    ``benchmarks/table.py`` and ``benchmarks/sequences.py``), seen as a camera sees them:
+    the planted breaches each raises (the same code on the same train) and its error
+    alerts in all (the planted ones and what follows from them)."""
+    from datasets.table_game import camera_view, play_round
+    from engine import judge
+    from faults import inject_breaches
+
+    rules = RuleSet.preset("standard")
+    planted = 0
+    out: dict[str, dict[str, Any]] = {"plain": {}, "camera": {}}
+    raised = {"plain": 0, "camera": 0}
+    alerts = {"plain": 0, "camera": 0}
+    cpu = {"plain": 0.0, "camera": 0.0}
+    tables = 0
+    for r in range(rounds):
+        obs, breaches = inject_breaches(play_round(seed + r, players, rules),
+                                        random.Random(seed + r))
+        seen = camera_view(obs)
+        tables += len(seen)
+        planted += len(breaches)
+        for name, unseen in (("plain", False), ("camera", True)):
+            t0 = time.process_time()
+            errors = [a for a in judge(seen, rules, players, unseen_moves=unseen) if a.is_error]
+            cpu[name] += time.process_time() - t0
+            alerts[name] += len(errors)
+            keys = {(a.code, a.train) for a in errors}
+            raised[name] += sum((b.code, b.train) in keys for b in breaches)
+    for name in out:
+        out[name] = {"planted_raised": raised[name], "error_alerts": alerts[name],
+                     "observations_per_s": round(tables / cpu[name], 1)}
+    return {"rounds": rounds, "players": players, "camera_tables": tables,
+            "planted": planted, **out}
+
+
 def _process_ms(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     """(CPU, wall) milliseconds of one process running ``argv`` from the repository root."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -231,6 +270,7 @@ def main() -> int:
     gen = movegen()
     obs = observer()
     camera = observer_camera_only()
+    referee = camera_referee()
     cli = moves_process()
     result = {
         "benchmark": "engine",
@@ -242,6 +282,7 @@ def main() -> int:
         "legal_moves": gen,
         "observer": obs,
         "observer_camera_only": camera,
+        "camera_referee": referee,
         "moves_process": cli,
         "target_greedy_rounds_per_s": TARGET_GREEDY_ROUNDS_PER_S,
         "meets_target": greedy["rounds_per_s"] >= TARGET_GREEDY_ROUNDS_PER_S,
@@ -256,6 +297,9 @@ def main() -> int:
     print(f"observer: {obs['observations_per_s']:.0f} observations/s, {obs['error_alerts']} errors")
     print(f"observer, camera only: {camera['false_alerts_per_100_moves']} false alerts per 100 "
           f"moves, injected breaches found {camera['injected_found']}/{camera['injected_total']}")
+    print(f"camera's referee: planted breaches raised {referee['camera']['planted_raised']}/"
+          f"{referee['planted']} (plain {referee['plain']['planted_raised']}), error alerts "
+          f"{referee['camera']['error_alerts']} (plain {referee['plain']['error_alerts']})")
     print(f"mtrain moves: {cli['median_cpu_ms']} ms CPU, {cli['median_wall_ms']} ms wall per "
           f"process (target {TARGET_MOVES_PROCESS_MS}; a bare interpreter "
           f"{cli['interpreter_median_cpu_ms']} ms CPU)")
