@@ -58,57 +58,17 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any
 
 from engine.alerts import Alert, AlertCode
 from engine.interleavings import laying_orders
 from engine.legality import Breach, allowed, breach, fit, lay
+from engine.observer_state import Hypothesis, State, Turn
 from engine.rules import CHICKEN_FOOT_ANSWERS, RuleSet
 from engine.table import MEXICAN, Owner, Pair, TableState
 from engine.tiles import Tile
 
 #: At most this many explanations of who played (after unseen passes) are kept.
 _MAX_HYPOTHESES = 8
-
-_State = tuple[Any, ...]
-
-
-@dataclass
-class _Turn:
-    """What the player to move has done so far this turn (also the search state)."""
-
-    ends: dict[Owner, int]
-    open: list[Owner]
-    count: list[int]
-    fresh: list[Owner] = field(default_factory=list)
-    after_double: bool = False
-    over: bool = False  # a non-double tile ended the turn
-    chaining: bool = False
-    played_own: bool = False
-    #: observation index at which each open double was laid: doubles laid in one
-    #: observation tie, since the camera cannot tell which came first.
-    rank: dict[Owner, int] = field(default_factory=dict)
-    #: chicken foot: owner -> [the double's value, answers still owed]
-    cf: dict[Owner, list[int]] = field(default_factory=dict)
-
-    def copy(self) -> _Turn:
-        return _Turn(dict(self.ends), list(self.open), list(self.count), list(self.fresh),
-                     self.after_double, self.over, self.chaining, self.played_own,
-                     dict(self.rank), {o: list(v) for o, v in self.cf.items()})
-
-
-@dataclass
-class _Hypothesis:
-    """One explanation of who played so far: the observer's state and its unreported breaches."""
-
-    state: _State
-    pending: list[Alert] = field(default_factory=list)
-    strays: int = 0  # markers changed by someone else than their train's owner
-    unseen: int = 0  # moves assumed unseen (with ``unseen_moves``)
-    skips: int = 0  # passes (and moves) assumed unseen
-    on_trial: bool = False  # a move missed, to be borne out by the next table
-
 
 class Observer:
     """Judges observed tables one at a time (see the module docstring).
@@ -141,14 +101,14 @@ class Observer:
         self._rank: dict[Owner, int] = {}
         self._feet: dict[Owner, tuple[Pair, ...]] = {}
         self._cf: dict[Owner, list[int]] = {}  # chicken foot: owner -> [value, answers left]
-        self._turn: _Turn | None = None  # carried over between observations of one turn
+        self._turn: Turn | None = None  # carried over between observations of one turn
         self.started: set[int] = set()
         self._stale: set[int] = set()  # seats told marker-stale whose train is still open
         self.alerts: list[Alert] = []
         #: set at the first announced pass: from then on no pass goes unseen
         self.passes_announced = False
         #: other explanations of the past that raised no error (states, best first)
-        self._alternatives: list[_Hypothesis] = []
+        self._alternatives: list[Hypothesis] = []
         #: moves missed, stray markers and unseen passes the state followed assumes
         self._likelihood = (0, 0, 0)
 
@@ -292,14 +252,14 @@ class Observer:
             self._alternatives, self._likelihood = [], (0, 0, 0)
             return self._judge_step(table, event)
         unseen, strays, skips = self._likelihood
-        current = _Hypothesis(self._snapshot(), [], strays, unseen, skips)
+        current = Hypothesis(self._snapshot(), [], strays, unseen, skips)
         hypotheses = [current] + self._alternatives
         changed = self._shows_change(table)
-        children: list[tuple[tuple[int, ...], list[Alert], _Hypothesis, bool]] = []
+        children: list[tuple[tuple[int, ...], list[Alert], Hypothesis, bool]] = []
         for h, hyp in enumerate(hypotheses):
             for k, moved, alerts, stray in self._explanations(hyp.state, table, event, changed):
                 errors = [a for a in alerts if a.is_error]
-                child = _Hypothesis(self._snapshot(), hyp.pending + errors,
+                child = Hypothesis(self._snapshot(), hyp.pending + errors,
                                     hyp.strays + stray, hyp.unseen + moved, hyp.skips + k,
                                     hyp.on_trial)
                 key = (len(child.pending), child.unseen, child.strays, child.skips, h, k)
@@ -340,7 +300,7 @@ class Observer:
         )
 
     def _explanations(
-        self, state: _State, table: TableState, event: str | None, changed: bool
+        self, state: State, table: TableState, event: str | None, changed: bool
     ) -> Iterator[tuple[int, int, list[Alert], bool]]:
         """Judge ``table`` from ``state`` for its mover, then for later seats after passes.
 
@@ -407,7 +367,7 @@ class Observer:
                 alerts.append(self._alert(AlertCode.MARKER_STALE, owner, message, owner))
         return alerts
 
-    def _waiting(self, turn: _Turn, seat: int) -> list[Alert]:
+    def _waiting(self, turn: Turn, seat: int) -> list[Alert]:
         """``open-double`` notices for the doubles laid this turn that wait to be satisfied."""
         notices = []
         for owner in turn.fresh:
@@ -417,7 +377,7 @@ class Observer:
                 notices.append(self._alert(AlertCode.OPEN_DOUBLE, owner, message, seat))
         return notices
 
-    def _snapshot(self) -> _State:
+    def _snapshot(self) -> State:
         return (
             self._trains, self._feet, self._markers, list(self._open), dict(self._rank),
             {o: list(v) for o, v in self._cf.items()},
@@ -425,7 +385,7 @@ class Observer:
             set(self.started), self.to_move, self.ended, set(self._stale),
         )
 
-    def _restore(self, state: _State) -> None:
+    def _restore(self, state: State) -> None:
         (self._trains, self._feet, self._markers, opened, rank, cf, turn, started,
          self.to_move, self.ended, stale) = state
         self._stale = set(stale)
@@ -473,8 +433,8 @@ class Observer:
         # 2. Judge the new tiles in the order with the fewest breaches.
         still_open = [o for o in self._open if o not in changed and o in base_ends]
         still_open += [o for o in reopened if o not in still_open]
-        carried = self._turn or _Turn({}, [], [])
-        turn = _Turn(
+        carried = self._turn or Turn({}, [], [])
+        turn = Turn(
             base_ends,
             still_open,
             self._counts(kept),
@@ -521,10 +481,10 @@ class Observer:
     # ------------------------------------------------------------------ the search
 
     def _best_order(
-        self, sequences: list[tuple[Owner, bool, list[Pair]]], turn: _Turn, mover: int
-    ) -> tuple[list[Alert], _Turn]:
+        self, sequences: list[tuple[Owner, bool, list[Pair]]], turn: Turn, mover: int
+    ) -> tuple[list[Alert], Turn]:
         """Judge the new tiles in the order with the fewest breaches (trains' own order kept)."""
-        best: tuple[list[Alert], _Turn] | None = None
+        best: tuple[list[Alert], Turn] | None = None
         for order in laying_orders(sequences):
             result = self._judge(order, turn.copy(), mover)
             if best is None or len(result[0]) < len(best[0]):
@@ -534,8 +494,8 @@ class Observer:
         return best or ([], turn)
 
     def _judge(
-        self, order: list[tuple[Owner, bool, Pair]], turn: _Turn, mover: int
-    ) -> tuple[list[Alert], _Turn]:
+        self, order: list[tuple[Owner, bool, Pair]], turn: Turn, mover: int
+    ) -> tuple[list[Alert], Turn]:
         """Replay ``order`` (tiles laid one by one) on ``turn``; the breaches it shows."""
         alerts = []
         for owner, foot, pair in order:
@@ -545,17 +505,17 @@ class Observer:
             self._lay(owner, foot, pair, turn, mover)
         return alerts, turn
 
-    def _value(self, owner: Owner, turn: _Turn) -> int:
+    def _value(self, owner: Owner, turn: Turn) -> int:
         """The value of the open double on a train (the chicken foot's, once answered)."""
         cf = turn.cf.get(owner)
         return cf[0] if cf else turn.ends.get(owner, self.engine)
 
-    def _live(self, owner: Owner, turn: _Turn) -> bool:
+    def _live(self, owner: Owner, turn: Turn) -> bool:
         """True when the double on ``owner``'s train can still be satisfied."""
         value = self._value(owner, turn)
         return 0 <= value < self.size and turn.count[value] < self.size
 
-    def _check(self, owner: Owner, foot: bool, pair: Pair, turn: _Turn, mover: int
+    def _check(self, owner: Owner, foot: bool, pair: Pair, turn: Turn, mover: int
                ) -> Breach | None:
         """The breach one tile makes (engine.legality), or None."""
         near, far = pair
@@ -577,14 +537,14 @@ class Observer:
         )
         return breach(where, mover, owner, str(Tile(near, far)), double=near == far)
 
-    def _blocked(self, turn: _Turn, owner: Owner, mover: int) -> bool:
+    def _blocked(self, turn: Turn, owner: Owner, mover: int) -> bool:
         """An open double from an earlier turn constrains the mover (worked out only where a
         first-turn chain could go on)."""
         if self.rules.first_turn != "chain" or owner != mover or mover in self.started:
             return False
         return any(o not in turn.fresh and self._live(o, turn) for o in turn.open)
 
-    def _lay(self, owner: Owner, foot: bool, pair: Pair, turn: _Turn, mover: int) -> None:
+    def _lay(self, owner: Owner, foot: bool, pair: Pair, turn: Turn, mover: int) -> None:
         """Put the tile down in the search state (whatever the breach): :func:`lay`."""
         near, far = pair
         if self._valid(pair):
