@@ -26,11 +26,11 @@ passed unseen, then that player did this", provided every seat skipped over
 showed the open state before and still does (a marker put on is a pass seen
 and ends the mover's turn as above). It keeps up to ``_MAX_HYPOTHESES``
 explanations with at most one breach, best first: fewest breaches, then
-fewest markers changed by someone other than their owner, then fewest moves
-unseen (below), then fewest unseen passes (the nearest player), and follows the
-best. A breach is reported only
-when every explanation shows one; the best one's breaches are then reported,
-maybe an observation or more late (``at`` keeps the index where it happened).
+fewest moves unseen (below), then fewest markers changed by someone other than
+their owner, then fewest unseen passes (the nearest player), and follows the
+best. A breach is reported only when every explanation shows one; the best
+one's breaches are then reported, maybe an observation or more late (``at``
+keeps the index where it happened).
 What cannot be seen: a breach by a player whose own train is open can be
 indistinguishable from an unseen pass and a later player's legal play, e.g.
 a tile on a closed train is its owner's own play if the breaching player
@@ -260,8 +260,8 @@ class Observer:
             for k, moved, alerts, stray in self._explanations(hyp.state, table, event, changed):
                 errors = [a for a in alerts if a.is_error]
                 child = Hypothesis(self._snapshot(), hyp.pending + errors,
-                                    hyp.strays + stray, hyp.unseen + moved, hyp.skips + k,
-                                    hyp.on_trial)
+                                   hyp.strays + stray, hyp.unseen + moved, hyp.skips + k,
+                                   hyp.on_trial)
                 key = (len(child.pending), child.unseen, child.strays, child.skips, h, k)
                 children.append((key, hyp.pending + alerts, child, bool(moved)))
         children.sort(key=lambda item: item[0])
