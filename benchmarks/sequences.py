@@ -79,7 +79,7 @@ import cv2
 import numpy as np
 
 from benchmarks.matching import rate
-from datasets.table_game import FPS, camera_view, game_frames, play_round
+from datasets.table_game import FPS, camera_view, game_frames, observer_alerts, play_round
 from datasets.table_layout import layout_sequence
 from datasets.table_pictures import Shown
 from datasets.table_sequence import (
@@ -328,7 +328,6 @@ def follow_round(pictures: Sequence[Picture], truth: Sequence[TableState], seed:
     """Follow the round's video, filmed at ``fps``; its counts against the true tables
     (``truth[k]`` is shown by ``pictures[k + 1]``; ``pictures[0]`` is the bare table).
     ``frame_s``, when given, gets the time the tracker spent on each frame."""
-    from engine.referee import judge
     from vision.events import AlertRaised, CameraReason, CameraStatus, TableSettled
     from vision.tracking.alert_doubts import doubted_markers
 
@@ -382,8 +381,8 @@ def follow_round(pictures: Sequence[Picture], truth: Sequence[TableState], seed:
         doubted_marks += sum(bool(marks.get(t.owner)) and t.owner in doubts
                              for t in want.trains)
         trains += len(want.trains)
-    reference = [a for a in judge(truth, RuleSet.preset("standard"), PLAYERS,
-                                  unseen_moves=True) if a.is_error]
+    reference = [a for a in observer_alerts(truth, RuleSet.preset("standard"), PLAYERS)
+                 if a.is_error]
     every = Counter((a.code, a.train) for a, _ in alerts if a.is_error)
     sure = Counter((a.code, a.train) for a, doubtful in alerts if a.is_error and not doubtful)
     want_keys = Counter((a.code, a.train) for a in reference)
