@@ -42,6 +42,7 @@ from collections.abc import Sequence
 from engine import Owner, Tile
 from engine.alerts import About, Alert, AlertCode
 from vision.table import TableReading
+from vision.tracking.table_vote import tiles_in_common
 
 #: A marker the detector scores below this is in doubt, as a tile read from a box scored
 #: so low is (``vision.reading.reader.UNCERTAIN_BELOW``): a faint box on a busy cloth's
@@ -103,9 +104,7 @@ def _changed(before: TableReading | None, after: TableReading, owner: Owner
     was_train = None if before is None or before.table is None else before.table.train(owner)
     now = () if now_train is None else now_train.tiles
     was = () if was_train is None else was_train.tiles
-    common = 0
-    while common < min(len(was), len(now)) and sorted(was[common]) == sorted(now[common]):
-        common += 1
+    common = tiles_in_common(was, now)
     start = max(common - 1, 0)
     return (range(start, len(now)), range(start, len(was)),
             range(common, min(len(was), len(now))))

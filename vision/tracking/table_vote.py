@@ -5,6 +5,7 @@ train read shorter while its tiles lie on no train is a train read broken."""
 from __future__ import annotations
 
 from collections import Counter, deque
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,14 @@ def takes_away(old: TableState, new: TableState) -> bool:
     return False
 
 
+def tiles_in_common(was: Sequence[tuple[int, int]], now: Sequence[tuple[int, int]]) -> int:
+    """How many tiles two readings of one train share from its start (either way round)."""
+    common = 0
+    while common < min(len(was), len(now)) and sorted(was[common]) == sorted(now[common]):
+        common += 1
+    return common
+
+
 def breaks_a_train(old: TableState, new: TableReading, values: np.ndarray) -> bool:
     """Whether ``new`` shows a tile gone from a train of the settled table ``old`` lying
     on no train (``TableReading.unplaced``; ``values``: the input tiles' counts).
@@ -41,11 +50,7 @@ def breaks_a_train(old: TableState, new: TableReading, values: np.ndarray) -> bo
     loose = {Tile(*(int(v) for v in values[i])) for i in new.unplaced if i < len(values)}
     for train in old.trains:
         now = new.table.train(train.owner)
-        kept = () if now is None else now.tiles
-        common = 0
-        while common < min(len(kept), len(train.tiles)) \
-                and sorted(kept[common]) == sorted(train.tiles[common]):
-            common += 1
+        common = tiles_in_common(train.tiles, () if now is None else now.tiles)
         if any(Tile(*pair) in loose for pair in train.tiles[common:]):
             return True
     return False
