@@ -152,3 +152,30 @@ def test_a_double_read_again_lengthwise_is_not_laid_along_the_train() -> None:
     assert reading.table is not None
     assert reading.table.train(MEXICAN).tiles == (  # type: ignore[union-attr]
         (9, 3), (3, 11), (11, 11), (11, 8))
+
+
+def test_a_tile_a_settled_table_gave_is_not_read_again_to_fit_the_tile_laid_on_it() -> None:
+    # seat 0: 9-1 1-2 2-3 3-4, the 1-2 settled (a tracker's table) read so without doubt;
+    # the 2-3 laid on it is read 5-3 and reads so again where it lies. Looked at again
+    # where the train puts it, the 1-2 would read 1-5 (a box slid towards the hub cuts
+    # its far pips): it stays 1-2, and the mismatch is the new tile's
+    new = TileReading((5, 3), SEAT0_DOWN[2].corners)
+    tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], new, SEAT0_DOWN[3]]
+    shifted = TileReading((1, 5), SEAT0_DOWN[1].corners)
+    look = oracle_look([ENGINE, SEAT0_DOWN[0], shifted, new, SEAT0_DOWN[3]])
+    free = reconstruct(tiles, None, 3, look=look)
+    assert free.table is not None
+    assert free.table.train(0).tiles[1] == (1, 5)  # type: ignore[union-attr]
+    assert "far end" in free.uncertainties[0].message
+    kept = reconstruct(tiles, None, 3, look=look, settled={2})
+    assert kept.table is not None
+    assert kept.table.train(0).tiles[1:3] == ((1, 2), (5, 3))  # type: ignore[union-attr]
+    assert "reread-tile" not in kinds(kept)
+    # nor is a settled tile matching neither neighbour taken as what they say
+    both = TileReading((0, 1), SEAT0_DOWN[1].corners)
+    laid = [ENGINE, SEAT0_DOWN[0], both, SEAT0_DOWN[2], SEAT0_DOWN[3]]
+    assert "matched-read" in kinds(reconstruct(laid, None, 3))
+    stays = reconstruct(laid, None, 3, settled={2})
+    assert stays.table is not None
+    assert stays.table.train(0).tiles[1] == (0, 1)  # type: ignore[union-attr]
+    assert "matched-read" not in kinds(stays)

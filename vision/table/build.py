@@ -89,6 +89,9 @@ class TableBuild:
     #: Tiles whose counts the set's one tile of each kind changed (``decode``): index ->
     #: the counts taken (near, far).
     decoded: dict[int, tuple[int, int]] = field(default_factory=dict)
+    #: Input tiles whose counts a settled table gave without doubt (a tracker's): never
+    #: read again nor taken otherwise to fit a neighbour.
+    settled: frozenset[int] = frozenset()
 
     def report(self, uncertainty: Uncertainty) -> None:
         self.uncertain.append(uncertainty)

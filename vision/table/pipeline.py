@@ -3,7 +3,7 @@ the trains grown and looked at again, their counts settled, the markers placed."
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -13,7 +13,7 @@ from vision.mat.geometry import apply_homography
 from vision.readings import TileReading, TileReadings
 from vision.table.build import TableBuild
 from vision.table.chains import grow, report_leftovers, start_trains
-from vision.table.counts.consistency import correct_counts, within_ranges
+from vision.table.counts.consistency import as_settled, correct_counts, within_ranges
 from vision.table.gaps import bridge_gap, close_short_gap
 from vision.table.geometry import PlacedTile, make_tile
 from vision.table.hub import on_printed_marker, on_printed_ring, place_engine
@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 
 def reconstruct(tiles: TileReadings | Sequence[TileReading], markers: Detections | None,
                 players: int, mat: MatView | None = None, engine: int | None = None,
-                infer_gaps: bool = True, look: Look | None = None) -> TableReading:
+                infer_gaps: bool = True, look: Look | None = None,
+                settled: Collection[int] = ()) -> TableReading:
     """Read the table from the tiles and markers found in one image.
 
     ``tiles`` (a frame's, or given one by one) carry ``values`` (as read, either
@@ -50,7 +51,10 @@ def reconstruct(tiles: TileReadings | Sequence[TileReading], markers: Detections
     where a train must go on and the boxes there continue nothing
     (``look_again``, tried before a gap is inferred), at an empty slot of the
     mat (``rereads.look_at_slots``), and where a tile does not match the end it
-    lies on (``rereads.reread_mismatches``).
+    lies on (``rereads.reread_mismatches``). ``settled`` names input tiles whose
+    counts an earlier settled reading of the same table gave without doubt (a
+    tracker's): the table's rules never take them otherwise to fit a neighbour, so a
+    mismatch beside one is the neighbour's (a new tile misread), not a settled tile's.
     """
     uncertain: list[Uncertainty] = []
     if mat is not None:
@@ -64,11 +68,14 @@ def reconstruct(tiles: TileReadings | Sequence[TileReading], markers: Detections
         to_plane = np.eye(3)
     inputs = [within_ranges(t) for t in (tiles.each() if isinstance(tiles, TileReadings)
                                          else tiles)]
+    settled = frozenset(i for i in settled if 0 <= i < len(inputs))
+    inputs = [as_settled(t) if i in settled else t for i, t in enumerate(inputs)]
     read = [make_tile(i, tuple(t.values), apply_homography(to_plane, np.asarray(t.corners)),
                       t.ranges, bool(t.uncertain))
             for i, t in enumerate(inputs)]
     b = TableBuild(list(inputs), read, players, np.linalg.inv(to_plane), look,
-                   on_mat=mat is not None, infer_gaps=infer_gaps, uncertain=uncertain)
+                   on_mat=mat is not None, infer_gaps=infer_gaps, uncertain=uncertain,
+                   settled=settled)
     n_markers = 0 if markers is None else len(markers)
     marker_pts = (apply_homography(to_plane, np.asarray(markers.corners, dtype=np.float64))
                   if markers is not None and n_markers else np.zeros((0, 4, 2)))

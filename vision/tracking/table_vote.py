@@ -12,6 +12,7 @@ import numpy as np
 
 from engine import TableState, Tile
 from engine.referee import Reread
+from vision.readings import TileReadings
 from vision.table import TableReading
 
 
@@ -56,6 +57,33 @@ def breaks_a_train(old: TableState, new: TableReading, values: np.ndarray) -> bo
     return False
 
 
+#: Track id -> the counts a settled table gave that tracked tile without doubt.
+SureTracks = dict[int, tuple[int, int]]
+
+
+def sure_tracks(reading: TableReading, tiles: TileReadings) -> SureTracks:
+    """The tracked tiles of ``tiles`` that ``reading`` (of them) lays on its trains
+    without doubt, by track id, with their counts."""
+    if reading.table is None:
+        return {}
+    ids = tiles.track_id
+    out: SureTracks = {}
+    for train in reading.table.trains:
+        for k, (idx, pair) in enumerate(zip(reading.positions.get(train.owner, []),
+                                            train.tiles, strict=False)):
+            if idx < len(ids) and ids[idx] >= 0 and not reading.doubted(train.owner, k):
+                out[int(ids[idx])] = (min(pair), max(pair))
+    return out
+
+
+def settled_inputs(tiles: TileReadings, sure: SureTracks) -> frozenset[int]:
+    """The indices of ``tiles`` that are tracked tiles a settled table gave without doubt
+    (``sure``) and still read so: the reconstruction keeps their counts."""
+    return frozenset(i for i, (t, v) in enumerate(zip(tiles.track_id.tolist(),
+                                                       tiles.values.tolist(), strict=True))
+                     if sure.get(int(t)) == (min(v), max(v)))
+
+
 #: At most this many tiles of the settled table may be taken for other values by a
 #: later reading and still count as re-readings (more is another reading of the table).
 MAX_REREADS = 2
@@ -66,7 +94,8 @@ def rereadings(old: TableReading, new: TableReading) -> Reread:
     ``(owner, k) -> (old pair, new pair)``. A tile read with doubt may be read
     otherwise once the table around it grows (a blurred open end read 3-12 is
     3-11 once a 11-11 lies against it): that is a re-reading, not a tile taken
-    away and another laid. Empty when ``new`` takes a tile away, when a changed
+    away and another laid. A train ``new`` shows shorter is left out (its tiles are
+    taken away, or the train read broken: the referee tells). Empty when a changed
     tile was read without doubt both times (a tile swapped for another), or
     when more than ``MAX_REREADS`` tiles changed.
     """
@@ -76,7 +105,7 @@ def rereadings(old: TableReading, new: TableReading) -> Reread:
     for train in old.table.trains:
         now = new.table.train(train.owner)
         if now is None or len(now.tiles) < len(train.tiles):
-            return {}
+            continue
         for k, (was, got) in enumerate(zip(train.tiles, now.tiles, strict=False)):
             if sorted(was) == sorted(got):
                 continue

@@ -74,11 +74,14 @@ from vision.table import TableReading, reconstruct, with_unsure_markers
 from vision.tracking.alert_doubts import SURE_MARKER, AlertDoubts
 from vision.tracking.frame_source import Capture, FrameSource, frame_source
 from vision.tracking.table_vote import (
+    SureTracks,
     TableVote,
     breaks_a_train,
     fills_a_known_place,
     rereadings,
     same_but_doubted,
+    settled_inputs,
+    sure_tracks,
     takes_away,
     vote_key,
 )
@@ -169,6 +172,9 @@ class Tracker:
         #: When a reading first showed a train of the settled table broken (None: since it
         #: settled, none has).
         self._broken_since: float | None = None
+        #: The tiles the last settled table showed without doubt, by track id (the ids
+        #: of this video's tile memory).
+        self._sure: SureTracks = {}
         self.frames = 0
         self.reads = 0
         #: What reading took and saved: tiles read and reused, tiles the detector missed
@@ -259,13 +265,17 @@ class Tracker:
         if isinstance(reader, TileSource):
             def look(corners: np.ndarray) -> list[TileReading]:
                 return reader.read_at(frame, corners).each()
-        reading = reconstruct(tiles, markers, self.players, mat_view, engine=engine, look=look)
+        # a tile the settled table showed without doubt keeps its counts: a tile laid
+        # on it that does not match is the one misread
+        settled = settled_inputs(tiles, self._sure)
+        reading = reconstruct(tiles, markers, self.players, mat_view, engine=engine, look=look,
+                              settled=settled)
         if self.settled_reading is not None and fills_a_known_place(self.settled_reading,
                                                                     reading):
             # a tile the settled table showed is gone from the middle of its train: that
             # gap is a tile taken away, not one the detector missed
             reading = reconstruct(tiles, markers, self.players, mat_view, engine=engine,
-                                  infer_gaps=False, look=look)
+                                  infer_gaps=False, look=look, settled=settled)
         if len(markers):  # markers the detector missed or scored low: doubtful
             made = (self.known.made_markers(markers.corners) if self.known is not None
                     else np.zeros(len(markers), bool))
@@ -318,6 +328,7 @@ class Tracker:
         ballot = TableVote(self.votes, self.window)
         reader = self.reader
         memory = TileMemory(reader, self.counts) if isinstance(reader, TileSource) else None
+        self._sure = {}  # a new memory's track ids
         self._know_table(memory is not None)
         mat_view = None
         misses = 0
@@ -362,10 +373,12 @@ class Tracker:
             if chosen is None:
                 continue
             view.settled(still.detail)
+            self._sure = {}
             if memory is not None and vote_key(reading) == vote_key(chosen):
                 # the tiles just read are its, but for counts it doubts (the vote may
                 # choose an earlier reading of them): held from now on while they look so
                 memory.mark_settled(grey_of(frame))
+                self._sure = sure_tracks(reading, tiles)
             if self.known is not None:
                 self.known.settle(frame, None if memory is None else memory.detections.corners)
             ballot.clear()

@@ -37,6 +37,13 @@ def within_ranges(tile: TileReading) -> TileReading:
     return replace(tile, values=(settled[0], settled[1]), ranges=spans)
 
 
+def as_settled(tile: TileReading) -> TileReading:
+    """``tile`` as a settled table gave it: each half's range its count alone, so that no
+    rule weighing the reader's doubt moves it."""
+    a, c = (int(v) for v in tile.values)
+    return replace(tile, ranges=((a, a), (c, c)))
+
+
 def correct_counts(b: TableBuild) -> None:
     """Settle the counts of the tiles on the trains, in this order: a double read as
     the engine (``engine_twins``), halves misread within the reader's doubt
@@ -77,8 +84,8 @@ def correct_sandwiched(b: TableBuild) -> None:
     lies along the train (a second set's double laid wrong would lie across).
     Otherwise a tile read as a double is taken so only when both ends are one
     count (a double stays a double). Never a tile already on the table
-    elsewhere. A train's first tile lies on the engine's count. Reported
-    (``matched-read``).
+    elsewhere. A train's first tile lies on the engine's count. A tile a settled
+    table gave (``TableBuild.settled``) stays. Reported (``matched-read``).
     """
     e = b.e
     on_table = Counter((min(near, far), max(near, far)) for chain in b.chains
@@ -87,6 +94,8 @@ def correct_sandwiched(b: TableBuild) -> None:
     for chain in b.chains:
         for k in range(len(chain.tiles) - 1):
             idx, near, far = chain.tiles[k]
+            if idx in b.settled:
+                continue
             end = chain.tiles[k - 1][2] if k else e
             after = chain.tiles[k + 1][1]
             read_as = (min(near, far), max(near, far))
