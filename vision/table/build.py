@@ -89,8 +89,8 @@ class TableBuild:
     #: Tiles whose counts the set's one tile of each kind changed (``decode``): index ->
     #: the counts taken (near, far).
     decoded: dict[int, tuple[int, int]] = field(default_factory=dict)
-    #: Input tiles whose counts a settled table gave without doubt (a tracker's): never
-    #: read again nor taken otherwise to fit a neighbour.
+    #: Input tiles whose counts a settled table gave without doubt (a tracker's): not
+    #: read again, and taken otherwise only when they match neither neighbour.
     settled: frozenset[int] = frozenset()
 
     def report(self, uncertainty: Uncertainty) -> None:

@@ -85,7 +85,8 @@ def correct_sandwiched(b: TableBuild) -> None:
     Otherwise a tile read as a double is taken so only when both ends are one
     count (a double stays a double). Never a tile already on the table
     elsewhere. A train's first tile lies on the engine's count. A tile a settled
-    table gave (``TableBuild.settled``) stays. Reported (``matched-read``).
+    table gave (``TableBuild.settled``) is taken otherwise only when it matches neither
+    neighbour. Reported (``matched-read``).
     """
     e = b.e
     on_table = Counter((min(near, far), max(near, far)) for chain in b.chains
@@ -94,10 +95,10 @@ def correct_sandwiched(b: TableBuild) -> None:
     for chain in b.chains:
         for k in range(len(chain.tiles) - 1):
             idx, near, far = chain.tiles[k]
-            if idx in b.settled:
-                continue
             end = chain.tiles[k - 1][2] if k else e
             after = chain.tiles[k + 1][1]
+            if idx in b.settled and (near == end or far == after):
+                continue  # settled, and one side vouches for it: the other tile is misread
             read_as = (min(near, far), max(near, far))
             twin = on_table[read_as] >= 2
             # a double lies across its train: one read lying along it is a single misread
