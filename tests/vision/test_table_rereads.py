@@ -154,25 +154,35 @@ def test_a_double_read_again_lengthwise_is_not_laid_along_the_train() -> None:
         (9, 3), (3, 11), (11, 11), (11, 8))
 
 
-def test_a_tile_a_settled_table_gave_is_not_read_again_to_fit_the_tile_laid_on_it() -> None:
+def test_a_settled_tile_keeps_the_pips_a_new_tile_laid_on_it_does_not_show() -> None:
     # seat 0: 9-1 1-2 2-3 3-4, the 1-2 settled (a tracker's table) read so without doubt;
-    # the 2-3 laid on it is read 5-3 and reads so again where it lies. Looked at again
-    # where the train puts it, the 1-2 would read 1-5 (a box slid towards the hub cuts
-    # its far pips): it stays 1-2, and the mismatch is the new tile's
-    new = TileReading((5, 3), SEAT0_DOWN[2].corners)
+    # the 2-3 laid on it is read 0-3 (a faint 2 lost) and reads so again where it lies.
+    # Looked at again where the train puts it, the 1-2 would read 1-0 (a box slid
+    # towards the hub cuts its far pips): it stays 1-2, and the mismatch is the new tile's
+    new = TileReading((0, 3), SEAT0_DOWN[2].corners)
     tiles = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], new, SEAT0_DOWN[3]]
-    shifted = TileReading((1, 5), SEAT0_DOWN[1].corners)
+    shifted = TileReading((1, 0), SEAT0_DOWN[1].corners)
     look = oracle_look([ENGINE, SEAT0_DOWN[0], shifted, new, SEAT0_DOWN[3]])
     free = reconstruct(tiles, None, 3, look=look)
     assert free.table is not None
-    assert free.table.train(0).tiles[1] == (1, 5)  # type: ignore[union-attr]
+    assert free.table.train(0).tiles[1] == (1, 0)  # type: ignore[union-attr]
     assert "far end" in free.uncertainties[0].message
     kept = reconstruct(tiles, None, 3, look=look, settled={2})
     assert kept.table is not None
-    assert kept.table.train(0).tiles[1:3] == ((1, 2), (5, 3))  # type: ignore[union-attr]
+    assert kept.table.train(0).tiles[1:3] == ((1, 2), (0, 3))  # type: ignore[union-attr]
     assert "reread-tile" not in kinds(kept)
-    # nor taken as the tile its neighbours say because it is also read elsewhere (the
-    # Mexican train's 5-1): the settled 1-5, matching the 1 it lies on, stays
+    # a settled tile showing fewer pips than the tile laid on it may have lost them: the
+    # 1-2 is a 1-5 whose 5 was read 2 when it settled, and reads 1-5 looked at again
+    five = TileReading((5, 3), SEAT0_DOWN[2].corners)
+    was = [ENGINE, SEAT0_DOWN[0], SEAT0_DOWN[1], five, SEAT0_DOWN[3]]
+    again = oracle_look([ENGINE, SEAT0_DOWN[0], TileReading((1, 5), SEAT0_DOWN[1].corners),
+                         five, SEAT0_DOWN[3]])
+    lost = reconstruct(was, None, 3, look=again, settled={2})
+    assert lost.table is not None
+    assert lost.table.train(0).tiles[1:3] == ((1, 5), (5, 3))  # type: ignore[union-attr]
+    assert kinds(lost) == ["reread-tile"]
+    # nor is a settled 1-5 whose 5 the 2-3 laid on it does not show taken as the tile its
+    # neighbours say because it is also read elsewhere (the Mexican train's 5-1)
     slid = TileReading((1, 5), SEAT0_DOWN[1].corners)
     mexican = [lengthwise((72, 0), (96, 0), (9, 5)), lengthwise((120, 0), (144, 0), (5, 1))]
     twin = [ENGINE, SEAT0_DOWN[0], slid, SEAT0_DOWN[2], SEAT0_DOWN[3], *mexican]

@@ -89,12 +89,20 @@ class TableBuild:
     #: Tiles whose counts the set's one tile of each kind changed (``decode``): index ->
     #: the counts taken (near, far).
     decoded: dict[int, tuple[int, int]] = field(default_factory=dict)
-    #: Input tiles whose counts a settled table gave without doubt (a tracker's): not
-    #: read again, and taken otherwise only when they match neither neighbour.
+    #: Input tiles whose counts a settled table gave without doubt (a tracker's): see
+    #: :meth:`keeps`.
     settled: frozenset[int] = frozenset()
 
     def report(self, uncertainty: Uncertainty) -> None:
         self.uncertain.append(uncertainty)
+
+    def keeps(self, idx: int, count: int, other: int) -> bool:
+        """Whether tile ``idx``'s ``count`` stands against the ``other`` a neighbour shows
+        where they meet: a tile a settled table gave without doubt (``settled``) keeps a
+        count of more pips than its neighbour's. Pips are lost to a faint print or a box
+        slid off them, seldom made up: a new tile read 0 where a settled 6 lies is the
+        misread one, a settled 0 where a new tile shows 9 may be."""
+        return idx in self.settled and count > other
 
     def add_tile(self, tile: TileReading) -> int:
         """Append a tile read again or inferred; its index."""

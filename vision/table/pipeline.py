@@ -53,8 +53,8 @@ def reconstruct(tiles: TileReadings | Sequence[TileReading], markers: Detections
     mat (``rereads.look_at_slots``), and where a tile does not match the end it
     lies on (``rereads.reread_mismatches``). ``settled`` names input tiles whose
     counts an earlier settled reading of the same table gave without doubt (a
-    tracker's): the table's rules take them otherwise only when they match neither
-    neighbour, so a mismatch beside one is the neighbour's (a new tile misread).
+    tracker's): where one does not match a neighbour that shows fewer pips, the
+    neighbour is taken as misread, not it (``TableBuild.keeps``).
     """
     uncertain: list[Uncertainty] = []
     if mat is not None:

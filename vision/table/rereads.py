@@ -109,8 +109,8 @@ def reread_mismatches(b: TableBuild, ends_only: bool = False) -> bool:
     it is laid on, the image is read again in the outline the train gives it
     (lengthwise, or a double across, as the box lies, else turned the other way:
     :func:`read_in_place`); a reading that fits the end is the tile
-    (``reread-tile``). When it reads the same again, or a settled table gave it
-    (``TableBuild.settled``), the tile before it is read again instead
+    (``reread-tile``). When it reads the same again, or it keeps its count against the
+    end (``TableBuild.keeps``), the tile before it is read again instead
     (:func:`reread_before`). A tile that really does not match
     reads the same again, and stays for the rules to judge. With ``ends_only``, only
     each train's last tile is looked at (its far count is where the train goes on).
@@ -126,7 +126,7 @@ def reread_mismatches(b: TableBuild, ends_only: bool = False) -> bool:
             end = chain.tiles[k - 1][2]
             if near == end or idx >= len(b.read):
                 continue
-            if idx in b.settled:  # a settled tile: only the tile before it is in question
+            if b.keeps(idx, near, end):  # settled: only the tile before it is in question
                 changed = reread_before(b, chain, k) or changed
                 continue
             end_ref, direction = chain.links[k]
@@ -215,11 +215,11 @@ def reread_before(b: TableBuild, chain: Chain, k: int) -> bool:
     be the misread one (its far half, which the next tile vouches for). It is read
     again where its train puts it; a reading the reader does not doubt whose near
     half is still the count it lies on and whose far half could be the next tile's
-    near count is taken (``reread-tile``; True). Never a tile a settled table gave
-    (``TableBuild.settled``): the tile laid on it is the one misread."""
+    near count is taken (``reread-tile``; True). Never a tile that keeps its far count
+    against the next tile's (``TableBuild.keeps``): that tile is the one misread."""
     prev, near, far = chain.tiles[k - 1]
     want = chain.tiles[k][1]
-    if prev >= len(b.read) or near == far or prev in b.settled:
+    if prev >= len(b.read) or near == far or b.keeps(prev, far, want):
         return False
     end_ref, direction = chain.links[k - 1]
     if abs(cos_between(b.read[prev].axis, direction)) < 0.5:  # lying across: a double's place

@@ -38,10 +38,13 @@ def within_ranges(tile: TileReading) -> TileReading:
 
 
 def as_settled(tile: TileReading) -> TileReading:
-    """``tile`` as a settled table gave it: each half's range its count alone, so that no
-    rule weighing the reader's doubt moves it."""
+    """``tile`` as a settled table gave it: no half's range goes below its count, so that
+    no rule weighing the reader's doubt takes pips off it (``TableBuild.keeps``)."""
     a, c = (int(v) for v in tile.values)
-    return replace(tile, ranges=((a, a), (c, c)))
+    if tile.ranges is None:
+        return replace(tile, ranges=((a, a), (c, c)))
+    (_, ha), (_, hc) = tile.ranges
+    return replace(tile, ranges=((a, max(a, int(ha))), (c, max(c, int(hc)))))
 
 
 def correct_counts(b: TableBuild) -> None:
@@ -85,8 +88,8 @@ def correct_sandwiched(b: TableBuild) -> None:
     Otherwise a tile read as a double is taken so only when both ends are one
     count (a double stays a double). Never a tile already on the table
     elsewhere. A train's first tile lies on the engine's count. A tile a settled
-    table gave (``TableBuild.settled``) is taken otherwise only when it matches neither
-    neighbour. Reported (``matched-read``).
+    table gave matching one neighbour keeps a count of more pips than the other shows
+    (``TableBuild.keeps``). Reported (``matched-read``).
     """
     e = b.e
     on_table = Counter((min(near, far), max(near, far)) for chain in b.chains
@@ -97,8 +100,9 @@ def correct_sandwiched(b: TableBuild) -> None:
             idx, near, far = chain.tiles[k]
             end = chain.tiles[k - 1][2] if k else e
             after = chain.tiles[k + 1][1]
-            if idx in b.settled and (near == end or far == after):
-                continue  # settled, and one side vouches for it: the other tile is misread
+            if (near == end and b.keeps(idx, far, after)) or (far == after
+                                                               and b.keeps(idx, near, end)):
+                continue  # settled, one side vouches for it: the other tile is misread
             read_as = (min(near, far), max(near, far))
             twin = on_table[read_as] >= 2
             # a double lies across its train: one read lying along it is a single misread
