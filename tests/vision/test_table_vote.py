@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine import TableState
+from engine import Owner, TableState
 from vision.readings import TileReading, TileReadings
 from vision.table import TableReading, Uncertainty
 from vision.tracking.table_vote import (
@@ -50,11 +50,11 @@ def test_a_tile_on_no_train_breaks_nothing_while_every_train_is_whole() -> None:
     assert not breaks_a_train(SETTLED, *read(whole, {"loose-tile": (5, 6)}))
 
 
-def doubting(text: str, doubted: dict[object, list[int]]) -> TableReading:
+def doubting(text: str, doubted: dict[Owner, list[int]]) -> TableReading:
     """``text`` read from its trains' tiles, in order, those ``doubted`` names (train ->
     places) read with doubt."""
     table = TableState.parse(text)
-    positions: dict[object, list[int]] = {}
+    positions: dict[Owner, list[int]] = {}
     doubts = []
     n = 0
     for train in table.trains:
