@@ -1,6 +1,7 @@
 """Which reading of a table settles: still readings vote, a settled table read
 again differently in a doubtful tile is the same table, or a tile read again, and a
-train read shorter while its tiles lie on no train is a train read broken."""
+train read shorter while its tiles lie on no train is a train read broken; and which
+tiles a settled table showed without doubt, by track."""
 
 from __future__ import annotations
 
@@ -78,7 +79,7 @@ def sure_tracks(reading: TableReading, tiles: TileReadings) -> SureTracks:
 
 def settled_inputs(tiles: TileReadings, sure: SureTracks) -> frozenset[int]:
     """The indices of ``tiles`` that are tracked tiles a settled table gave without doubt
-    (``sure``) and still read so: the reconstruction keeps their counts."""
+    (``sure``) and still read so: the reconstruction's ``settled``."""
     return frozenset(i for i, (t, v) in enumerate(zip(tiles.track_id.tolist(),
                                                        tiles.values.tolist(), strict=True))
                      if sure.get(int(t)) == (min(v), max(v)))

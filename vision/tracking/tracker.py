@@ -17,7 +17,9 @@ of images (``vision.tracking.frame_source``) and yields :data:`vision.events.Tra
   tiles that have not moved and were read the same way twice, tiles of a
   settled table that look as they did then, backs of the boneyard set apart
   before), so that a tile hard to read is not read differently at every move
-  (each new reading of an old tile would be a tile taken away and another laid);
+  (each new reading of an old tile would be a tile taken away and another laid); the
+  tiles the last settled table showed without doubt keep, in the table read, the pips
+  a new tile laid on them does not show (``reconstruct(..., settled=...)``);
 - a table is *settled* when the same reading wins a vote over the still
   frames of a short while (``vision.tracking.table_vote``), but not one that takes a
   tile away from the settled table while a hand may cover it, or while that tile lies
