@@ -193,7 +193,6 @@ def camera_referee(rounds: int = 300, seed: int = 5000, players: int = 3) -> dic
 
     rules = RuleSet.preset("standard")
     planted = 0
-    out: dict[str, dict[str, Any]] = {"plain": {}, "camera": {}}
     raised = {"plain": 0, "camera": 0}
     alerts = {"plain": 0, "camera": 0}
     cpu = {"plain": 0.0, "camera": 0.0}
@@ -211,9 +210,8 @@ def camera_referee(rounds: int = 300, seed: int = 5000, players: int = 3) -> dic
             alerts[name] += len(errors)
             keys = {(a.code, a.train) for a in errors}
             raised[name] += sum((b.code, b.train) in keys for b in breaches)
-    for name in out:
-        out[name] = {"planted_raised": raised[name], "error_alerts": alerts[name],
-                     "observations_per_s": round(tables / cpu[name], 1)}
+    out = {name: {"planted_raised": raised[name], "error_alerts": alerts[name],
+                  "observations_per_s": round(tables / cpu[name], 1)} for name in raised}
     return {"rounds": rounds, "players": players, "camera_tables": tables,
             "planted": planted, **out}
 
